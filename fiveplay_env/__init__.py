@@ -1,0 +1,30 @@
+"""fiveplay: Take 5 and 5 Alive as exact, fast PettingZoo environments for multi-agent RL research.
+
+    from fiveplay_env import take5_v0
+    env = take5_v0.env(num_players=4)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fiveplay_env import take5_v0
+from fiveplay_env.core.errors import CheckpointError, IllegalActionError
+
+__version__ = "0.1.0"
+
+GAMES = {"take5": take5_v0}
+
+
+def make(game: str, parallel: bool = False, **config: Any):
+    """An environment by game name: ``make("take5", num_players=4)``."""
+    if game not in GAMES:
+        raise ValueError(f"game: expected one of {sorted(GAMES)}, got {game!r}")
+    mod = GAMES[game]
+    if parallel:
+        if not hasattr(mod, "parallel_env"):
+            raise ValueError(f"parallel: {game} has no parallel env (it is turn-based); use parallel=False")
+        return mod.parallel_env(**config)
+    return mod.env(**config)
+
+
+__all__ = ["take5_v0", "make", "GAMES", "IllegalActionError", "CheckpointError", "__version__"]

@@ -1,0 +1,185 @@
+"""PettingZoo bookkeeping shared by both games' AEC environments.
+
+``CardGameAEC`` turns a game engine into a ``pettingzoo.AECEnv`` with no wrapper stack: the checks
+(legality, order) are done once, inside the engine, which raises ``IllegalActionError`` before it
+changes anything. A game's env subclass supplies the engine and a few hooks; no rule logic lives here.
+
+Engine interface the subclass's ``_new_engine`` must return (duck-typed):
+    current_player: int      the acting player, -1 once the game is over
+    is_over: bool
+    legal_mask() -> int8[A]  the acting player's legal actions
+    step(action) -> list     every player's reward for this step (raises IllegalActionError)
+Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
+``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated),
+``_render_text(engine) -> str``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from fiveplay_env.core import seeding
+from fiveplay_env.core.spec import GameSpec
+
+RENDER_MODES = ("ansi", "human")
+
+
+def check_render_mode(render_mode: object) -> str | None:
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"render_mode: expected one of {[None, *RENDER_MODES]}, got {render_mode!r}")
+    return render_mode  # type: ignore[return-value]
+
+
+def make_spaces(obs_size: int, num_actions: int, obs_high: float = 1.0) -> tuple[spaces.Dict, spaces.Discrete]:
+    """The observation space (dict of ``observation`` and int8 ``action_mask``) and action space."""
+    obs_space = spaces.Dict({
+        "observation": spaces.Box(0.0, obs_high, (obs_size,), np.float32),
+        "action_mask": spaces.Box(0, 1, (num_actions,), np.int8),
+    })
+    return obs_space, spaces.Discrete(num_actions)
+
+
+class CardGameAEC(AECEnv):
+    """Shared AEC machinery; see the module docstring for what a subclass provides."""
+
+    spec_record: GameSpec
+    metadata: dict[str, Any]
+
+    def __init__(self, config: Any, render_mode: str | None, obs_size: int, obs_high: float = 1.0):
+        super().__init__()
+        self.config = config
+        self.render_mode = check_render_mode(render_mode)
+        n = config.num_players
+        self.possible_agents = self.spec_record.agents(n)
+        self.agents = self.possible_agents[:]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        obs_space, act_space = make_spaces(obs_size, self.spec_record.num_actions, obs_high)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._zero_mask = np.zeros(self.spec_record.num_actions, np.int8)
+        self.engine: Any = None
+        self.seed_used: int | None = None
+        self.rewards = {}
+        self._cumulative_rewards = {}
+        self.terminations = {}
+        self.truncations = {}
+        self.infos = {}
+        self._rewards_dirty = False
+
+    # --- hooks ---------------------------------------------------------------------------------
+    def _new_engine(self, seed: int) -> Any:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _observe(self, engine: Any, player: int) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _info(self, engine: Any, player: int) -> dict[str, Any]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _alive(self, engine: Any) -> list[bool] | None:
+        return None
+
+    def _render_text(self, engine: Any) -> str:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    # --- PettingZoo API ------------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self.seed_used = seeding.normalize_seed(seed)
+        self.engine = self._new_engine(self.seed_used)
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._rewards_dirty = False
+        self._refresh_infos()
+        self._select()
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self._index[agent]
+        engine = self.engine
+        mask = engine.legal_mask() if p == engine.current_player else self._zero_mask.copy()
+        return {"observation": self._observe(engine, p), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            self._select()
+            return
+        engine = self.engine
+        rewards = engine.step(action)  # raises IllegalActionError before changing anything
+        self._cumulative_rewards[agent] = 0.0
+        if any(rewards):
+            idx = self._index
+            self.rewards = {a: float(rewards[idx[a]]) for a in self.agents}
+            self._accumulate_rewards()
+            self._rewards_dirty = True
+        elif self._rewards_dirty:
+            self._clear_rewards()
+            self._rewards_dirty = False
+        if self._infos_changed(engine):
+            self._refresh_infos()
+        alive = self._alive(engine)
+        if engine.is_over:
+            for a in self.agents:
+                self.terminations[a] = True
+        elif alive is not None:
+            for a in self.agents:
+                if not alive[self._index[a]]:
+                    self.terminations[a] = True
+        self._select()
+        if self.render_mode == "human":
+            self.render()
+
+    def _infos_changed(self, engine: Any) -> bool:
+        """Whether infos must be rebuilt after a step (subclasses may narrow this for speed)."""
+        return True
+
+    def _refresh_infos(self) -> None:
+        engine = self.engine
+        self.infos = {a: self._info(engine, self._index[a]) for a in self.agents}
+
+    def _select(self) -> None:
+        """Dead agents step first (PettingZoo's rule); otherwise the engine's acting player."""
+        for a in self.agents:
+            if self.terminations[a] or self.truncations[a]:
+                self.agent_selection = a
+                return
+        cur = self.engine.current_player
+        self.agent_selection = self.possible_agents[cur] if cur >= 0 else (self.agents[0] if self.agents else self.possible_agents[0])
+
+    def _was_dead_step(self, action: Any) -> None:
+        if action is not None:
+            raise ValueError(f"{self.agent_selection} is done: expected action None, got {action!r}")
+        agent = self.agent_selection
+        for d in (self.terminations, self.truncations, self.rewards, self._cumulative_rewards, self.infos):
+            del d[agent]
+        self.agents.remove(agent)
+        self._clear_rewards()
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.engine is None:
+            text = f"{self.metadata['name']}: call reset() first"
+        else:
+            text = self._render_text(self.engine)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

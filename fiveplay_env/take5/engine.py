@@ -1,0 +1,316 @@
+"""The Take 5 reference engine: the rules of RULES.md section 1, one game at a time.
+
+Rules are functions of ``(config, state, action)``; the state is a ``Take5State`` mutated in place.
+Per-card logic runs on Python scalars and lists (faster than numpy on 4 rows of at most 5 cards);
+hands, the seen-cards set and the draft pool are numpy arrays that observations and masks are cut from.
+
+Decision order (the AEC order): in draft mode each round opens with the draft picks (seat order 0..n-1,
+repeated, until each holds 10). Each trick, players 0..n-1 choose a card one after another without
+seeing the choices already made; after the last choice all cards are revealed and placed in ascending
+order. A too-low card with ``row_pick="player"`` stops the placement and asks its owner for a row
+(actions 104..107); the rest of the trick is then placed.
+
+``step`` returns each player's reward for that step: minus the bull heads taken in it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from fiveplay_env.core import seeding
+from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.take5.config import Take5Config
+from fiveplay_env.take5.state import (
+    ACTION_ROW0, BULL, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, PLAY,
+    ROW_CHOICE, ROW_LIMIT, Take5State,
+)
+
+_ROW_MASK = np.zeros(NUM_ACTIONS, np.int8)
+_ROW_MASK[ACTION_ROW0:ACTION_ROW0 + NUM_ROWS] = 1
+_ROW_MASK.setflags(write=False)
+
+
+def new_game(config: Take5Config, seed: int | None = None) -> Take5State:
+    """A new game, its first round dealt (or its draft opened)."""
+    n = config.num_players
+    state = Take5State(
+        num_players=n,
+        seed=seeding.normalize_seed(seed),
+        hands=np.zeros((n, NUM_ACTIONS), np.int8),
+        scores=[0] * n,
+    )
+    _start_round(config, state)
+    return state
+
+
+def _start_round(config: Take5Config, state: Take5State) -> None:
+    n = state.num_players
+    deck = config.deck_size
+    state.trick = 0
+    state.hands[:] = 0
+    state.hand_size = [0] * n
+    state.pending = [-1] * n
+    state.queue = []
+    state.trick_cards = []
+    state.seen[:] = 0
+    state.taken = [[] for _ in range(n)]
+    state.round_pen = [0] * n
+    state.pool[:] = 0
+    state.set_aside = []
+    state.current = 0
+    state.public_cache = None
+    if config.draft:
+        state.rows = []
+        state.pool[:deck] = 1
+        state.phase = DRAFT
+        return
+    perm = seeding.permutation(state.seed, state.counter, deck).tolist()
+    state.counter += 1
+    for p in range(n):
+        hand = perm[HAND_SIZE * p: HAND_SIZE * (p + 1)]
+        state.hands[p, hand] = 1
+        state.hand_size[p] = HAND_SIZE
+    starters = perm[HAND_SIZE * n: HAND_SIZE * n + NUM_ROWS]
+    state.rows = [[c] for c in starters]
+    state.seen[starters] = 1
+    state.set_aside = sorted(perm[HAND_SIZE * n + NUM_ROWS:])
+    state.phase = PLAY
+
+
+def legal_mask(state: Take5State) -> np.ndarray:
+    """int8 [109]: the acting player's legal actions (all zero once the game is over)."""
+    phase = state.phase
+    if phase == PLAY:
+        return state.hands[state.current].copy()
+    if phase == ROW_CHOICE:
+        return _ROW_MASK.copy()
+    if phase == DRAFT:
+        return state.pool.copy()
+    return np.zeros(NUM_ACTIONS, np.int8)
+
+
+def legal_actions(state: Take5State) -> list[int]:
+    return [int(a) for a in np.flatnonzero(legal_mask(state))]
+
+
+def is_legal(state: Take5State, action: int) -> bool:
+    phase = state.phase
+    if phase == PLAY:
+        return 0 <= action < NUM_CARDS and state.hands[state.current, action] == 1
+    if phase == ROW_CHOICE:
+        return ACTION_ROW0 <= action < ACTION_ROW0 + NUM_ROWS
+    if phase == DRAFT:
+        return 0 <= action < NUM_CARDS and state.pool[action] == 1
+    return False
+
+
+def check_action(state: Take5State, action: object) -> int:
+    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``."""
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise IllegalActionError(_agent(state), action, legal_actions(state))
+    a = int(action)
+    if not is_legal(state, a):
+        raise IllegalActionError(_agent(state), action, legal_actions(state))
+    return a
+
+
+def _agent(state: Take5State) -> str:
+    return f"player_{state.current}" if state.current >= 0 else "nobody (the game is over)"
+
+
+def step(config: Take5Config, state: Take5State, action: int) -> list[int]:
+    """Apply the acting player's ``action``; return every player's reward for this step.
+
+    Raises ``IllegalActionError`` (state untouched) if the action is not legal.
+    """
+    a = check_action(state, action)
+    n = state.num_players
+    rewards = [0] * n
+    phase = state.phase
+    p = state.current
+    if phase == PLAY:
+        state.hands[p, a] = 0
+        state.hand_size[p] -= 1
+        state.pending[p] = a
+        if p + 1 < n:
+            state.current = p + 1
+            return rewards  # nothing public changed: the observation cache stays valid
+        else:
+            _reveal(state)
+            _place(config, state, rewards)
+    elif phase == ROW_CHOICE:
+        card, owner = state.queue.pop(0)
+        _take_row(state, owner, a - ACTION_ROW0, card, rewards)
+        _place(config, state, rewards)
+    else:  # DRAFT
+        state.pool[a] = 0
+        state.hands[p, a] = 1
+        state.hand_size[p] += 1
+        if state.hand_size[n - 1] < HAND_SIZE:
+            state.current = (p + 1) % n
+        else:
+            starters = [int(c) for c in np.flatnonzero(state.pool[:NUM_CARDS])]
+            state.pool[:] = 0
+            state.rows = [[c] for c in starters]
+            state.seen[starters] = 1
+            state.phase = PLAY
+            state.current = 0
+    state.public_cache = None
+    return rewards
+
+
+def _reveal(state: Take5State) -> None:
+    """All chosen cards are revealed at once and queued for placement in ascending order."""
+    order = sorted((c, p) for p, c in enumerate(state.pending))
+    state.queue = order
+    state.trick_cards = [c for c, _ in order]
+    state.seen[state.trick_cards] = 1
+    state.pending = [-1] * state.num_players
+
+
+def _target_row(rows: list[list[int]], card: int) -> int:
+    """The row ``card`` goes on: the one whose last card is the highest below it; -1 if too low."""
+    best, best_end = -1, -1
+    for r in range(NUM_ROWS):
+        end = rows[r][-1]
+        if best_end < end < card:
+            best, best_end = r, end
+    return best
+
+
+def cheapest_row(rows: list[list[int]]) -> int:
+    """``row_pick="min_bullheads"``: fewest bull heads, then fewer cards, then the lowest index."""
+    return min(range(NUM_ROWS), key=lambda r: (sum(BULL[c] for c in rows[r]), len(rows[r]), r))
+
+
+def _take_row(state: Take5State, player: int, r: int, card: int, rewards: list[int]) -> None:
+    row = state.rows[r]
+    pts = 0
+    for c in row:
+        pts += BULL[c]
+    state.taken[player].extend(row)
+    state.round_pen[player] += pts
+    rewards[player] -= pts
+    state.rows[r] = [card]
+
+
+def _place(config: Take5Config, state: Take5State, rewards: list[int]) -> None:
+    """Place queued cards in order until the queue is empty or a player must choose a row."""
+    rows = state.rows
+    queue = state.queue
+    while queue:
+        card, owner = queue[0]
+        r = _target_row(rows, card)
+        if r < 0:
+            if config.row_pick == "player":
+                state.phase = ROW_CHOICE
+                state.current = owner
+                return
+            _take_row(state, owner, cheapest_row(rows), card, rewards)
+        elif len(rows[r]) == ROW_LIMIT:
+            _take_row(state, owner, r, card, rewards)
+        else:
+            rows[r].append(card)
+        queue.pop(0)
+    _end_trick(config, state)
+
+
+def _end_trick(config: Take5Config, state: Take5State) -> None:
+    state.trick += 1
+    state.trick_cards = []
+    if state.trick < NUM_TRICKS:
+        state.phase = PLAY
+        state.current = 0
+        return
+    n = state.num_players
+    for p in range(n):
+        state.scores[p] += state.round_pen[p]
+    state.round += 1
+    if _game_over(config, state):
+        state.phase = OVER
+        state.current = -1
+    else:
+        _start_round(config, state)
+
+
+def _game_over(config: Take5Config, state: Take5State) -> bool:
+    k = config.num_rounds
+    if k is not None:
+        return state.round >= k
+    top = max(state.scores)
+    return top >= config.end_score if config.end_inclusive else top > config.end_score
+
+
+def is_over(state: Take5State) -> bool:
+    return state.phase == OVER
+
+
+def winners(state: Take5State) -> list[int]:
+    """Players with the lowest score (ties share the win); meaningful once the game is over."""
+    low = min(state.scores)
+    return [p for p, s in enumerate(state.scores) if s == low]
+
+
+def sample_world(state: Take5State, player: int, rng: np.random.Generator) -> Take5State:
+    """A determinization: a copy of ``state`` in which every card ``player`` cannot see is re-dealt.
+
+    The hidden cards are the other players' hands (including a card they chose this trick and that is
+    not yet revealed) and the set-aside cards. They are shuffled with ``rng`` and dealt back so that
+    every player keeps their hand size and their chosen-or-not status; everything ``player`` sees
+    (own hand, rows, revealed and taken cards, the draft pool, scores) is unchanged. In the draft every
+    pick is public, so nothing is hidden and the copy is exact. Search agents simulate on such copies.
+    """
+    world = state.clone()
+    if state.phase in (DRAFT, OVER):
+        return world
+    n = state.num_players
+    others = [q for q in range(n) if q != player]
+    hidden: list[int] = list(state.set_aside)
+    for q in others:
+        hidden.extend(state.hand(q))
+        if state.pending[q] >= 0:
+            hidden.append(state.pending[q])
+    order = rng.permutation(len(hidden))
+    shuffled = [hidden[i] for i in order]
+    pos = 0
+    for q in others:
+        world.hands[q, :] = 0
+        k = state.hand_size[q]
+        cards = shuffled[pos:pos + k]
+        pos += k
+        world.hands[q, cards] = 1
+        if state.pending[q] >= 0:
+            world.pending[q] = shuffled[pos]
+            pos += 1
+    world.set_aside = sorted(shuffled[pos:])
+    return world
+
+
+class Take5Engine:
+    """A config and a state together: the object the environments and search agents hold.
+
+    ``Take5Engine(config, seed)`` starts a game; ``step(action)`` returns the step's rewards;
+    ``clone()`` is cheap (no deepcopy).
+    """
+
+    __slots__ = ("config", "state")
+
+    def __init__(self, config: Take5Config, seed: int | None = None, state: Take5State | None = None):
+        self.config = config
+        self.state = state if state is not None else new_game(config, seed)
+
+    @property
+    def current_player(self) -> int:
+        return self.state.current
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.phase == OVER
+
+    def legal_mask(self) -> np.ndarray:
+        return legal_mask(self.state)
+
+    def step(self, action: int) -> list[int]:
+        return step(self.config, self.state, action)
+
+    def clone(self) -> "Take5Engine":
+        return Take5Engine(self.config, state=self.state.clone())

@@ -1,0 +1,64 @@
+"""Take 5 (6 nimmt!, Take 6!, Category 5) for 2 to 10 players, as PettingZoo environments.
+
+    from fiveplay_env import take5_v0
+    env = take5_v0.env(num_players=4, render_mode="ansi")       # AEC: one decision at a time
+    penv = take5_v0.parallel_env(num_players=4)                 # parallel: all cards in one step
+
+Rules: ``shared/RULES.md`` section 1, exactly; every [D] choice is a config field (``Take5Config``):
+``num_players`` (2..10), ``row_pick`` ("player" | "min_bullheads"), ``end_score`` (66),
+``end_inclusive`` (True), ``mode`` ("game" | "round" | "rounds:K"), ``professional`` (False),
+``draft`` (False). Env options: ``render_mode`` (None | "ansi" | "human").
+
+Agents: ``player_0 .. player_{n-1}``.
+
+Actions (``Discrete(109)``):
+
+| id       | meaning                                                              |
+|----------|----------------------------------------------------------------------|
+| 0..103   | play (or, in the draft, take) the card numbered id + 1               |
+| 104..107 | take row 0..3 (only after your card turned out lower than every row) |
+| 108      | WAIT: parallel env only, the one legal action of a player who has    |
+|          | nothing to decide this step (another player's row choice or pick)    |
+
+Observations: ``{"observation": float32[848 + 3n], "action_mask": int8[109]}``; the pieces are the
+table in ``fiveplay_env.take5.observation`` (own hand, cards seen this round, the current trick during
+a row choice, the draft pool, the four rows, scores and round penalties in seat order relative to the
+observer, who has chosen, the phase and the trick). In AEC, an agent that does not act has an all-zero
+mask.
+
+Decision order (AEC): draft picks first (draft mode); each trick, players 0..n-1 choose in turn
+without seeing the choices made before them; the trick then resolves; a too-low card with
+``row_pick="player"`` asks its owner for a row after all cards of the trick are revealed.
+
+Rewards: minus the bull heads a player takes, at the step they are taken (so an episode's return is
+minus the final score). ``infos[agent]``: ``score``, ``round_penalty``, ``round`` and, once the game
+is over, ``winner`` (tied lowest scores share the win).
+
+Errors: an illegal action raises ``IllegalActionError`` (a ``ValueError`` naming the agent, the action
+and the legal ids) and changes nothing; ``fiveplay_env.wrappers.IllegalActionPenalty`` (AEC) and
+``IllegalActionPenaltyParallel`` turn it into a penalty and the end of the episode instead. A bad
+config value raises ``ValueError`` naming the field. ``reset(seed=...)`` is reproducible, and the AEC
+and parallel envs give the same game for the same seed and actions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fiveplay_env.take5.config import PRESETS, Take5Config
+from fiveplay_env.take5.env import METADATA, SPEC, Take5AEC, Take5Parallel
+
+metadata = METADATA
+raw_env = Take5AEC
+ParallelEnv = Take5Parallel
+
+__all__ = ["env", "raw_env", "parallel_env", "metadata", "SPEC", "Take5Config", "PRESETS"]
+
+
+def env(**kwargs: Any) -> Take5AEC:
+    """The AEC environment (no wrapper stack: checks happen once, inside the env)."""
+    return Take5AEC(**kwargs)
+
+
+def parallel_env(**kwargs: Any) -> Take5Parallel:
+    """The native parallel environment."""
+    return Take5Parallel(**kwargs)

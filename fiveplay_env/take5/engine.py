@@ -250,20 +250,30 @@ def winners(state: Take5State) -> list[int]:
     return [p for p, s in enumerate(state.scores) if s == low]
 
 
-def sample_world(state: Take5State, player: int, rng: np.random.Generator) -> Take5State:
-    """A determinization: a copy of ``state`` in which every card ``player`` cannot see is re-dealt.
+def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.random.Generator) -> Take5State:
+    """A determinization: a copy of ``state`` in which every card ``player`` cannot know is re-dealt.
 
-    The hidden cards are the other players' hands (including a card they chose this trick and that is
-    not yet revealed) and the set-aside cards. They are shuffled with ``rng`` and dealt back so that
-    every player keeps their hand size and their chosen-or-not status; everything ``player`` sees
-    (own hand, rows, revealed and taken cards, the draft pool, scores) is unchanged. In the draft every
-    pick is public, so nothing is hidden and the copy is exact. Search agents simulate on such copies.
+    Hidden are the other players' hands, the card each of them chose this trick if it is not yet
+    revealed, and the set-aside cards. They are shuffled with ``rng`` and dealt back so that every
+    player keeps their hand size and their chosen-or-not status; everything ``player`` knows (own
+    hand, rows, revealed and taken cards, the draft pool, scores) is unchanged. In draft mode every
+    pick is public, so the other hands are known and only their unrevealed choices are re-drawn, each
+    from its owner's own cards. Search agents simulate on such copies; the no-leak tests use it too.
     """
     world = state.clone()
     if state.phase in (DRAFT, OVER):
         return world
     n = state.num_players
     others = [q for q in range(n) if q != player]
+    if config.draft:
+        for q in others:
+            if state.pending[q] >= 0:
+                cards = state.hand(q) + [state.pending[q]]
+                choice = cards[int(rng.integers(len(cards)))]
+                world.hands[q, cards] = 1
+                world.hands[q, choice] = 0
+                world.pending[q] = choice
+        return world
     hidden: list[int] = list(state.set_aside)
     for q in others:
         hidden.extend(state.hand(q))
@@ -275,9 +285,8 @@ def sample_world(state: Take5State, player: int, rng: np.random.Generator) -> Ta
     for q in others:
         world.hands[q, :] = 0
         k = state.hand_size[q]
-        cards = shuffled[pos:pos + k]
+        world.hands[q, shuffled[pos:pos + k]] = 1
         pos += k
-        world.hands[q, cards] = 1
         if state.pending[q] >= 0:
             world.pending[q] = shuffled[pos]
             pos += 1
@@ -314,3 +323,61 @@ class Take5Engine:
 
     def clone(self) -> "Take5Engine":
         return Take5Engine(self.config, state=self.state.clone())
+
+
+def from_position(
+    config: Take5Config,
+    hands: list[list[int]],
+    rows: list[list[int]],
+    *,
+    scores: list[int] | None = None,
+    round_pen: list[int] | None = None,
+    taken: list[list[int]] | None = None,
+    round: int = 0,
+    seed: int = 0,
+) -> Take5State:
+    """A state at the start of a trick, set up by hand from card *numbers* (1..104).
+
+    ``hands``: each player's cards (all hands the same size k, 1..10; the trick index is 10 - k).
+    ``rows``: the 4 rows (1..5 cards each, in placement order). ``taken``: cards already in each
+    player's penalty pile this round (their bull heads are *not* added: pass ``round_pen`` too).
+    Every other card of the deck is set aside. Used by the rule tests and to study positions.
+    Raises ``ValueError`` for a malformed position.
+    """
+    n = config.num_players
+    if len(hands) != n:
+        raise ValueError(f"hands: expected {n} hands, got {len(hands)}")
+    sizes = {len(h) for h in hands}
+    if len(sizes) != 1 or not 1 <= next(iter(sizes)) <= HAND_SIZE:
+        raise ValueError(f"hands: expected hands of one size in 1..{HAND_SIZE}, got sizes {sorted(sizes)}")
+    if len(rows) != NUM_ROWS or any(not 1 <= len(r) <= ROW_LIMIT for r in rows):
+        raise ValueError(f"rows: expected {NUM_ROWS} rows of 1..{ROW_LIMIT} cards, got {rows}")
+    taken = taken or [[] for _ in range(n)]
+    every = [c for h in hands for c in h] + [c for r in rows for c in r] + [c for t in taken for c in t]
+    deck = config.deck_size
+    bad = [c for c in every if not 1 <= c <= deck]
+    if bad:
+        raise ValueError(f"cards: expected numbers in 1..{deck}, got {bad}")
+    if len(set(every)) != len(every):
+        dup = sorted({c for c in every if every.count(c) > 1})
+        raise ValueError(f"cards: each card may appear once, got duplicates {dup}")
+    state = Take5State(num_players=n, seed=seeding.normalize_seed(seed),
+                       hands=np.zeros((n, NUM_ACTIONS), np.int8), scores=list(scores or [0] * n))
+    _start_round(config, state)  # resets the round fields; the deal is then overwritten
+    state.phase = PLAY
+    state.pool[:] = 0
+    state.round = round
+    state.hands[:] = 0
+    for p, h in enumerate(hands):
+        state.hands[p, [c - 1 for c in h]] = 1
+    state.hand_size = [len(h) for h in hands]
+    state.trick = HAND_SIZE - len(hands[0])
+    state.rows = [[c - 1 for c in r] for r in rows]
+    state.taken = [[c - 1 for c in t] for t in taken]
+    state.round_pen = list(round_pen or [0] * n)
+    state.seen[:] = 0
+    state.seen[[c - 1 for c in every if not any(c in h for h in hands)]] = 1
+    used = set(every)
+    state.set_aside = [c - 1 for c in range(1, deck + 1) if c not in used]
+    state.public_cache = None
+    return state

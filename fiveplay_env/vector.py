@@ -1,0 +1,158 @@
+"""A small, game-generic vector API for training: many games stepped at once, one action per game.
+
+    import numpy as np
+    from fiveplay_env.vector import make_vec, random_actions
+
+    # Self-play of random agents over 1,024 Take 5 games (4 players, single rounds).
+    env = make_vec("take5", 1024, seed=0, num_players=4, mode="round")
+    obs, mask, player = env.reset()
+    rng = np.random.default_rng(0)
+    returns = np.zeros((env.num_envs, env.num_players), np.float32)  # running return of each game
+    finished = []
+    for _ in range(1000):
+        actions = random_actions(mask, rng)                  # one legal action per game
+        obs, mask, player, rewards, terminated, info = env.step(actions)
+        returns += rewards                                   # every player's reward, every game
+        finished.extend(returns[terminated].sum(axis=1))     # games that ended at this step
+        returns[terminated] = 0                              # their slots already hold new games
+    print(len(finished), "games, mean bull heads per game", -np.mean(finished))
+
+Contract of the object ``make_vec`` returns (``VecEnv``), for B = ``num_envs`` games of n players,
+A actions and observations of ``obs_dim`` floats:
+
+| call              | returns                                                                      |
+|-------------------|------------------------------------------------------------------------------|
+| ``reset(seed=None)`` | ``obs`` float32 [B, obs_dim], ``mask`` int8 [B, A], ``current_player`` int32 [B] |
+| ``step(actions)`` | ``obs``, ``mask``, ``current_player`` as above, ``rewards`` float32 [B, n], ``terminated`` bool [B], ``info`` dict of per-game arrays |
+
+- ``obs[i]`` and ``mask[i]`` are for game i's acting player ``current_player[i]``, the only one who
+  acts in game i at this step; ``actions`` is one int per game (shape [B]), legal under ``mask``.
+- ``rewards[i, p]`` is player p's reward in game i for this step, for **every** player of every game
+  (not only the one who acted): in Take 5, minus the bull heads taken at this step.
+- Autoreset is **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``): when game i ends at a step,
+  ``terminated[i]`` is True and ``rewards[i]`` is that last step's, while ``obs[i]``, ``mask[i]`` and
+  ``current_player[i]`` already belong to the new game started in slot i. So every slot always has a
+  legal action and there is no separate reset step. ``info["final_scores"][i]`` holds the finished
+  game's final scores where ``terminated[i]``.
+- ``info["seed"][i]`` is the seed of slot i's current game: with it the game can be replayed alone
+  by the game's reference engine. Slot i's k-th game has seed ``core.seeding.derive(seed, i + k*B)``.
+- Errors: a bad config or an action array of the wrong shape or dtype raise ``ValueError``; an
+  illegal action raises ``core.errors.IllegalActionError`` naming the game index, and changes nothing.
+- ``obs`` is a new array each step unless the env was made with ``reuse_obs=True``, in which case one
+  buffer is overwritten at every step (faster for large batches; copy what you keep).
+
+Games are registered by name in ``REGISTRY`` (name -> "module:factory"); a factory is
+``factory(num_envs, seed, **config)`` returning a batched engine with the ``BatchedGame`` protocol.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from fiveplay_env.core.config import check_bool, check_int
+
+REGISTRY: dict[str, str] = {
+    "take5": "fiveplay_env.take5.batched:make_batched",
+}
+"""Game name -> ``"module:factory"`` of its batched engine (imported on first use)."""
+
+
+@runtime_checkable
+class BatchedGame(Protocol):
+    """What a game's batched engine offers the vector API (Pgx's shape, one action per game per step).
+
+    After ``reset`` and after each ``step``: ``current_player`` int32 [B], ``legal_action_mask``
+    int8 [B, A], ``rewards`` float32 [B, n], ``terminated`` bool [B]; ``observe(out=None)`` gives
+    float32 [B, observation_size] for the acting players; ``info()`` a dict of per-game arrays with
+    at least ``seed`` and ``final_scores``. Finished games are replaced in the same step.
+    """
+
+    batch_size: int
+    num_players: int
+    num_actions: int
+    observation_size: int
+    rewards: np.ndarray
+    terminated: np.ndarray
+
+    def reset(self, seed: int | None = None) -> None: ...
+    def step(self, actions: np.ndarray) -> np.ndarray: ...
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray: ...
+    def info(self) -> dict[str, np.ndarray]: ...
+    @property
+    def current_player(self) -> np.ndarray: ...
+    @property
+    def legal_action_mask(self) -> np.ndarray: ...
+
+
+def register(game: str, factory: str) -> None:
+    """Add (or replace) a game: ``factory`` is ``"module:function"``, the function taking
+    ``(num_envs, seed, **config)`` and returning a ``BatchedGame``."""
+    if not isinstance(game, str) or not isinstance(factory, str) or ":" not in factory:
+        raise ValueError(f"register: expected a game name and a 'module:function' factory, got {game!r}, {factory!r}")
+    REGISTRY[game] = factory
+
+
+def _factory(game: str) -> Any:
+    if game not in REGISTRY:
+        raise ValueError(f"game: expected one of {sorted(REGISTRY)}, got {game!r}")
+    module, func = REGISTRY[game].split(":")
+    return getattr(importlib.import_module(module), func)
+
+
+class VecEnv:
+    """``num_envs`` games of one kind stepped together; see the module docstring for the contract."""
+
+    def __init__(self, game: str, engine: BatchedGame, reuse_obs: bool = False) -> None:
+        self.game = game
+        self.engine = engine
+        self.num_envs: int = engine.batch_size
+        self.num_players: int = engine.num_players
+        self.num_actions: int = engine.num_actions
+        self.obs_dim: int = engine.observation_size
+        self._buf = np.empty((self.num_envs, self.obs_dim), np.float32) if reuse_obs else None
+
+    def _obs(self) -> np.ndarray:
+        return self.engine.observe(out=self._buf)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start ``num_envs`` new games (``seed``: the run's base seed; None draws fresh entropy).
+        Returns ``(obs [B, obs_dim] float32, mask [B, A] int8, current_player [B] int32)``."""
+        self.engine.reset(seed)
+        return self._obs(), self.engine.legal_action_mask, self.engine.current_player
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                  dict[str, np.ndarray]]:
+        """One action per game (int [B]). Returns ``(obs, mask, current_player, rewards [B, n] float32,
+        terminated [B] bool, info)``; slots whose game ended hold a new game already (same-step)."""
+        rewards = self.engine.step(actions)
+        return (self._obs(), self.engine.legal_action_mask, self.engine.current_player, rewards,
+                self.engine.terminated, self.engine.info())
+
+
+def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = False, **config: Any) -> VecEnv:
+    """``num_envs`` games of ``game`` (one of ``REGISTRY``: "take5", ...) under the game's config
+    fields ``**config`` (unknown keys and bad values raise ``ValueError`` naming the field)."""
+    factory = _factory(game)
+    check_int("num_envs", num_envs, 1)
+    check_bool("reuse_obs", reuse_obs)
+    return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs)
+
+
+def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """int64 [B]: one random legal action per row of ``mask`` (int8 or bool [B, A], every row non-empty).
+
+    Cheap: the argmax of 16-bit random noise over the legal entries (noise | 1 so a legal entry always
+    beats the zeros of illegal ones). Each legal action is drawn with probability 1/k up to ties of
+    the 16-bit noise (a bias below k/65536 towards lower ids, k legal actions).
+    """
+    m = np.asarray(mask)
+    if m.ndim != 2:
+        raise ValueError(f"mask: expected a 2-d array [B, A], got shape {m.shape}")
+    b, a = m.shape
+    words = (b * a + 3) // 4
+    noise = rng.bit_generator.random_raw(words).view(np.uint16)[:b * a].reshape(b, a)
+    noise |= 1
+    noise *= m.view(np.uint8) if m.dtype.itemsize == 1 else m.astype(np.uint8)
+    return noise.argmax(axis=1)

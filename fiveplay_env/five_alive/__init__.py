@@ -1,0 +1,1 @@
+"""5 Alive: config, state, reference engine, observation encoder, renderer and PettingZoo env."""

@@ -1,0 +1,166 @@
+"""5 Alive configuration: every field of RULES.md section 2, frozen and validated.
+
+Every [D] choice of RULES.md section 2 that has a meaningful alternative is a field here; its default is
+the rule book's choice. Three [D] lines are consequences of the other rules with no consistent
+alternative and are fixed (documented in ``fiveplay_env.five_alive.engine``): a responder whose Bomb
+answer discards their last card has gone out; an eliminated player's hand goes to the discard pile
+(beneath its top card, so the last card played stays on top); in teams a bust costs the buster's team
+one life.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from fiveplay_env.core.config import check_bool, check_choice, check_int
+
+MIN_PLAYERS, MAX_PLAYERS = 2, 6
+HAND_SIZE = 10
+LIVES = 5
+
+# Card kinds, in action-id order (RULES.md 2.1 table order): the numbers 0..7, then the ten wild kinds.
+KIND_KEYS: tuple[str, ...] = (
+    "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
+    "reverse", "eq21", "skip", "pass", "eq0", "eq10", "draw1", "draw2", "redeal", "bomb",
+)
+KIND_NAMES: tuple[str, ...] = (
+    "0", "1", "2", "3", "4", "5", "6", "7",
+    "Reverse", "=21", "Skip", "Pass Me By", "=0", "=10", "Draw 1", "Draw 2", "Hand In & Re-Deal", "Bomb",
+)
+NUM_KINDS = len(KIND_KEYS)  # 18
+DEFAULT_DECK: tuple[int, ...] = (8, 8, 8, 8, 8, 4, 2, 1, 6, 5, 4, 4, 3, 2, 2, 2, 1, 1)  # 77 cards
+MAX_DECK = 255  # counts are stored in small ints and observations; far above any printed edition
+
+VARIANTS = ("standard", "sudden_death", "teams")
+TEAM_SIZES = (4, 6)
+FIRST_PLAYERS = ("random", "seat0")
+DRAW_ORDERS = ("each", "round_robin")
+EMPTY_DRAW_PILES = ("reshuffle", "skip")
+NEW_ROUND_STARTS = ("after_dealer", "dealer")
+NEW_ROUND_DIRECTIONS = ("clockwise", "keep")
+FINAL_TIEBREAKS = ("turn_order", "shared")
+REWARDS = ("win_loss", "lives", "win_loss+lives")
+
+
+@dataclass(frozen=True)
+class FiveAliveConfig:
+    """The rules in force for one 5 Alive game (RULES.md section 2; defaults are the [D] choices).
+
+    Attributes:
+        num_players: 2..6 (``variant="teams"``: 4 or 6).
+        variant: ``"standard"`` (last survivor wins), ``"sudden_death"`` (the game ends when the first
+            player loses the 5th life; most lives wins, then the lowest sum of number cards in hand) or
+            ``"teams"`` (seats 0, 2, 4 against 1, 3, 5, each team sharing 5 lives).
+        first_player: who starts the first round: ``"random"`` (one seeded draw) or ``"seat0"``.
+        allow_voluntary_bust: True makes BUST legal on every turn, not only when no card is playable.
+        bomb_zero_optional: True: each Bomb responder holding a 0 decides (as a step of their own)
+            whether to discard a 0 or lose a life; False: the 0 is discarded automatically.
+        deck_counts: how many cards of each kind the playing deck holds, in kind order (``KIND_KEYS``).
+            Given as a sequence of 18 counts or as a mapping from kind key to count (kinds it does not
+            name keep the RULES.md 2.1 count). Must hold at least 10 cards per player.
+        bomb_last_card_resolves: True (RULES.md): a Bomb that was the bomber's last card is still
+            answered (its losses happen) before the round ends; False: the round ends at once.
+        draw_order: Draw 1 / Draw 2: ``"each"`` (in turn order from the next player, each drawer takes
+            all their cards before the next) or ``"round_robin"`` (one card at a time around the table).
+        empty_draw_pile: ``"reshuffle"`` (shuffle the discard pile except its top card into a new draw
+            pile; draws that still find nothing are skipped) or ``"skip"`` (never reshuffle).
+        new_round_start: who starts a new round: ``"after_dealer"`` (the next survivor clockwise from
+            the dealer) or ``"dealer"``.
+        new_round_direction: ``"clockwise"`` (the direction resets) or ``"keep"``.
+        tiebreak_wild_value: sudden death: what a wild card in hand adds to the hand's number sum in
+            the tie-break (RULES.md: 0).
+        final_tiebreak: sudden death, when lives and hand sums are both tied: ``"turn_order"`` (the first
+            of them in turn order from the player whose action ended the game wins) or ``"shared"``
+            (all of them win).
+        reward: ``"win_loss"`` (+1 to the winner or winning team, -1 to everyone else; an eliminated
+            player gets its -1 when eliminated), ``"lives"`` (-1 per life lost, at the step it is lost;
+            in teams every member of the team), or ``"win_loss+lives"`` (both, summed).
+        max_cycles: if set, the AEC env truncates every agent after this many decisions in total.
+    """
+
+    num_players: int = 4
+    variant: str = "standard"
+    first_player: str = "random"
+    allow_voluntary_bust: bool = False
+    bomb_zero_optional: bool = False
+    deck_counts: tuple[int, ...] = DEFAULT_DECK
+    bomb_last_card_resolves: bool = True
+    draw_order: str = "each"
+    empty_draw_pile: str = "reshuffle"
+    new_round_start: str = "after_dealer"
+    new_round_direction: str = "clockwise"
+    tiebreak_wild_value: int = 0
+    final_tiebreak: str = "turn_order"
+    reward: str = "win_loss"
+    max_cycles: int | None = None
+
+    def __post_init__(self) -> None:
+        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
+        check_choice("variant", self.variant, VARIANTS)
+        if self.variant == "teams" and self.num_players not in TEAM_SIZES:
+            raise ValueError(
+                f"num_players: variant='teams' needs one of {list(TEAM_SIZES)} players, got {self.num_players}"
+            )
+        check_choice("first_player", self.first_player, FIRST_PLAYERS)
+        check_bool("allow_voluntary_bust", self.allow_voluntary_bust)
+        check_bool("bomb_zero_optional", self.bomb_zero_optional)
+        object.__setattr__(self, "deck_counts", _parse_deck(self.deck_counts, self.num_players))
+        check_bool("bomb_last_card_resolves", self.bomb_last_card_resolves)
+        check_choice("draw_order", self.draw_order, DRAW_ORDERS)
+        check_choice("empty_draw_pile", self.empty_draw_pile, EMPTY_DRAW_PILES)
+        check_choice("new_round_start", self.new_round_start, NEW_ROUND_STARTS)
+        check_choice("new_round_direction", self.new_round_direction, NEW_ROUND_DIRECTIONS)
+        check_int("tiebreak_wild_value", self.tiebreak_wild_value, 0, 21)
+        check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS)
+        check_choice("reward", self.reward, REWARDS)
+        if self.max_cycles is not None:
+            check_int("max_cycles", self.max_cycles, 1)
+
+    @property
+    def deck_size(self) -> int:
+        """Cards in the playing deck (77 with the RULES.md 2.1 table)."""
+        return sum(self.deck_counts)
+
+    @property
+    def teams(self) -> bool:
+        return self.variant == "teams"
+
+
+def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
+    """``deck_counts`` as a tuple of 18 ints; raises ValueError naming the field."""
+    if isinstance(value, Mapping):
+        unknown = [k for k in value if k not in KIND_KEYS]
+        if unknown:
+            raise ValueError(f"deck_counts: expected keys among {list(KIND_KEYS)}, got {unknown[0]!r}")
+        counts = [value.get(k, d) for k, d in zip(KIND_KEYS, DEFAULT_DECK)]
+    elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
+        counts = list(value)
+        if len(counts) != NUM_KINDS:
+            raise ValueError(
+                f"deck_counts: expected {NUM_KINDS} counts (kinds {list(KIND_KEYS)}), got {len(counts)}"
+            )
+    else:
+        raise ValueError(
+            f"deck_counts: expected a sequence of {NUM_KINDS} counts or a mapping kind -> count, got {value!r}"
+        )
+    out = tuple(check_int(f"deck_counts[{KIND_KEYS[i]}]", c, 0, MAX_DECK) for i, c in enumerate(counts))
+    total = sum(out)
+    need = HAND_SIZE * num_players
+    if total < need or total > MAX_DECK:
+        raise ValueError(
+            f"deck_counts: expected {need}..{MAX_DECK} cards in all (10 per player for {num_players} players), "
+            f"got {total}"
+        )
+    return out
+
+
+PRESETS: dict[str, FiveAliveConfig] = {
+    "standard": FiveAliveConfig(),
+    "two_player": FiveAliveConfig(num_players=2),
+    "six_player": FiveAliveConfig(num_players=6),
+    "sudden_death": FiveAliveConfig(variant="sudden_death"),
+    "teams": FiveAliveConfig(variant="teams"),
+    "teams_6": FiveAliveConfig(num_players=6, variant="teams"),
+    "bomb_choice": FiveAliveConfig(bomb_zero_optional=True),
+    "lives_reward": FiveAliveConfig(reward="lives"),
+}

@@ -1,0 +1,881 @@
+"""The 5 Alive reference engine: the rules of RULES.md section 2, one game at a time.
+
+Rules are functions of ``(config, state, action)``; the state is a ``FiveAliveState`` mutated in place.
+Per-card logic runs on Python ints and lists (several times faster than numpy scalars for one game);
+``state.tab`` is a float32 mirror of the numeric state that every change writes through, so an
+observation is a single gather (``observation.py``).
+
+Turn structure (the AEC order): the acting player plays one legal card or BUST (action table in
+``state.py``). With ``bomb_zero_optional=True`` a Bomb hands the turn to each responder holding a 0, in
+turn order, for its answer (0 = discard a 0, BUST = lose a life); responders without a 0 lose their life
+without a decision. Then the Bomb sets T = 0 and the turn passes from the bomber.
+
+Random events, in the order they happen (each draws ``core.seeding`` with the state's counter, then
+increments it), so a batched engine can replay a game from its seed:
+  * deal (game start and every new round): ``permutation(seed, counter, D)`` of the D-card deck in
+    canonical order (kinds ascending, ``deck_counts[k]`` copies of kind k): ``shuffled[i] =
+    canonical[perm[i]]``. The j-th surviving player in ascending seat order gets ``shuffled[10j:10j+10]``;
+    the rest is the draw pile, drawn in order ``shuffled[10m], shuffled[10m+1], ...`` (m survivors).
+  * first player (game start, ``first_player="random"`` only): ``below(seed, counter, n)``.
+  * reshuffle (a draw finds the draw pile empty and the discard pile holds a card besides its top
+    card): ``permutation`` of the discard pile minus its top card, kinds ascending; the new draw pile
+    is drawn in the permuted order; the top card stays as the whole discard pile.
+  * Hand In & Re-Deal: ``permutation`` of all the surviving hands' cards (the Re-Deal card already
+    played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors in turn
+    order starting with the player after P, P last.
+
+Choices where RULES.md is silent (each a config field unless it has no consistent alternative):
+  * Round-end losses in the standard and sudden-death variants are simultaneous, then eliminations
+    follow. Bomb losses happen one responder at a time in turn order (RULES: "at once"), so the game can
+    end in the middle of a Bomb. In teams, each player who went out costs the other team one life, in
+    turn order from P; the first team to reach 0 lives loses.
+  * Sudden death: survivors are those with lives left; after lives and hand sums, ``final_tiebreak``.
+  * An eliminated player's hand goes to the discard pile beneath its top card (the last card played
+    stays on top). If the pile has no top card yet (nothing played since the deal), it still has none.
+  * The Bomb's answers go on the discard pile (a discarded 0 becomes its top card).
+  * With ``first_player="random"`` the first round has no dealer; its starter is drawn.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fiveplay_env.core import seeding
+from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
+from fiveplay_env.five_alive.state import (
+    ACTION_NAMES, ANSWER_BITS, BOMB, BOMB_ANSWER, BUST, BUST_BIT, DRAW1, DRAW2, EQ0, EQ10, EQ21, N0,
+    NUM_ACTIONS, NUM_NUMBERS, OVER, PASS, PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, TAB_DIRECTION,
+    TAB_DISCARD, TAB_DRAW, TAB_FIXED, TAB_PHASE, TAB_TOP, TAB_TOTAL, FiveAliveState, build_table,
+)
+
+ALL_KIND_BITS = (1 << NUM_KINDS) - 1
+_SET_TOTAL = {EQ21: 21, EQ10: 10, EQ0: 0}
+
+_MASKS: dict[int, np.ndarray] = {}
+_CANONICAL: dict[tuple[int, ...], list[int]] = {}
+
+
+def _mask_of(bits: int) -> np.ndarray:
+    """The read-only int8 [19] mask with the given legal bits (cached)."""
+    m = _MASKS.get(bits)
+    if m is None:
+        m = np.array([(bits >> a) & 1 for a in range(NUM_ACTIONS)], np.int8)
+        m.setflags(write=False)
+        _MASKS[bits] = m
+    return m
+
+
+def _canonical(config: FiveAliveConfig) -> list[int]:
+    deck = _CANONICAL.get(config.deck_counts)
+    if deck is None:
+        deck = [k for k in range(NUM_KINDS) for _ in range(config.deck_counts[k])]
+        _CANONICAL[config.deck_counts] = deck
+    return deck
+
+
+def _expand(counts: list[int]) -> list[int]:
+    """A multiset given per kind as its canonical list (kinds ascending)."""
+    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+# --- setting up ---------------------------------------------------------------------------------------
+def new_game(config: FiveAliveConfig, seed: int | None = None) -> FiveAliveState:
+    """A new game, its first round dealt and its first player chosen (random events 0 and 1)."""
+    n = config.num_players
+    state = FiveAliveState(
+        num_players=n,
+        seed=seeding.normalize_seed(seed),
+        hands=[[0] * NUM_KINDS for _ in range(n)],
+        hand_size=[0] * n,
+        held=[0] * n,
+        lives=[LIVES] * n,
+        alive=[True] * n,
+        n_alive=n,
+        result=[0] * n,
+        known=[{} for _ in range(n)],
+        draw_cap=[None] * n,
+        free_bust=BUST_BIT if config.allow_voluntary_bust else 0,
+    )
+    _deal(config, state)
+    if config.first_player == "random":
+        state.current = seeding.below(state.seed, state.counter, n)
+        state.counter += 1
+    else:
+        state.current = 0
+    state.tab = build_table(state)
+    return state
+
+
+def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
+    """Gather and shuffle the whole deck; 10 cards to each survivor; the rest is the draw pile; T = 0."""
+    canonical = _canonical(config)
+    perm = seeding.permutation(state.seed, state.counter, len(canonical)).tolist()
+    state.counter += 1
+    shuffled = [canonical[i] for i in perm]
+    n = state.num_players
+    pos = 0
+    for p in range(n):
+        h = [0] * NUM_KINDS
+        bits = 0
+        if state.alive[p]:
+            for k in shuffled[pos:pos + HAND_SIZE]:
+                h[k] += 1
+                bits |= 1 << k
+            pos += HAND_SIZE
+            state.hand_size[p] = HAND_SIZE
+        else:
+            state.hand_size[p] = 0
+        state.hands[p] = h
+        state.held[p] = bits
+    state.draw = shuffled[pos:][::-1]
+    state.discard = [0] * NUM_KINDS
+    state.discard_size = 0
+    state.top = -1
+    state.total = 0
+    state.known = [{} for _ in range(n)]
+    state.draw_cap = [None] * n
+    state.bomber = -1
+    state.bomb_queue = []
+    state.phase = PLAY
+
+
+def refresh_hands(state: FiveAliveState) -> None:
+    """Recompute ``hand_size`` and ``held`` from ``hands`` (for code that edits hands directly)."""
+    for p, h in enumerate(state.hands):
+        state.hand_size[p] = sum(h)
+        state.held[p] = _bits_of(h)
+
+
+def _bits_of(h: list[int]) -> int:
+    bits = 0
+    for k in range(NUM_KINDS):
+        if h[k]:
+            bits |= 1 << k
+    return bits
+
+
+def refresh(state: FiveAliveState) -> None:
+    """Recompute every derived field (hand sizes, held bits, discard size, table) from the primary
+    ones. Hand-built scenarios (tests) set hands, piles, T, lives... and then call this."""
+    refresh_hands(state)
+    state.discard_size = sum(state.discard)
+    state.n_alive = sum(state.alive)
+    state.tab = build_table(state)
+
+
+# --- legality -----------------------------------------------------------------------------------------
+def legal_bits(state: FiveAliveState) -> int:
+    """The acting player's legal actions as a bit set (bit a = action a); 0 once the game is over."""
+    phase = state.phase
+    if phase == PLAY:
+        bits = state.held[state.current] & PLAYABLE_BITS[state.total]
+        return bits | BUST_BIT if bits == 0 else bits | state.free_bust
+    if phase == BOMB_ANSWER:
+        return ANSWER_BITS
+    return 0
+
+
+def legal_mask(state: FiveAliveState) -> np.ndarray:
+    """int8 [19]: the acting player's legal actions (never all zero before the game is over)."""
+    if state.phase == PLAY:
+        bits = state.held[state.current] & PLAYABLE_BITS[state.total]
+        bits = bits | BUST_BIT if bits == 0 else bits | state.free_bust
+    else:
+        bits = legal_bits(state)
+    m = _MASKS.get(bits)
+    if m is None:
+        m = _mask_of(bits)
+    return m.copy()
+
+
+def legal_actions(state: FiveAliveState) -> list[int]:
+    bits = legal_bits(state)
+    return [a for a in range(NUM_ACTIONS) if (bits >> a) & 1]
+
+
+def check_action(state: FiveAliveState, action: object) -> int:
+    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``."""
+    if type(action) is not int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(_agent(state), action, legal_actions(state))
+        action = int(action)
+    if not 0 <= action < NUM_ACTIONS or not (legal_bits(state) >> action) & 1:
+        raise IllegalActionError(_agent(state), action, legal_actions(state))
+    return action
+
+
+def _agent(state: FiveAliveState) -> str:
+    return f"player_{state.current}" if state.current >= 0 else "nobody (the game is over)"
+
+
+# --- the step -----------------------------------------------------------------------------------------
+def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[int]:
+    """Apply the acting player's ``action``; return every player's reward for this step.
+
+    Raises ``IllegalActionError`` (state untouched) if the action is not legal. Rewards follow
+    ``config.reward``: win/loss results as they are decided, and/or -1 per life lost.
+    """
+    if type(action) is int and 0 <= action < NUM_ACTIONS and (legal_bits(state) >> action) & 1:
+        a = action
+    else:
+        a = check_action(state, action)
+    p = state.current
+    state.ev_player = p
+    state.ev_action = a
+    state.ev_dealer = -1
+    if state.ev_rare:
+        _clear_events(state)
+    if state.phase == BOMB_ANSWER:
+        state.ev_answer = True
+        if a == N0:
+            _discard_zero(state, p)
+            _bomb_continue(config, state)
+        elif not _lose_life(config, state, p):
+            _bomb_continue(config, state)
+    else:
+        state.ev_answer = False
+        if a == BUST:
+            _bust(config, state, p)
+        else:
+            _play(config, state, p, a)
+    state.turns += 1
+    state.ev_total = state.total
+    n = state.num_players
+    if not state.ev_rare:
+        return [0] * n
+    rewards = [0] * n
+    mode = config.reward
+    if mode != "win_loss":
+        for q in state.ev_losses:
+            rewards[q] -= 1
+    if mode != "lives":
+        for q in state.ev_settled:
+            rewards[q] += state.result[q]
+    return rewards
+
+
+def _clear_events(state: FiveAliveState) -> None:
+    state.ev_rare = False
+    state.ev_drawn = []
+    state.ev_reshuffled = []
+    state.ev_zeros = []
+    state.ev_losses = []
+    state.ev_elim = []
+    state.ev_out = []
+    state.ev_settled = []
+
+
+def _next(state: FiveAliveState, seat: int) -> int:
+    """The next surviving player after ``seat`` in the current direction (``seat`` need not survive)."""
+    n = state.num_players
+    d = state.direction
+    alive = state.alive
+    s = (seat + d) % n
+    while not alive[s]:
+        s = (s + d) % n
+    return s
+
+
+def turn_order(state: FiveAliveState, start: int) -> list[int]:
+    """The survivors in turn order: ``start`` first if it survives, then the next ones in the direction."""
+    order = [start] if state.alive[start] else []
+    s = start
+    for _ in range(state.num_players - 1):
+        s = (s + state.direction) % state.num_players
+        if state.alive[s]:
+            order.append(s)
+    return order
+
+
+def _set_current(state: FiveAliveState, q: int) -> None:
+    tab = state.tab
+    tab[TAB_FIXED + state.current] = 0.0
+    tab[TAB_FIXED + q] = 1.0
+    state.current = q
+
+
+def _set_total(state: FiveAliveState, t: int) -> None:
+    tab = state.tab
+    tab[TAB_TOTAL + state.total] = 0.0
+    tab[TAB_TOTAL + t] = 1.0
+    state.total = t
+
+
+def _remove(state: FiveAliveState, p: int, k: int) -> int:
+    """Take one card of kind k from p's hand onto the discard pile (it becomes the top card).
+    Returns p's new hand size."""
+    h = state.hands[p]
+    c = h[k] - 1
+    h[k] = c
+    n = state.num_players
+    tab = state.tab
+    if c == 0:
+        state.held[p] &= ~(1 << k)
+    tab[TAB_FIXED + 3 * n + NUM_KINDS * p + k] = c
+    hs = state.hand_size[p] - 1
+    state.hand_size[p] = hs
+    tab[TAB_FIXED + 2 * n + p] = hs
+    disc = state.discard
+    disc[k] += 1
+    state.discard_size += 1
+    tab[TAB_DISCARD + k] = disc[k]
+    top = state.top
+    if top != k:
+        if top >= 0:
+            tab[TAB_TOP + top] = 0.0
+        tab[TAB_TOP + k] = 1.0
+        state.top = k
+    if state.known[p]:
+        _known_remove(state, p, k)
+    return hs
+
+
+def _give(state: FiveAliveState, q: int, k: int) -> None:
+    """One card of kind k into q's hand."""
+    h = state.hands[q]
+    c = h[k] + 1
+    h[k] = c
+    n = state.num_players
+    tab = state.tab
+    if c == 1:
+        state.held[q] |= 1 << k
+    tab[TAB_FIXED + 3 * n + NUM_KINDS * q + k] = c
+    hs = state.hand_size[q] + 1
+    state.hand_size[q] = hs
+    tab[TAB_FIXED + 2 * n + q] = hs
+
+
+def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> None:
+    """P plays a card of kind k (RULES.md 2.3.3, 2.4), then the turn ends (2.3.4-5)."""
+    hs = _remove(state, p, k)
+    skip = False
+    if k < NUM_NUMBERS:
+        _set_total(state, state.total + k)
+    elif k == SKIP:
+        skip = True
+    elif k == REVERSE:
+        state.direction = -state.direction
+        state.tab[TAB_DIRECTION] = 1.0 if state.direction == 1 else 0.0
+    elif k == EQ21 or k == EQ10 or k == EQ0:
+        _set_total(state, _SET_TOTAL[k])
+    elif k == DRAW1 or k == DRAW2:
+        _draws(config, state, p, 1 if k == DRAW1 else 2)
+    elif k == REDEAL:
+        if hs > 0:  # the Re-Deal as P's last card: nothing to re-deal, the round ends below
+            _redeal(state, p)
+        _set_total(state, 0)
+    elif k == BOMB:
+        if hs > 0 or config.bomb_last_card_resolves:
+            state.bomber = p
+            state.bomb_queue = turn_order(state, _next(state, p))[:-1]  # everyone but P, in turn order
+            state.ev_rare = True
+            _bomb_continue(config, state)
+            return
+        _set_total(state, 0)
+    # k == PASS: no effect
+    if hs == 0:
+        _round_end(config, state, p)
+        return
+    nxt = _next(state, p)
+    _set_current(state, _next(state, nxt) if skip else nxt)
+
+
+def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
+    """P plays nothing (RULES.md 2.3.2): loses a life (teams: the team), keeps the hand, T = 0, the turn
+    passes. A forced bust tells everyone that no card in P's hand is playable at T."""
+    if not config.allow_voluntary_bust:
+        unplayable = ALL_KIND_BITS & ~PLAYABLE_BITS[state.total]
+        add_known(state, p, unplayable, state.hand_size[p])
+    _set_total(state, 0)
+    if _lose_life(config, state, p):
+        return
+    _set_current(state, _next(state, p))
+
+
+def _draws(config: FiveAliveConfig, state: FiveAliveState, p: int, count: int) -> None:
+    """Every other survivor draws ``count`` cards, in turn order from the next player."""
+    state.ev_rare = True
+    order = turn_order(state, _next(state, p))[:-1]  # the survivors after P, P (last) left out
+    if config.draw_order == "each":
+        for q in order:
+            for _ in range(count):
+                if not _draw_one(config, state, q):
+                    return
+    else:
+        for _ in range(count):
+            for q in order:
+                if not _draw_one(config, state, q):
+                    return
+
+
+def _draw_one(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
+    """q draws one card; False (nothing drawn) if the draw pile is empty and cannot be refilled."""
+    if not state.draw:
+        if config.empty_draw_pile == "skip" or not _reshuffle(state):
+            return False
+    k = state.draw.pop()
+    _give(state, q, k)
+    state.tab[TAB_DRAW] = len(state.draw)
+    state.ev_drawn.append(q)
+    return True
+
+
+def _reshuffle(state: FiveAliveState) -> bool:
+    """The discard pile except its top card becomes the new (shuffled) draw pile; False if empty."""
+    counts = state.discard[:]
+    top = state.top
+    if top >= 0:
+        counts[top] -= 1
+    size = sum(counts)
+    if size == 0:
+        return False
+    canonical = _expand(counts)
+    perm = seeding.permutation(state.seed, state.counter, size).tolist()
+    state.counter += 1
+    state.draw = [canonical[i] for i in reversed(perm)]  # draw[-1] = canonical[perm[0]] is drawn first
+    disc = [0] * NUM_KINDS
+    if top >= 0:
+        disc[top] = 1
+    state.discard = disc
+    state.discard_size = 1 if top >= 0 else 0
+    tab = state.tab
+    tab[TAB_DISCARD:TAB_DISCARD + NUM_KINDS] = disc
+    tab[TAB_DRAW] = size
+    state.draw_cap = [counts] * state.num_players  # never mutated in place: sharing is safe
+    state.ev_reshuffled.append(size)
+    return True
+
+
+def _redeal(state: FiveAliveState, p: int) -> None:
+    """Hand In & Re-Deal (P has cards left): all surviving hands gathered, shuffled, dealt one at a
+    time from the player after P, P last in each pass."""
+    n = state.num_players
+    order = turn_order(state, _next(state, p))
+    m = len(order)
+    hands = state.hands
+    gathered = [sum(c) for c in zip(*(hands[q] for q in order))]
+    # What each survivor learns about the draw pile: it is untouched, so it holds none of the cards
+    # the survivor gave away beyond what was hidden from it before (see ``sample_world``).
+    drawc = state.draw_counts()
+    for o in order:
+        ho = hands[o]
+        pool = [g - h + c for g, h, c in zip(gathered, ho, drawc)]
+        cap = state.draw_cap[o]
+        state.draw_cap[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool)]
+    canonical = _expand(gathered)
+    perm = seeding.permutation(state.seed, state.counter, len(canonical)).tolist()
+    state.counter += 1
+    new = [[0] * NUM_KINDS for _ in range(m)]
+    for i, j in enumerate(perm):
+        new[i % m][canonical[j]] += 1
+    tab = state.tab
+    base = TAB_FIXED + 3 * n
+    for i, q in enumerate(order):
+        h = new[i]
+        hands[q] = h
+        size = sum(h)
+        state.hand_size[q] = size
+        state.held[q] = _bits_of(h)
+        tab[base + NUM_KINDS * q:base + NUM_KINDS * (q + 1)] = h
+        tab[TAB_FIXED + 2 * n + q] = size
+    state.known = [{} for _ in range(n)]
+    state.ev_rare = True
+
+
+def _discard_zero(state: FiveAliveState, q: int) -> None:
+    _remove(state, q, N0)
+    state.ev_zeros.append(q)
+    state.ev_rare = True
+
+
+def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
+    """Resolve Bomb answers in turn order until one needs a decision, the game ends, or all are done;
+    then T = 0 and the turn ends for the bomber."""
+    queue = state.bomb_queue
+    while queue:
+        q = queue.pop(0)
+        if state.hands[q][N0] > 0:
+            if config.bomb_zero_optional:
+                add_known(state, q, 1 << N0, 1)  # everyone sees that q has a decision: q holds a 0
+                if state.phase != BOMB_ANSWER:
+                    state.phase = BOMB_ANSWER
+                    state.tab[TAB_PHASE] = 0.0
+                    state.tab[TAB_PHASE + 1] = 1.0
+                _set_current(state, q)
+                return
+            _discard_zero(state, q)
+        else:
+            add_known(state, q, ALL_KIND_BITS & ~(1 << N0), state.hand_size[q])  # q has no 0
+            if _lose_life(config, state, q):
+                return
+    bomber = state.bomber
+    state.bomber = -1
+    if state.phase == BOMB_ANSWER:
+        state.phase = PLAY
+        state.tab[TAB_PHASE] = 1.0
+        state.tab[TAB_PHASE + 1] = 0.0
+    _set_total(state, 0)
+    for q in range(state.num_players):
+        if state.alive[q] and state.hand_size[q] == 0:
+            _round_end(config, state, bomber)
+            return
+    _set_current(state, _next(state, bomber))
+
+
+# --- lives, eliminations, round and game end ---------------------------------------------------------
+def _lose_life(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
+    """q (teams: q's team) loses one life; eliminations and game end follow at once.
+    Returns True if the game is over."""
+    state.ev_rare = True
+    n = state.num_players
+    tab = state.tab
+    if config.variant == "teams":
+        for m in range(q % 2, n, 2):
+            state.lives[m] -= 1
+            tab[TAB_FIXED + n + m] = state.lives[m]
+            state.ev_losses.append(m)
+        if state.lives[q] == 0:
+            _end_game(state, [m for m in range(n) if m % 2 != q % 2])
+            return True
+        return False
+    state.lives[q] -= 1
+    tab[TAB_FIXED + n + q] = state.lives[q]
+    state.ev_losses.append(q)
+    if state.lives[q] > 0:
+        return False
+    _eliminate(state, q)
+    if config.variant == "sudden_death":
+        _end_sudden_death(config, state)
+        return True
+    if state.n_alive <= 1:
+        _end_game(state, [m for m in range(n) if state.alive[m]])
+        return True
+    return False
+
+
+def _eliminate(state: FiveAliveState, q: int) -> None:
+    """q is out of the game (RULES.md 2.6); their hand goes to the discard pile beneath its top card."""
+    n = state.num_players
+    tab = state.tab
+    state.alive[q] = False
+    state.n_alive -= 1
+    h = state.hands[q]
+    disc = state.discard
+    for k in range(NUM_KINDS):
+        if h[k]:
+            disc[k] += h[k]
+            tab[TAB_DISCARD + k] = disc[k]
+    state.discard_size += state.hand_size[q]
+    state.hands[q] = [0] * NUM_KINDS
+    state.hand_size[q] = 0
+    state.held[q] = 0
+    tab[TAB_FIXED + 3 * n + NUM_KINDS * q:TAB_FIXED + 3 * n + NUM_KINDS * (q + 1)] = 0.0
+    tab[TAB_FIXED + 2 * n + q] = 0.0
+    state.known[q] = {}
+    state.result[q] = -1
+    state.ev_elim.append(q)
+    state.ev_settled.append(q)
+
+
+def _end_game(state: FiveAliveState, winners: list[int]) -> None:
+    """The game is over: ``winners`` win, every undecided player loses."""
+    tab = state.tab
+    if state.current >= 0:
+        tab[TAB_FIXED + state.current] = 0.0
+    tab[TAB_PHASE] = 0.0
+    tab[TAB_PHASE + 1] = 0.0
+    state.phase = OVER
+    state.current = -1
+    state.bomber = -1
+    state.bomb_queue = []
+    state.winners = sorted(winners)
+    for q in range(state.num_players):
+        if state.result[q] == 0:
+            state.result[q] = 1 if q in winners else -1
+            state.ev_settled.append(q)
+    state.ev_rare = True
+
+
+def hand_value(config: FiveAliveConfig, state: FiveAliveState, q: int) -> int:
+    """Sudden-death tie-break: the sum of number cards in q's hand, wild cards counting
+    ``tiebreak_wild_value`` each."""
+    h = state.hands[q]
+    return (sum(v * h[v] for v in range(NUM_NUMBERS))
+            + config.tiebreak_wild_value * sum(h[NUM_NUMBERS:]))
+
+
+def _end_sudden_death(config: FiveAliveConfig, state: FiveAliveState) -> None:
+    """RULES.md 2.7: most lives, then lowest hand value, then ``final_tiebreak``."""
+    cands = [q for q in turn_order(state, state.ev_player) if state.lives[q] > 0]
+    best = max(state.lives[q] for q in cands)
+    cands = [q for q in cands if state.lives[q] == best]
+    low = min(hand_value(config, state, q) for q in cands)
+    cands = [q for q in cands if hand_value(config, state, q) == low]
+    _end_game(state, cands if config.final_tiebreak == "shared" else cands[:1])
+
+
+def _round_end(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
+    """RULES.md 2.5 (P = the player whose turn it was): losses, eliminations, then a new round."""
+    state.ev_rare = True
+    n = state.num_players
+    order = turn_order(state, p)
+    out = [q for q in order if state.hand_size[q] == 0]
+    state.ev_out = out
+    if config.variant == "teams":
+        for q in out:  # each player going out costs the other team one life
+            if _lose_life(config, state, (q + 1) % n):
+                return
+    else:
+        losers = [q for q in order if state.hand_size[q] > 0]
+        tab = state.tab
+        for q in losers:  # simultaneous losses, then eliminations
+            state.lives[q] -= 1
+            tab[TAB_FIXED + n + q] = state.lives[q]
+            state.ev_losses.append(q)
+        dead = [q for q in losers if state.lives[q] == 0]
+        for q in dead:
+            _eliminate(state, q)
+        if dead:
+            if config.variant == "sudden_death":
+                _end_sudden_death(config, state)
+                return
+            if state.n_alive <= 1:
+                _end_game(state, [m for m in range(n) if state.alive[m]])
+                return
+    _new_round(config, state, out[0])
+
+
+def _new_round(config: FiveAliveConfig, state: FiveAliveState, dealer: int) -> None:
+    """The player who went out deals: all cards reshuffled, 10 to each survivor, T = 0 (RULES.md 2.5)."""
+    state.round += 1
+    state.ev_dealer = dealer
+    _deal(config, state)
+    if config.new_round_direction == "clockwise":
+        state.direction = 1
+    state.current = dealer if config.new_round_start == "dealer" else _next(state, dealer)
+    state.tab = build_table(state)
+
+
+# --- public knowledge about hidden hands -------------------------------------------------------------
+def add_known(state: FiveAliveState, q: int, allowed: int, count: int) -> None:
+    """Record the public fact "at least ``count`` cards of q's hand are of kinds in ``allowed``".
+
+    The facts come from a laminar family of kind sets ({0}, "no 0", "only numbers >= v"), so
+    intersecting them keeps the family laminar and ``sample_world`` can satisfy them greedily.
+    """
+    if count <= 0:
+        return
+    d = state.known[q]
+    if count >= state.hand_size[q]:  # the whole hand: every older fact narrows to the new set
+        new: dict[int, int] = {}
+        for a, c in d.items():
+            b = a & allowed
+            if b and b != allowed:
+                new[b] = max(new.get(b, 0), c)
+        new[allowed] = count
+        state.known[q] = new
+    else:
+        d[allowed] = max(d.get(allowed, 0), count)
+
+
+def _known_remove(state: FiveAliveState, q: int, k: int) -> None:
+    """A card of kind k left q's hand: each fact about a set holding k may now count one card fewer."""
+    d = state.known[q]
+    bit = 1 << k
+    for a in [a for a in d if a & bit]:
+        c = d[a] - 1
+        if c > 0:
+            d[a] = c
+        else:
+            del d[a]
+
+
+def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -> FiveAliveState:
+    """A determinization: a copy of ``state`` in which the cards ``player`` cannot see are re-dealt.
+
+    Hidden are the other survivors' hands and the draw pile (composition and order); the copy keeps
+    everything ``player`` sees (own hand, T, direction, turn, lives, hand sizes, draw pile size,
+    discard pile) and is consistent with the public knowledge the state records:
+      * ``known``: a forced bust at T shows that hand holds only numbers > 21 - T; a Bomb answered
+        with a life shows "no 0" (unless the answer was a decision), a Bomb decision shows "a 0";
+        each fact is updated as that player's cards are played and dropped when hands are re-dealt;
+      * ``draw_cap[player]``: after a reshuffle the draw pile holds only cards of the reshuffled
+        pile; after a Re-Deal it holds none of the cards ``player`` gave away beyond what was hidden.
+    Not conditioned on (an approximation): which kinds a player drew from a draw pile of known
+    composition, and facts about hands from before a Re-Deal. Within these constraints the hidden
+    cards are shuffled with ``rng`` (not uniform over all consistent worlds when facts exist); if 32
+    random tries fail to satisfy them all, the true draw pile's composition is kept (re-ordered).
+    The copy also gets a fresh seed from ``rng``, so its future shuffles are not the real ones.
+    """
+    world = state.clone()
+    world.seed = int(rng.integers(0, 2**63))
+    if state.phase == OVER:
+        return world
+    others = [q for q in range(state.num_players) if q != player and state.alive[q]]
+    pool = state.draw_counts()
+    for q in others:
+        h = state.hands[q]
+        for k in range(NUM_KINDS):
+            pool[k] += h[k]
+    d = len(state.draw)
+    cap = state.draw_cap[player]
+    groups = _groups(state, others)
+    cards = _expand(pool)
+    result = None
+    for _ in range(32):
+        rng.shuffle(cards)
+        if cap is None:
+            draw, rest = cards[:d], cards[d:]
+        else:
+            taken = [0] * NUM_KINDS
+            draw, rest = [], []
+            for k in cards:
+                if len(draw) < d and taken[k] < cap[k]:
+                    taken[k] += 1
+                    draw.append(k)
+                else:
+                    rest.append(k)
+            if len(draw) < d:
+                continue
+        result = _fill_hands(state, others, groups, rest)
+        if result is not None:
+            break
+    if result is None:  # fall back on the true draw pile's composition, which always fits
+        draw = state.draw[:]
+        rng.shuffle(draw)
+        true_draw = state.draw_counts()
+        rest = _expand([pool[k] - true_draw[k] for k in range(NUM_KINDS)])
+        rng.shuffle(rest)
+        result = _fill_hands(state, others, groups, rest)
+        if result is None:  # pragma: no cover - the true hands satisfy every recorded fact
+            raise RuntimeError("sample_world: inconsistent public knowledge")
+    world.draw = list(draw)
+    for q in others:
+        world.hands[q] = result[q]
+    refresh(world)
+    return world
+
+
+def _groups(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int]]:
+    """The recorded facts as disjoint slot demands (popcount, q, allowed, slots), tightest first."""
+    groups = []
+    for q in others:
+        facts = sorted(state.known[q].items(), key=lambda f: bin(f[0]).count("1"))
+        placed: list[tuple[int, int]] = []
+        for a, c in facts:
+            inside = sum(s for b, s in placed if b & a == b)
+            if c > inside:
+                placed.append((a, c - inside))
+                groups.append((bin(a).count("1"), q, a, c - inside))
+    groups.sort()
+    return groups
+
+
+def _fill_hands(state: FiveAliveState, others: list[int], groups: list[tuple[int, int, int, int]],
+                rest: list[int]) -> dict[int, list[int]] | None:
+    """Deal ``rest`` (already shuffled) to the other hands: constrained slots first, tightest first
+    (greedy is exact for a laminar family), then the free slots. None if a demand cannot be met."""
+    hands = {q: [0] * NUM_KINDS for q in others}
+    need = {q: state.hand_size[q] for q in others}
+    left = list(rest)
+    for _, q, a, s in groups:
+        keep = []
+        for k in left:
+            if s and (a >> k) & 1:
+                hands[q][k] += 1
+                s -= 1
+                need[q] -= 1
+            else:
+                keep.append(k)
+        if s:
+            return None
+        left = keep
+    pos = 0
+    for q in others:
+        for k in left[pos:pos + need[q]]:
+            hands[q][k] += 1
+        pos += need[q]
+    return hands
+
+
+# --- queries ------------------------------------------------------------------------------------------
+def is_over(state: FiveAliveState) -> bool:
+    return state.phase == OVER
+
+
+def winners(state: FiveAliveState) -> list[int]:
+    """The winning players once the game is over (teams: the winning team's seats); [] before."""
+    return state.winners[:]
+
+
+def last_event(state: FiveAliveState) -> dict[str, Any]:
+    """What the last step did, as plain data (the env's ``infos[agent]["event"]``).
+
+    Keys: ``player`` (who acted, -1 before the first step), ``action`` (id), ``card`` (its name;
+    for a Bomb answer "discard a 0" or "lose a life"), ``bomb_answer``, ``total`` (T after the step),
+    ``drawn`` ({player: cards drawn}), ``reshuffled`` (cards moved from the discard to the draw pile),
+    ``zeros_discarded`` (players who discarded a 0 to a Bomb), ``lives_lost`` ({player: lives}),
+    ``eliminated``, ``went_out`` (players whose empty hand ended the round), ``dealer`` (of the new
+    round, None if none started) and ``game_over``.
+    """
+    a = state.ev_action
+    if a < 0:
+        card = None
+    elif state.ev_answer:
+        card = "discard a 0" if a == N0 else "lose a life"
+    else:
+        card = ACTION_NAMES[a]
+    drawn: dict[int, int] = {}
+    for q in state.ev_drawn:
+        drawn[q] = drawn.get(q, 0) + 1
+    lost: dict[int, int] = {}
+    for q in state.ev_losses:
+        lost[q] = lost.get(q, 0) + 1
+    return {
+        "player": state.ev_player,
+        "action": a,
+        "card": card,
+        "bomb_answer": state.ev_answer,
+        "total": state.ev_total,
+        "drawn": drawn,
+        "reshuffled": sum(state.ev_reshuffled),
+        "zeros_discarded": state.ev_zeros[:],
+        "lives_lost": lost,
+        "eliminated": state.ev_elim[:],
+        "went_out": state.ev_out[:],
+        "dealer": state.ev_dealer if state.ev_dealer >= 0 else None,
+        "game_over": state.phase == OVER,
+    }
+
+
+class FiveAliveEngine:
+    """A config and a state together: the object the environment and search agents hold.
+
+    ``FiveAliveEngine(config, seed)`` starts a game; ``step(action)`` returns the step's rewards;
+    ``clone()`` is cheap (no deepcopy).
+    """
+
+    __slots__ = ("config", "state")
+
+    def __init__(self, config: FiveAliveConfig, seed: int | None = None, state: FiveAliveState | None = None):
+        self.config = config
+        self.state = state if state is not None else new_game(config, seed)
+
+    @property
+    def current_player(self) -> int:
+        return self.state.current
+
+    @property
+    def is_over(self) -> bool:
+        return self.state.phase == OVER
+
+    def legal_mask(self) -> np.ndarray:
+        return legal_mask(self.state)
+
+    def step(self, action: int) -> list[int]:
+        return step(self.config, self.state, action)
+
+    def clone(self) -> "FiveAliveEngine":
+        return FiveAliveEngine(self.config, state=self.state.clone())

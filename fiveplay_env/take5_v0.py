@@ -23,7 +23,7 @@ Actions (``Discrete(109)``):
 Observations: ``{"observation": float32[848 + 3n], "action_mask": int8[109]}``; the pieces are the
 table in ``fiveplay_env.take5.observation`` (own hand, cards seen this round, the current trick during
 a row choice, the draft pool, the four rows, scores and round penalties in seat order relative to the
-observer, who has chosen, the phase and the trick). In AEC, an agent that does not act has an all-zero
+observer, the observer's seat, the phase and the trick). In AEC, an agent that does not act has an all-zero
 mask.
 
 Decision order (AEC): draft picks first (draft mode); each trick, players 0..n-1 choose in turn

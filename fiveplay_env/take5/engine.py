@@ -57,7 +57,6 @@ def _start_round(config: Take5Config, state: Take5State) -> None:
     state.pool[:] = 0
     state.set_aside = []
     state.current = 0
-    state.public_cache = None
     if config.draft:
         state.rows = []
         state.pool[:deck] = 1
@@ -133,13 +132,15 @@ def step(config: Take5Config, state: Take5State, action: int) -> list[int]:
         state.pending[p] = a
         if p + 1 < n:
             state.current = p + 1
-            return rewards  # nothing public changed: the observation cache stays valid
-        else:
-            _reveal(state)
-            _place(config, state, rewards)
+            view = state.view
+            if view is not None:
+                view[p, a] = 0.0  # nothing public changed: keep the cached observations
+            return rewards
+        _reveal(state)
+        _place(config, state, rewards)
     elif phase == ROW_CHOICE:
         card, owner = state.queue.pop(0)
-        _take_row(state, owner, a - ACTION_ROW0, card, rewards)
+        _take_row(config, state, owner, a - ACTION_ROW0, card, rewards)
         _place(config, state, rewards)
     else:  # DRAFT
         state.pool[a] = 0
@@ -154,7 +155,7 @@ def step(config: Take5Config, state: Take5State, action: int) -> list[int]:
             state.seen[starters] = 1
             state.phase = PLAY
             state.current = 0
-    state.public_cache = None
+    state.view = None  # public information changed: re-encode on the next observe
     return rewards
 
 
@@ -182,7 +183,7 @@ def cheapest_row(rows: list[list[int]]) -> int:
     return min(range(NUM_ROWS), key=lambda r: (sum(BULL[c] for c in rows[r]), len(rows[r]), r))
 
 
-def _take_row(state: Take5State, player: int, r: int, card: int, rewards: list[int]) -> None:
+def _take_row(config: Take5Config, state: Take5State, player: int, r: int, card: int, rewards: list[int]) -> None:
     row = state.rows[r]
     pts = 0
     for c in row:
@@ -205,9 +206,9 @@ def _place(config: Take5Config, state: Take5State, rewards: list[int]) -> None:
                 state.phase = ROW_CHOICE
                 state.current = owner
                 return
-            _take_row(state, owner, cheapest_row(rows), card, rewards)
+            _take_row(config, state, owner, cheapest_row(rows), card, rewards)
         elif len(rows[r]) == ROW_LIMIT:
-            _take_row(state, owner, r, card, rewards)
+            _take_row(config, state, owner, r, card, rewards)
         else:
             rows[r].append(card)
         queue.pop(0)
@@ -260,7 +261,7 @@ def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.ra
     pick is public, so the other hands are known and only their unrevealed choices are re-drawn, each
     from its owner's own cards. Search agents simulate on such copies; the no-leak tests use it too.
     """
-    world = state.clone()
+    world = state.clone(view=False)
     if state.phase in (DRAFT, OVER):
         return world
     n = state.num_players
@@ -379,5 +380,5 @@ def from_position(
     state.seen[[c - 1 for c in every if not any(c in h for h in hands)]] = 1
     used = set(every)
     state.set_aside = [c - 1 for c in range(1, deck + 1) if c not in used]
-    state.public_cache = None
+    state.view = None
     return state

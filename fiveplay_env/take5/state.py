@@ -81,8 +81,9 @@ class Take5State:
         set_aside: the cards dealt to nobody this round (unseen by everyone).
         scores: penalty points of earlier rounds plus, once a round ends, that round.
         round_pen: penalty points taken in the current (or, once over, the last) round.
-        public_cache: the observation encoder's cache of the public part; the engine resets it to
-            None whenever public information changes.
+        view: float32 [n, 848+3n], every player's current observation, kept up to date by the
+            engine once ``observation.observe`` has built it; None means "not built" (the engine
+            then skips the upkeep, which is what search rollouts want).
     Invariant: every card of the deck is in exactly one of hands, pending, rows, taken, pool, set_aside.
     """
 
@@ -105,16 +106,17 @@ class Take5State:
     set_aside: list[int] = field(default_factory=list)
     scores: list[int] = field(default_factory=list)
     round_pen: list[int] = field(default_factory=list)
-    public_cache: np.ndarray | None = None  # observation.py's encoding of the public part; None = stale
+    view: np.ndarray | None = None  # float32 [n, obs]: every player's observation (observation.py)
 
-    def clone(self) -> "Take5State":
-        """An independent copy (arrays and lists copied; cheap: no deepcopy)."""
+    def clone(self, view: bool = True) -> "Take5State":
+        """An independent copy (arrays and lists copied; cheap: no deepcopy). ``view=False`` drops the
+        observation buffer (rebuilt on demand), for simulations that never observe."""
         return Take5State(
             self.num_players, self.seed, self.counter, self.round, self.trick, self.phase,
             self.current, self.hands.copy(), self.hand_size[:], self.pending[:],
             [r[:] for r in self.rows], self.queue[:], self.trick_cards[:], self.seen.copy(),
             [t[:] for t in self.taken], self.pool.copy(), self.set_aside[:], self.scores[:],
-            self.round_pen[:], self.public_cache,  # the cache is never written in place: sharing is safe
+            self.round_pen[:], self.view.copy() if view and self.view is not None else None,
         )
 
     def hand(self, player: int) -> list[int]:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fiveplay_env import take5_v0
+from fiveplay_env import five_alive_v0, take5_v0
 from fiveplay_env.core.errors import CheckpointError, IllegalActionError
 
 __version__ = "0.1.0"
 
-GAMES = {"take5": take5_v0}
+GAMES = {"take5": take5_v0, "five_alive": five_alive_v0}
 
 
 def make(game: str, parallel: bool = False, **config: Any):
@@ -27,4 +27,4 @@ def make(game: str, parallel: bool = False, **config: Any):
     return mod.env(**config)
 
 
-__all__ = ["take5_v0", "make", "GAMES", "IllegalActionError", "CheckpointError", "__version__"]
+__all__ = ["take5_v0", "five_alive_v0", "make", "GAMES", "IllegalActionError", "CheckpointError", "__version__"]

@@ -1,0 +1,95 @@
+"""The 5 Alive PettingZoo AEC environment over the reference engine (no rule logic here: only translation).
+
+The acting agent is whoever's turn it is (or, with ``bomb_zero_optional``, the Bomb responder whose
+answer is awaited). An eliminated player is terminated at once and leaves ``agents`` when stepped with
+``None`` (PettingZoo's dead-step rule); when the game ends every remaining agent is terminated. With
+``max_cycles`` set, every agent is truncated after that many decisions.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from fiveplay_env.core.aec import CardGameAEC
+from fiveplay_env.core.config import from_kwargs
+from fiveplay_env.core.spec import GameSpec
+from fiveplay_env.five_alive import engine as eng
+from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, FiveAliveConfig
+from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
+from fiveplay_env.five_alive.render import render_text
+from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
+
+SPEC = GameSpec("five_alive_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
+METADATA = {
+    "name": "five_alive_v0",
+    "render_modes": ["ansi", "human"],
+    "is_parallelizable": False,
+    "render_fps": 1,
+}
+ENV_KEYS = ("render_mode",)
+
+
+def make_config(**kwargs: Any) -> FiveAliveConfig:
+    """A validated ``FiveAliveConfig`` from keyword arguments (unknown keys raise ``ValueError``)."""
+    return from_kwargs(FiveAliveConfig, kwargs, ignore=ENV_KEYS)
+
+
+def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``infos[agent]``: ``lives``, ``round`` (rounds completed), ``alive``, ``event`` (the last
+    resolved step, ``engine.last_event``) and, once the game is over, ``winner``."""
+    info: dict[str, Any] = {
+        "lives": state.lives[player],
+        "round": state.round,
+        "alive": state.alive[player],
+        "event": event if event is not None else eng.last_event(state),
+    }
+    if state.phase == OVER:
+        info["winner"] = player in state.winners
+    return info
+
+
+class FiveAliveAEC(CardGameAEC):
+    """5 Alive as an AEC environment; see ``fiveplay_env.five_alive_v0`` for the contracts."""
+
+    spec_record = SPEC
+    metadata = METADATA
+
+    def __init__(self, render_mode: str | None = None, **config: Any):
+        cfg = config.pop("config", None) or make_config(**config)
+        super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+
+    def _new_engine(self, seed: int) -> eng.FiveAliveEngine:
+        return eng.FiveAliveEngine(self.config, seed)
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self._index[agent]
+        state = self.engine.state
+        mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
+        return {"observation": observe(self.config, state, p), "action_mask": mask}
+
+    def _observe(self, engine: eng.FiveAliveEngine, player: int) -> np.ndarray:
+        return observe(self.config, engine.state, player)
+
+    def _info(self, engine: eng.FiveAliveEngine, player: int) -> dict[str, Any]:
+        return info_of(engine.state, player)
+
+    def _refresh_infos(self) -> None:
+        state = self.engine.state
+        event = eng.last_event(state)  # one shared, read-only dict per step
+        self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
+
+    def _alive(self, engine: eng.FiveAliveEngine) -> list[bool]:
+        return engine.state.alive
+
+    def _render_text(self, engine: eng.FiveAliveEngine) -> str:
+        return render_text(engine.state, teams=self.config.teams)
+
+    def step(self, action: Any) -> None:
+        super().step(action)
+        limit = self.config.max_cycles
+        engine = self.engine
+        if limit is not None and engine.state.turns >= limit and not engine.is_over and self.agents:
+            for a in self.agents:
+                self.truncations[a] = True
+            self._select()

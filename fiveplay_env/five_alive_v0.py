@@ -1,0 +1,90 @@
+"""5 Alive for 2 to 6 players, as a PettingZoo AEC environment.
+
+    from fiveplay_env import five_alive_v0
+    env = five_alive_v0.env(num_players=4, render_mode="ansi")
+
+Rules: ``shared/RULES.md`` section 2, exactly; every [D] choice is a config field (``FiveAliveConfig``):
+``num_players`` (2..6), ``variant`` ("standard" | "sudden_death" | "teams", teams for 4 or 6),
+``first_player`` ("random" | "seat0"), ``allow_voluntary_bust`` (False), ``bomb_zero_optional``
+(False), ``deck_counts`` (the RULES.md 2.1 table), ``bomb_last_card_resolves`` (True), ``draw_order``
+("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``new_round_start``
+("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
+(0), ``final_tiebreak`` ("turn_order" | "shared"), ``reward`` ("win_loss" | "lives" |
+"win_loss+lives") and ``max_cycles`` (None). Env options: ``render_mode`` (None | "ansi" | "human").
+Named presets: ``PRESETS``.
+
+Agents: ``player_0 .. player_{n-1}``; seats 0, 2, 4 form team A and 1, 3, 5 team B in teams.
+
+Actions (``Discrete(19)``): one id per card kind, plus BUST.
+
+| id | meaning                                                                          |
+|----|----------------------------------------------------------------------------------|
+| 0-7| play a number card 0..7 (T += value; legal while T + value <= 21)                |
+| 8  | Reverse (the direction flips)                                                    |
+| 9  | =21 (T = 21; legal at any T, 21 included)                                        |
+| 10 | Skip (the next surviving player is skipped)                                      |
+| 11 | Pass Me By (no effect)                                                           |
+| 12 | =0 (T = 0)                                                                       |
+| 13 | =10 (T = 10)                                                                     |
+| 14 | Draw 1 (every other survivor draws 1)                                            |
+| 15 | Draw 2 (every other survivor draws 2)                                            |
+| 16 | Hand In & Re-Deal (all surviving hands re-dealt from the next player; T = 0)     |
+| 17 | Bomb (each other survivor discards a 0 or loses a life; T = 0)                   |
+| 18 | BUST: play nothing, lose a life, T = 0; legal only when no card is playable       |
+|    | (on every turn with ``allow_voluntary_bust``)                                    |
+
+Bomb answers (``bomb_zero_optional=True`` only): each responder holding a 0 acts in turn order with
+exactly two legal ids: **0** = discard a 0, **18** = keep it and lose a life. Responders without a 0
+lose their life without a decision; with ``bomb_zero_optional=False`` a 0 is discarded automatically.
+
+Observations: ``{"observation": float32[80 + 3n], "action_mask": int8[19]}``; the pieces are the table in
+``fiveplay_env.five_alive.observation``: own hand as counts per kind, the discard pile (cards played
+since the last shuffle) per kind, its top card, T (one-hot), the direction, the draw pile's size, the
+phase (play / bomb answer), and per seat relative to the observer: whose turn, lives, hand size. Other
+hands and the draw pile's order never appear. An agent that does not act has an all-zero mask.
+
+Rewards (``reward``): ``"win_loss"`` (default): +1 to the winner and -1 to every other player, once
+decided (an eliminated player gets -1 at its elimination; teams: +1 to each member of the winning team,
+-1 to each member of the other); ``"lives"``: -1 at the step a life is lost (teams: to both or all three
+members); ``"win_loss+lives"``: the sum of both.
+
+Episode: an eliminated player (5th life lost) is terminated at once and must then be stepped with
+``None``; the game ends (every agent terminated) when one player is left (standard), when the first
+player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
+in turn order from the player who ended the game), or when a team has no life left (teams).
+``max_cycles`` truncates every agent after that many decisions.
+
+``infos[agent]``: ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``, ``winner``
+(once over) and ``event``: the last resolved step as a dict shared by all agents (read-only): ``player``,
+``action``, ``card`` (name; "discard a 0" / "lose a life" for a Bomb answer), ``bomb_answer``, ``total``
+(T after it), ``drawn`` ({seat: cards}), ``reshuffled`` (cards), ``zeros_discarded``, ``lives_lost``
+({seat: lives}), ``eliminated``, ``went_out``, ``dealer`` (of a new round, or None), ``game_over``.
+
+Errors: an illegal action raises ``IllegalActionError`` (a ``ValueError`` naming the agent, the action
+and the legal ids) and changes nothing; ``fiveplay_env.wrappers.IllegalActionPenalty`` turns it into a
+penalty and the end of the episode instead. A bad config value raises ``ValueError`` naming the field
+and the allowed values. ``reset(seed=...)`` is reproducible: every shuffle comes from
+``fiveplay_env.core.seeding`` with the seed and a counter (the order of random events is documented in
+``fiveplay_env.five_alive.engine``).
+
+Engine API (no PettingZoo): ``fiveplay_env.five_alive.engine`` has ``new_game(config, seed)``,
+``legal_mask(state)``, ``step(config, state, action) -> rewards``, ``sample_world(state, player, rng)``
+(determinization for search) and ``FiveAliveEngine``; ``fiveplay_env.five_alive.observation.observe(
+config, state, player)``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fiveplay_env.five_alive.config import PRESETS, FiveAliveConfig
+from fiveplay_env.five_alive.env import METADATA, SPEC, FiveAliveAEC
+
+metadata = METADATA
+raw_env = FiveAliveAEC
+
+__all__ = ["env", "raw_env", "metadata", "SPEC", "FiveAliveConfig", "PRESETS"]
+
+
+def env(**kwargs: Any) -> FiveAliveAEC:
+    """The AEC environment (no wrapper stack: checks happen once, inside the env)."""
+    return FiveAliveAEC(**kwargs)

@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+# torch for the learned agents (the `train` extra). Installed first and explicitly: this release's
+# CPU build is on this machine's disk, while a bare `torch` would fetch a multi-GB CUDA build.
+TORCH  ?= torch==2.13.0
 
 .PHONY: demo test bench clean
 
@@ -12,7 +15,8 @@ $(PY):
 	$(PY) -m pip install -q --upgrade pip
 
 $(STAMP): pyproject.toml | $(PY)
-	$(PY) -m pip install -q -e ".[test,experiments]"
+	$(PY) -m pip install -q "$(TORCH)"
+	$(PY) -m pip install -q -e ".[test,experiments,train]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -1,0 +1,84 @@
+"""Play one game between agents through the game's PettingZoo AEC environment.
+
+``play_game(game, config, agents, seed)`` seats ``agents[i]`` as ``player_i``, plays the game to its end
+(or the env's truncation), feeding search agents their information set (``observe_engine``) before each
+of their decisions, and returns a ``GameRecord`` with every seat's results and thinking time.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agents.base import Agent
+from agents.games import Game
+
+
+@dataclass
+class GameRecord:
+    """One finished game.
+
+    Attributes:
+        seed: the game's seed.
+        results: ``{metric: [per seat]}`` from the game adapter (``win`` = win share, ties share;
+            ``placing`` = 1 for the best; plus the game's metrics, e.g. Take 5 ``score``).
+        decisions: decisions each seat took.
+        think_s: seconds each seat's agent spent in ``act``.
+        steps: decisions in the game, all seats.
+        rounds: rounds played.
+        truncated: True if the env truncated the game before its end.
+    """
+
+    seed: int
+    results: dict[str, list[float]]
+    decisions: list[int]
+    think_s: list[float]
+    steps: int
+    rounds: int
+    truncated: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> GameRecord:
+    """Play one game of ``game`` under ``config`` with ``agents[i]`` in seat i; see the module docstring.
+
+    Raises ``ValueError`` if the number of agents differs from ``config.num_players``.
+    """
+    n = config.num_players
+    if len(agents) != n:
+        raise ValueError(f"agents: expected {n} agents (one per seat), got {len(agents)}")
+    env = game.env_module.env(config=config)
+    env.reset(seed=seed)
+    engine = env.unwrapped.engine
+    index = {a: i for i, a in enumerate(env.possible_agents)}
+    decisions = [0] * n
+    think = [0.0] * n
+    elim: list[int | None] = [None] * n
+    steps = 0
+    truncated = False
+    perf = time.perf_counter
+    for name in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            truncated = truncated or (trunc and not engine.is_over)
+            env.step(None)
+            continue
+        p = index[name]
+        agent = agents[p]
+        t0 = perf()
+        if agent.uses_engine:
+            agent.observe_engine(engine, p)
+        action = agent.act(obs["observation"], obs["action_mask"])
+        think[p] += perf() - t0
+        decisions[p] += 1
+        env.step(action)
+        steps += 1
+        alive = game.alive(engine.state)
+        if alive is not None:
+            for q in range(n):
+                if not alive[q] and elim[q] is None:
+                    elim[q] = steps
+    results = game.results(engine, elim)
+    return GameRecord(seed=seed, results=results, decisions=decisions, think_s=think, steps=steps,
+                      rounds=int(engine.state.round), truncated=truncated)

@@ -1,0 +1,151 @@
+"""The Agent protocol (DESIGN.md section 4) and the information-set API of search agents.
+
+Every agent of ``agents/`` is an ``Agent``:
+
+    agent = SomeAgent(seed=0)          # owns its own np.random.Generator: no global randomness
+    agent.reset()                      # between games (``reset(seed)`` also re-seeds the generator)
+    a = agent.act(observation, mask)   # one decision: an int whose mask entry is 1
+    acts = agent.act_batch(obs, masks) # [B, obs], [B, A] -> int64 [B]
+
+``observation`` is the acting player's flat float32 observation vector (the documented layout of the
+game's ``observation.py``), ``action_mask`` its int8 legal-action mask; both are exactly what the
+PettingZoo environments hand an agent (``obs["observation"]``, ``obs["action_mask"]``).
+
+Search agents (``uses_engine = True``) additionally need the game they are playing, but may only know
+what their player knows. They get it through ``observe_engine(engine, player)``, called right before
+each ``act`` of theirs: the agent wraps the engine in an ``InformationSet`` and never touches the engine
+otherwise. An ``InformationSet`` exposes the player's legal mask and observation, and ``sample(rng)``:
+a *determinization*, i.e. a fresh engine in which every card the player cannot see is re-dealt at
+random consistently with everything observed (the game's ``sample_world``) and future chance events
+(later deals, reshuffles) are re-seeded from the agent's own generator. Before sampling, the hidden
+cards are put into a canonical arrangement (``canonical_state``), so a determinization depends only on
+the information set and the generator: two engines that differ only in cards the player cannot see give
+identical samples, hence identical decisions (the no-leak test checks this).
+
+A tournament (or any env loop) feeds search agents like this::
+
+    engine = env.unwrapped.engine                     # AEC env: the engine it plays on
+    for agent in agents: ...
+    if agent.uses_engine:
+        agent.observe_engine(engine, player_index)
+    action = agent.act(obs["observation"], obs["action_mask"])
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents import games
+
+
+class Agent:
+    """Base class of every agent: seeded by its own Generator, one decision per ``act`` call.
+
+    Subclasses implement ``act``; ``act_batch`` defaults to a loop over ``act``.
+
+    Attributes:
+        name: the registry name the agent was made from (e.g. ``"take5-safest"``), for tables.
+        uses_engine: True for search agents, which need ``observe_engine`` before each ``act``.
+        rng: the agent's own ``np.random.Generator``.
+    """
+
+    name: str = "agent"
+    uses_engine: bool = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget per-game memory before a new game; a given ``seed`` also re-seeds the generator."""
+        if seed is not None:
+            self.seed = seed
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover - abstract
+        """One legal action (an int with ``action_mask[a] == 1``) for this observation."""
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """int64 [B]: ``act`` on each row of ``observations`` [B, obs] and ``masks`` [B, A]."""
+        observations, masks = check_batch(observations, masks)
+        return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
+
+    def observe_engine(self, engine: Any, player: int) -> None:
+        """Search agents: the engine and the seat they are about to act for (ignored by others)."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
+
+
+def check_batch(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a batch: 2-D arrays with the same number of rows and a legal action in every mask."""
+    obs = np.asarray(observations)
+    m = np.asarray(masks)
+    if obs.ndim != 2 or m.ndim != 2:
+        raise ValueError(f"act_batch: expected observations [B, obs] and masks [B, A], got shapes {obs.shape} and {m.shape}")
+    if obs.shape[0] != m.shape[0]:
+        raise ValueError(f"act_batch: expected as many masks as observations, got {m.shape[0]} and {obs.shape[0]}")
+    if m.shape[0] and not m.any(axis=1).all():
+        bad = int(np.flatnonzero(~m.any(axis=1))[0])
+        raise ValueError(f"act_batch: expected every mask to have a legal action, row {bad} has none")
+    return obs, m
+
+
+def check_mask(action_mask: np.ndarray) -> np.ndarray:
+    """The legal action ids of a mask; ``ValueError`` if there is none."""
+    legal = np.flatnonzero(action_mask)
+    if len(legal) == 0:
+        raise ValueError("action_mask: expected at least one legal action (a 1), got an all-zero mask")
+    return legal
+
+
+class InformationSet:
+    """What ``player`` may know about the game ``engine`` is playing: a search agent's only view of it.
+
+    The engine is held privately; the public methods reveal only the player's observation and mask,
+    and determinizations drawn through the game's ``sample_world`` (see the module docstring).
+    """
+
+    __slots__ = ("_game", "_engine", "player", "_canonical")
+
+    def __init__(self, engine: Any, player: int) -> None:
+        self._game = games.game_of_engine(engine)
+        n = engine.config.num_players
+        if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
+            raise ValueError(f"player: expected a seat in 0..{n - 1}, got {player!r}")
+        self._engine = engine
+        self.player = int(player)
+        self._canonical: Any = None
+
+    @property
+    def game(self) -> "games.Game":
+        """The game's adapter (name, config helpers, codec sizes)."""
+        return self._game
+
+    @property
+    def config(self) -> Any:
+        """The rules in force (public)."""
+        return self._engine.config
+
+    def is_acting(self) -> bool:
+        """Whether ``player`` is the one to act now."""
+        return self._engine.current_player == self.player
+
+    def legal_mask(self) -> np.ndarray:
+        """int8 [A]: the player's legal actions (all zero if another player acts)."""
+        if not self.is_acting():
+            return np.zeros(self._game.num_actions, np.int8)
+        return self._engine.legal_mask()
+
+    def observation(self) -> np.ndarray:
+        """float32 [obs]: the player's observation (the env's ``obs["observation"]``)."""
+        return self._game.observe(self._engine, self.player)
+
+    def sample(self, rng: np.random.Generator) -> Any:
+        """A determinization: a new engine whose unseen cards are re-dealt and whose future chance
+        events are re-seeded, both from ``rng``; it depends only on this information set and ``rng``."""
+        if self._canonical is None:
+            self._canonical = self._game.canonical_state(self._engine, self.player)
+        return self._game.sample_engine(self._engine.config, self._canonical, self.player, rng)

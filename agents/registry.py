@@ -1,0 +1,91 @@
+"""Agents by name: ``make_agent("take5-safest", "take5", seed=0)``.
+
+Names:
+
+| name                        | game       | agent                                                   |
+|-----------------------------|------------|---------------------------------------------------------|
+| ``random``                  | both       | ``RandomAgent``: a uniformly random legal action        |
+| ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5_heuristics``)     |
+| ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive_heuristics``) |
+| ``ismcts[:k=v,...]``        | both       | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
+|                             |            | ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``         |
+|                             |            | (``agents.search``); ``ismcts`` alone is ``sims=200``    |
+
+Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
+``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module
+knowing about them. A factory raises ``ValueError`` for a bad ``rest``.
+
+Unknown names raise ``ValueError`` listing the known ones.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agents import games
+from agents.base import Agent
+from agents.random_agent import RandomAgent
+from agents.search import ROLLOUTS, SearchAgent, SearchParams
+from agents.take5_heuristics import TAKE5_HEURISTICS
+
+AgentFactory = Callable[[str, str, "int | None"], Agent]
+
+_PREFIXES: dict[str, AgentFactory] = {}
+
+
+def _heuristics(game: str) -> dict[str, type[Agent]]:
+    if game == "take5":
+        return dict(TAKE5_HEURISTICS)
+    if game == "five_alive":
+        try:
+            from agents.five_alive_heuristics import FIVE_ALIVE_HEURISTICS
+        except ImportError:
+            return {}
+        return dict(FIVE_ALIVE_HEURISTICS)
+    return {}
+
+
+def register_prefix(prefix: str, factory: AgentFactory) -> None:
+    """Make names ``"<prefix>:<rest>"`` resolve to ``factory(rest, game, seed)`` (e.g. ``ckpt``).
+
+    Raises ``ValueError`` if the prefix is empty, contains ``:``, or is a built-in name.
+    """
+    if not prefix or ":" in prefix or prefix in ("random", "ismcts"):
+        raise ValueError(f"prefix: expected a new non-empty name without ':', got {prefix!r}")
+    _PREFIXES[prefix] = factory
+
+
+def known_agents(game: str) -> list[str]:
+    """The agent names (and name patterns) available for ``game``."""
+    games.get_game(game)
+    names = ["random", *sorted(_heuristics(game))]
+    if game in ROLLOUTS:
+        names += ["ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
+    names += [f"{p}:..." for p in sorted(_PREFIXES)]
+    return names
+
+
+def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
+    """The agent called ``name`` for ``game`` (``"take5"`` or ``"five_alive"``), seeded with ``seed``.
+
+    Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones) or bad options.
+    """
+    games.get_game(game)  # validates the game name
+    if not isinstance(name, str) or not name.strip():
+        raise ValueError(f"agent name: expected a non-empty string, got {name!r}")
+    name = name.strip()
+    base, _, rest = name.partition(":")
+    agent: Agent
+    if base == "random" and not rest:
+        agent = RandomAgent(seed)
+    elif base == "ismcts":
+        if game not in ROLLOUTS:
+            raise ValueError(f"agent name: 'ismcts' is not available for {game!r} yet; known: {known_agents(game)}")
+        agent = SearchAgent(seed, game=game, params=SearchParams.parse(rest))
+    elif base in _PREFIXES and rest:
+        agent = _PREFIXES[base](rest, game, seed)
+    elif not rest and name in _heuristics(game):
+        agent = _heuristics(game)[name](seed)
+    else:
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, got {name!r}")
+    agent.name = name
+    return agent

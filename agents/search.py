@@ -1,0 +1,346 @@
+"""The search agent: determinized Monte Carlo search over the reference engines of both games.
+
+Algorithm (one decision of player P, who sees only an ``InformationSet``):
+
+1. Worlds. World j is a determinization drawn through the information set (the game's
+   ``sample_world`` on a canonical copy of the state, the game's seed re-drawn): the cards P cannot
+   see are re-dealt consistently with everything P has observed, and later deals are unknown.
+2. Evaluation. ``value(world j, a)``: play candidate action ``a`` in a clone of world j, then let a
+   cheap rollout policy play every seat (P included) up to the horizon (Take 5: the end of the round;
+   5 Alive: see ``agents.five_alive_support``), and score the outcome for P. Each world also carries
+   its own list of random numbers for the rollout policy, so *every candidate is evaluated on the same
+   worlds with the same randomness* (common random numbers): the difference between two candidates'
+   means is not blurred by the luck of the deal.
+3. Allocation: sequential halving at the root (Karnin, Koren and Somekh 2013). The budget of ``sims``
+   simulations (or ``time`` seconds, converted to simulations from the measured speed of the first
+   world and enforced as a hard deadline) is split into ceil(log2 k) rounds for k legal actions; in
+   each round every surviving action is evaluated on the same new worlds, then the worse half is
+   dropped. The last survivor is played.
+
+Why this and not a full IS-MCTS tree: in Take 5 every player picks a card at the same time and in
+5 Alive the other players' replies depend on hands P cannot see; a tree over P's information sets
+branches on every possible revealed card (dozens of children per node), so at a budget of a few
+hundred simulations per decision it never grows past the root and IS-MCTS degenerates into
+determinized search at the root anyway. Spending the whole budget on the root decision with
+sequential halving (a fixed-budget best-arm identification method with no exploration constant to
+tune) and pairing the candidates on common worlds gets the most out of a small budget; the depth is
+supplied by the rollout policy, a fast heuristic. UCB1 at the root is available too (``alloc=ucb``).
+
+It sees only what P may see: all it receives is the ``InformationSet`` (``observe_engine``); it calls
+nothing on the engine but through it, and worlds are built only by ``InformationSet.sample``. With the
+same seed it makes the same decision in any two engines that differ only in cards P cannot see
+(``sims`` budgets; a ``time`` budget depends on the machine's speed).
+
+Registry names: ``ismcts:sims=200``, ``ismcts:time=0.1``, with optional further ``key=value`` items
+separated by commas: ``alloc`` (halving | ucb), ``c`` (UCB constant, in units of the value range),
+``eps`` (rollout exploration), ``rollout`` (heuristic | random), ``rel`` (weight of the other players'
+outcome in the value, Take 5).
+"""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+import math
+import time as _time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, InformationSet, check_mask
+from agents.take5_heuristics import row_bulls
+from fiveplay_env.take5 import engine as t5eng
+from fiveplay_env.take5.state import ACTION_ROW0, BULL, DRAFT, NUM_CARDS, NUM_ROWS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT
+
+NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
+
+Simulate = Callable[[Any, int, int, list[float], "SearchParams"], float]
+
+
+class SearchParams:
+    """The search agent's options (see the module docstring); validated on construction."""
+
+    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel")
+
+    def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
+                 c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0) -> None:
+        if sims is None and time is None:
+            sims = 200
+        if sims is not None and time is not None:
+            raise ValueError(f"search budget: expected sims or time, not both, got sims={sims!r} and time={time!r}")
+        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1):
+            raise ValueError(f"sims: expected an integer >= 1, got {sims!r}")
+        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float)) or not time > 0):
+            raise ValueError(f"time: expected a number of seconds > 0, got {time!r}")
+        if alloc not in ("halving", "ucb"):
+            raise ValueError(f"alloc: expected 'halving' or 'ucb', got {alloc!r}")
+        if rollout not in ("heuristic", "random"):
+            raise ValueError(f"rollout: expected 'heuristic' or 'random', got {rollout!r}")
+        for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+                raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
+        self.sims = None if sims is None else int(sims)
+        self.time = None if time is None else float(time)
+        self.alloc = alloc
+        self.c = float(c)
+        self.eps = 1.0 if rollout == "random" else float(eps)
+        self.rollout = rollout
+        self.rel = float(rel)
+
+    @classmethod
+    def parse(cls, spec: str) -> "SearchParams":
+        """``"sims=200,eps=0.1"`` -> params (``ValueError`` naming a bad or unknown key)."""
+        kwargs: dict[str, Any] = {}
+        for item in filter(None, (s.strip() for s in spec.split(","))):
+            if "=" not in item:
+                raise ValueError(f"search option: expected 'key=value' with key in {list(cls.KEYS)}, got {item!r}")
+            key, raw = (s.strip() for s in item.split("=", 1))
+            if key not in cls.KEYS:
+                raise ValueError(f"search option: expected a key in {list(cls.KEYS)}, got {key!r}")
+            if key in ("alloc", "rollout"):
+                kwargs[key] = raw
+                continue
+            try:
+                kwargs[key] = int(raw) if key == "sims" else float(raw)
+            except ValueError:
+                raise ValueError(f"{key}: expected a number, got {raw!r}") from None
+        return cls(**kwargs)
+
+    def describe(self) -> str:
+        budget = f"sims={self.sims}" if self.sims is not None else f"time={self.time:g}"
+        return budget
+
+
+class SearchAgent(Agent):
+    """Determinized Monte Carlo search (see the module docstring); needs ``observe_engine``."""
+
+    name = "ismcts"
+    uses_engine = True
+
+    def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None) -> None:
+        super().__init__(seed)
+        if game not in ROLLOUTS:
+            raise ValueError(f"game: expected one of {sorted(ROLLOUTS)} for the search agent, got {game!r}")
+        self.game = game
+        self.params = params or SearchParams()
+        self._simulate = ROLLOUTS[game]
+        self._info: InformationSet | None = None
+        self.last_stats: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._info = None
+
+    def observe_engine(self, engine: Any, player: int) -> None:
+        """Take the information set of ``player`` in ``engine`` for the next ``act``."""
+        self._info = InformationSet(engine, player)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = check_mask(action_mask)
+        if len(legal) == 1:
+            self._info = None
+            return int(legal[0])
+        info = self._info
+        if info is None:
+            raise ValueError(
+                "ismcts: expected observe_engine(engine, player) before act(): a search agent needs its "
+                "information set (see agents.base)"
+            )
+        self._info = None
+        if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
+            raise ValueError("ismcts: the action mask does not match the engine given to observe_engine")
+        actions = [int(a) for a in legal]
+        if self.params.alloc == "ucb":
+            return self._ucb(info, actions)
+        return self._halving(info, actions)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        raise ValueError("ismcts: act_batch is not available: a search agent decides one game at a time "
+                         "(observe_engine, then act)")
+
+    # --- worlds ---------------------------------------------------------------------------------
+    def _new_world(self, info: InformationSet) -> tuple[Any, list[float]]:
+        world = info.sample(self.rng)
+        return world, self.rng.random(NOISE_LEN).tolist()
+
+    def _value(self, world: tuple[Any, list[float]], action: int, player: int) -> float:
+        engine, noise = world
+        return self._simulate(engine.clone(), action, player, noise, self.params)
+
+    # --- allocation: sequential halving over common worlds ----------------------------------------
+    def _halving(self, info: InformationSet, actions: list[int]) -> int:
+        p = self.params
+        player = info.player
+        start = _time.perf_counter()
+        k = len(actions)
+        rounds = max(1, math.ceil(math.log2(k)))
+        sums = dict.fromkeys(actions, 0.0)
+        survivors = actions[:]
+        sims = 0
+        deadline = None
+        budget = p.sims
+        if p.time is not None:
+            deadline = start + p.time
+            world = self._new_world(info)  # one world on every action measures the speed
+            for a in survivors:
+                sums[a] += self._value(world, a, player)
+            sims += k
+            elapsed = max(_time.perf_counter() - start, 1e-6)
+            budget = max(k, int(sims * p.time / elapsed * 0.95))
+        assert budget is not None
+        worlds_done = 1 if p.time is not None else 0
+        for rnd in range(rounds):
+            if len(survivors) == 1:
+                break
+            per_action = max(1, budget // (rounds * len(survivors)))
+            if rnd == 0 and worlds_done:
+                per_action = max(0, per_action - worlds_done)
+            for _ in range(per_action):
+                if deadline is not None and _time.perf_counter() > deadline:
+                    break
+                world = self._new_world(info)
+                for a in survivors:
+                    sums[a] += self._value(world, a, player)
+                sims += len(survivors)
+            # Every survivor has been evaluated on exactly the same worlds: compare sums.
+            survivors.sort(key=lambda a: -sums[a])
+            survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
+            if deadline is not None and _time.perf_counter() > deadline:
+                break
+        best = survivors[0]
+        self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
+        return best
+
+    # --- allocation: UCB1 over common worlds --------------------------------------------------------
+    def _ucb(self, info: InformationSet, actions: list[int]) -> int:
+        p = self.params
+        player = info.player
+        start = _time.perf_counter()
+        deadline = None if p.time is None else start + p.time
+        worlds: list[tuple[Any, list[float]]] = []
+        n = dict.fromkeys(actions, 0)
+        s = dict.fromkeys(actions, 0.0)
+        lo, hi = math.inf, -math.inf
+        total = 0
+        while True:
+            if p.sims is not None and total >= max(p.sims, len(actions)):
+                break
+            if deadline is not None and total >= len(actions) and _time.perf_counter() > deadline:
+                break
+            untried = [a for a in actions if n[a] == 0]
+            if untried:
+                a = untried[0]
+            else:
+                span = (hi - lo) if hi > lo else 1.0
+                logt = math.log(total)
+                a = max(actions, key=lambda b: s[b] / n[b] + p.c * span * math.sqrt(logt / n[b]))
+            j = n[a]
+            if j == len(worlds):  # the j-th pull of any action uses world j: common worlds
+                worlds.append(self._new_world(info))
+            v = self._value(worlds[j], a, player)
+            n[a] += 1
+            s[a] += v
+            lo, hi = min(lo, v), max(hi, v)
+            total += 1
+        best = max(actions, key=lambda b: (n[b], s[b] / max(n[b], 1)))
+        self.last_stats = {"sims": total, "seconds": _time.perf_counter() - start, "actions": len(actions)}
+        return best
+
+
+# --- Take 5 rollouts ------------------------------------------------------------------------------------
+
+def take5_rollout_card(hand: list[int], rows: list[list[int]]) -> int:
+    """The rollout policy's card: no take if avoidable, then the smallest gap (take5-closest, fast)."""
+    ends = sorted([(rows[r][-1], r) for r in range(NUM_ROWS)])
+    end_vals = [e for e, _ in ends]
+    best, best_key = hand[0], (1 << 30)
+    min_bulls = -1
+    for c in hand:
+        i = bisect.bisect_left(end_vals, c)
+        if i == 0:
+            if min_bulls < 0:
+                min_bulls = min(row_bulls(row) for row in rows)
+            key = (min_bulls << 10) + 200
+        else:
+            e, r = ends[i - 1]
+            row = rows[r]
+            key = ((row_bulls(row) << 10) if len(row) == ROW_LIMIT else 0) + (c - e)
+        if key < best_key:
+            best, best_key = c, key
+    return best
+
+
+def _cheapest_row(rows: list[list[int]]) -> int:
+    best, key = 0, 1 << 30
+    for r in range(NUM_ROWS):
+        row = rows[r]
+        k = (row_bulls(row) << 4) + len(row)
+        if k < key:
+            best, key = r, k
+    return best
+
+
+_ROUND_CONFIGS: dict[Any, Any] = {}
+
+
+def _round_config(config: Any) -> Any:
+    """The same rules with ``mode="round"``: the rollout stops at the round's end, and the engine then
+    ends the game instead of dealing a next round nobody will play (a measurable saving)."""
+    cfg = _ROUND_CONFIGS.get(config)
+    if cfg is None:
+        cfg = _ROUND_CONFIGS[config] = dataclasses.replace(config, mode="round")
+    return cfg
+
+
+def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[float],
+                   params: SearchParams) -> float:
+    """Play ``action`` in ``world`` (a determinization), roll out to the end of the round with the
+    rollout policy (epsilon-greedy take5-closest; row choice: the cheapest row), and return
+    ``own gain - rel * mean(other players' gains)`` (gains are minus the bull heads taken)."""
+    cfg = _round_config(world.config)
+    s = world.state
+    n = s.num_players
+    step = t5eng.step
+    gains = [0] * n
+    rw = step(cfg, s, action)
+    if any(rw):
+        for q in range(n):
+            gains[q] += rw[q]
+    r0 = s.round
+    hands: list[list[int]] | None = None
+    eps = params.eps
+    k = 0
+    while s.phase != OVER and s.round == r0:
+        phase = s.phase
+        if phase == PLAY:
+            if hands is None:
+                hands = [np.flatnonzero(s.hands[q, :NUM_CARDS]).tolist() for q in range(n)]
+            q = s.current
+            h = hands[q]
+            u = noise[k % NOISE_LEN]
+            k += 1
+            if u < eps:
+                c = h[int(u / eps * len(h)) if eps > 0 else 0]
+            else:
+                c = take5_rollout_card(h, s.rows)
+            h.remove(c)
+            a = c
+        elif phase == ROW_CHOICE:
+            a = ACTION_ROW0 + _cheapest_row(s.rows)
+        elif phase == DRAFT:
+            pool = np.flatnonzero(s.pool[:NUM_CARDS]).tolist()
+            a = min(pool, key=lambda c: (BULL[c], c))
+        else:  # pragma: no cover
+            break
+        rw = step(cfg, s, a)
+        if any(rw):
+            for q in range(n):
+                gains[q] += rw[q]
+    own = gains[player]
+    if n > 1 and params.rel:
+        others = (sum(gains) - own) / (n - 1)
+        return own - params.rel * others
+    return float(own)
+
+
+ROLLOUTS: dict[str, Simulate] = {"take5": take5_simulate}

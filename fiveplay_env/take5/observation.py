@@ -81,15 +81,24 @@ def encode(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
     return obs
 
 
-_TABLES: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+_GATHER: dict[int, np.ndarray] = {}
 
 
-def _tables(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """(index matrix [n, 2n] gathering relative scores and penalties for each observer, seat one-hots)."""
-    if n not in _TABLES:
-        rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
-        _TABLES[n] = (rel, np.eye(n, dtype=np.float32))
-    return _TABLES[n]
+def _gather(n: int) -> np.ndarray:
+    """Index matrix [n, 3n+4] that turns the absolute vector ``ext`` into each observer's tail.
+
+    ``ext`` = [scores (n), round penalties (n), 0.0, 1.0, phase one-hot (3), tricks]; row p picks the
+    scores and penalties in p-relative seat order, a 1.0 at p's own seat (0.0 elsewhere), then the
+    phase and tricks.
+    """
+    if n not in _GATHER:
+        zero, one = 2 * n, 2 * n + 1
+        _GATHER[n] = np.array([
+            [(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)]
+            + [one if q == p else zero for q in range(n)] + [2 * n + 2, 2 * n + 3, 2 * n + 4, 2 * n + 5]
+            for p in range(n)
+        ])
+    return _GATHER[n]
 
 
 def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
@@ -114,11 +123,10 @@ def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
         pub[ROW_STATS - SEEN:ROW_STATS - SEEN + 12] = stats
     view[:, SEEN:SCORES] = pub
     k = 1.0 / config.end_score
-    rel, eye = _tables(n)
-    absolute = np.array([s * k for s in state.scores] + [r * k for r in state.round_pen], np.float32)
-    view[:, SCORES:SCORES + 2 * n] = absolute[rel]
-    view[:, SCORES + 2 * n:SCORES + 3 * n] = eye
-    view[:, SCORES + 3 * n:] = [float(phase == 0), float(phase == 1), float(phase == 2), state.trick / NUM_TRICKS]
+    ext = np.array([x * k for x in state.scores] + [x * k for x in state.round_pen]
+                   + [0.0, 1.0, float(phase == 0), float(phase == 1), float(phase == 2), state.trick / NUM_TRICKS],
+                   np.float32)
+    view[:, SCORES:] = ext[_gather(n)]
     state.view = view
     return view
 

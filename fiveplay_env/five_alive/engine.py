@@ -141,6 +141,50 @@ def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
     state.phase = PLAY
 
 
+def from_position(
+    config: FiveAliveConfig,
+    hands: list[list[int]],
+    *,
+    current: int = 0,
+    total: int = 0,
+    direction: int = 1,
+    draw: list[int] | None = None,
+    discard: list[int] | None = None,
+    lives: list[int] | None = None,
+    seed: int = 0,
+    counter: int = 2,
+    round: int = 0,
+) -> FiveAliveState:
+    """A position built by hand (rule scenarios, analysis); the deck need not be complete.
+
+    ``hands[p]`` lists p's cards as kinds (an eliminated player: lives 0 and an empty hand);
+    ``draw`` lists the draw pile in the order it will be drawn (first drawn first); ``discard`` lists
+    the discard pile from bottom to top (its last entry is the top card).
+    """
+    n = config.num_players
+    if len(hands) != n:
+        raise ValueError(f"hands: expected {n} hands, got {len(hands)}")
+    lives = list(lives) if lives is not None else [LIVES] * n
+    counts = []
+    for h in hands:
+        c = [0] * NUM_KINDS
+        for k in h:
+            c[k] += 1
+        counts.append(c)
+    disc = [0] * NUM_KINDS
+    for k in discard or []:
+        disc[k] += 1
+    state = FiveAliveState(
+        num_players=n, seed=seeding.normalize_seed(seed), counter=counter, round=round,
+        current=current, direction=direction, total=total, hands=counts, hand_size=[0] * n,
+        held=[0] * n, draw=list(reversed(draw or [])), discard=disc, top=discard[-1] if discard else -1,
+        lives=lives, alive=[v > 0 for v in lives], result=[0] * n, known=[{} for _ in range(n)],
+        draw_cap=[None] * n, free_bust=BUST_BIT if config.allow_voluntary_bust else 0,
+    )
+    refresh(state)
+    return state
+
+
 def refresh_hands(state: FiveAliveState) -> None:
     """Recompute ``hand_size`` and ``held`` from ``hands`` (for code that edits hands directly)."""
     for p, h in enumerate(state.hands):
@@ -669,15 +713,17 @@ def add_known(state: FiveAliveState, q: int, allowed: int, count: int) -> None:
         return
     d = state.known[q]
     if count >= state.hand_size[q]:  # the whole hand: every older fact narrows to the new set
-        new: dict[int, int] = {}
+        new: dict[int, int] = {allowed: count}
         for a, c in d.items():
             b = a & allowed
-            if b and b != allowed:
+            if b:
                 new[b] = max(new.get(b, 0), c)
-        new[allowed] = count
-        state.known[q] = new
     else:
-        d[allowed] = max(d.get(allowed, 0), count)
+        new = d.copy()
+        new[allowed] = max(d.get(allowed, 0), count)
+    # Drop the facts implied by another: "c in A" follows from "c' >= c in B" when B is inside A.
+    state.known[q] = {a: c for a, c in new.items()
+                      if not any(b != a and b & a == b and cb >= c for b, cb in new.items())}
 
 
 def _known_remove(state: FiveAliveState, q: int, k: int) -> None:

@@ -1,0 +1,209 @@
+"""API conformance: pettingzoo.test, configs, errors, wrappers, rendering, episodes, infos."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, render_test, seed_test
+
+from fiveplay_env import GAMES, IllegalActionError, five_alive_v0, make
+from fiveplay_env.five_alive import engine as eng
+from fiveplay_env.five_alive.config import PRESETS, FiveAliveConfig
+from fiveplay_env.five_alive.observation import observation_size, pieces
+from fiveplay_env.five_alive.state import BUST, N5, N6, NUM_ACTIONS
+from fiveplay_env.wrappers import IllegalActionPenalty
+from tests.util import pick
+
+CONFIGS = [
+    dict(num_players=2), dict(num_players=4), dict(num_players=6),
+    dict(num_players=2, variant="sudden_death"), dict(num_players=4, variant="sudden_death"),
+    dict(num_players=6, variant="sudden_death", bomb_zero_optional=True),
+    dict(num_players=4, variant="teams"), dict(num_players=6, variant="teams", bomb_zero_optional=True),
+    dict(num_players=4, bomb_zero_optional=True, allow_voluntary_bust=True, reward="win_loss+lives"),
+]
+IDS = ["-".join(f"{v}" for v in c.values()) for c in CONFIGS]
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
+def test_pettingzoo_api(cfg):
+    api_test(five_alive_v0.env(**cfg), num_cycles=300)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS, ids=IDS)
+def test_pettingzoo_seed(cfg):
+    seed_test(lambda: five_alive_v0.env(**cfg), num_cycles=200)
+
+
+@pytest.mark.parametrize("cfg", CONFIGS[:3] + CONFIGS[4:5] + CONFIGS[6:7], ids=IDS[:3] + IDS[4:5] + IDS[6:7])
+def test_pettingzoo_render(cfg, capsys):
+    render_test(lambda render_mode=None: five_alive_v0.env(render_mode=render_mode, **cfg))
+
+
+def test_metadata_spaces_and_registration():
+    assert five_alive_v0.metadata["name"] == "five_alive_v0"
+    assert five_alive_v0.metadata["is_parallelizable"] is False
+    assert set(five_alive_v0.metadata["render_modes"]) == {"ansi", "human"}
+    assert GAMES["five_alive"] is five_alive_v0
+    env = make("five_alive", num_players=5)
+    assert env.possible_agents == [f"player_{i}" for i in range(5)]
+    assert env.action_space("player_0").n == NUM_ACTIONS == 19
+    assert env.observation_space("player_3")["observation"].shape == (observation_size(5),) == (95,)
+    assert env.observation_space("player_0") is env.observation_space("player_4")  # created once
+    with pytest.raises(ValueError, match="parallel"):
+        make("five_alive", parallel=True)
+    p = pieces(5)
+    assert sum(size for _, size in p.values()) == observation_size(5)
+    assert [off for off, _ in p.values()] == sorted(off for off, _ in p.values())
+
+
+@pytest.mark.parametrize("kwargs, field", [
+    (dict(num_players=1), "num_players"), (dict(num_players=7), "num_players"),
+    (dict(num_players="4"), "num_players"), (dict(variant="solo"), "variant"),
+    (dict(variant="teams", num_players=5), "num_players"), (dict(first_player="seat1"), "first_player"),
+    (dict(allow_voluntary_bust=1), "allow_voluntary_bust"), (dict(bomb_zero_optional="no"), "bomb_zero_optional"),
+    (dict(deck_counts=[8] * 17), "deck_counts"), (dict(deck_counts={"joker": 1}), "deck_counts"),
+    (dict(deck_counts={"n0": -1}), "deck_counts"), (dict(deck_counts=[1] * 18, num_players=2), "deck_counts"),
+    (dict(deck_counts="77"), "deck_counts"), (dict(bomb_last_card_resolves=None), "bomb_last_card_resolves"),
+    (dict(draw_order="all"), "draw_order"), (dict(empty_draw_pile="stop"), "empty_draw_pile"),
+    (dict(new_round_start="random"), "new_round_start"), (dict(new_round_direction="ccw"), "new_round_direction"),
+    (dict(tiebreak_wild_value=22), "tiebreak_wild_value"), (dict(final_tiebreak="random"), "final_tiebreak"),
+    (dict(reward="score"), "reward"), (dict(max_cycles=0), "max_cycles"), (dict(colour="red"), "colour"),
+    (dict(render_mode="rgb_array"), "render_mode"),
+])
+def test_bad_config_values_raise_value_error_naming_the_field(kwargs, field):
+    with pytest.raises(ValueError, match=field):
+        five_alive_v0.env(**kwargs)
+
+
+def test_presets_are_valid_configs():
+    for name, cfg in PRESETS.items():
+        env = five_alive_v0.env(config=cfg)
+        env.reset(seed=1)
+        assert env.config == cfg, name
+    assert FiveAliveConfig(deck_counts={"n7": 2}).deck_size == 78
+
+
+def test_reset_with_seed_is_reproducible():
+    def trajectory(seed):
+        env = five_alive_v0.env(num_players=4, bomb_zero_optional=True)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(0)
+        out = []
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            out.append((agent, obs["observation"].tobytes(), rew, term))
+            env.step(None if term or trunc else pick(obs["action_mask"], rng))
+        return out
+    assert trajectory(12) == trajectory(12)
+    assert trajectory(12) != trajectory(13)
+
+
+def test_illegal_action_raises_and_changes_nothing():
+    env = five_alive_v0.env(num_players=3)
+    env.reset(seed=5)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    before = env.observe(agent)["observation"].copy()
+    with pytest.raises(IllegalActionError, match=agent):
+        env.step(bad)
+    with pytest.raises(IllegalActionError):
+        env.step("a card")
+    assert env.agent_selection == agent
+    assert np.array_equal(env.observe(agent)["observation"], before)
+
+
+def test_penalty_wrapper_ends_the_episode():
+    env = IllegalActionPenalty(five_alive_v0.env(num_players=3), penalty=-5)
+    env.reset(seed=5)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -5 and env.infos[agent]["illegal_action"]["agent"] == agent
+
+
+def test_only_the_acting_agent_has_a_mask():
+    env = five_alive_v0.env(num_players=4)
+    env.reset(seed=2)
+    for a in env.agents:
+        mask = env.observe(a)["action_mask"]
+        assert mask.dtype == np.int8
+        assert (mask.sum() > 0) == (a == env.agent_selection)
+
+
+def test_elimination_terminates_the_player_who_then_leaves_agents():
+    env = five_alive_v0.env(num_players=3, first_player="seat0")
+    env.reset(seed=0)
+    cfg = env.config
+    env.unwrapped.engine.state = eng.from_position(cfg, [[N5, N6], [1, 2], [3, 4]], total=20, lives=[1, 5, 5])
+    env.step(BUST)
+    assert env.agent_selection == "player_0" and env.terminations["player_0"]
+    obs, rew, term, trunc, info = env.last()
+    assert rew == -1 and term and not info["alive"] and info["lives"] == 0
+    assert info["event"]["eliminated"] == [0] and obs["action_mask"].sum() == 0
+    env.step(None)
+    assert env.agents == ["player_1", "player_2"] and env.agent_selection == "player_1"
+    assert not any(env.terminations.values())
+
+
+def test_full_games_returns_and_infos():
+    for cfg in CONFIGS:
+        env = five_alive_v0.env(**cfg)
+        env.reset(seed=3)
+        rng = np.random.default_rng(1)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        last_info = {}
+        for agent in env.agent_iter():
+            obs, rew, term, trunc, info = env.last()
+            returns[agent] += rew
+            last_info[agent] = info
+            env.step(None if term or trunc else pick(obs["action_mask"], rng))
+        state = env.unwrapped.engine.state
+        winners = {f"player_{p}" for p in state.winners}
+        if cfg.get("reward", "win_loss") == "win_loss":
+            assert returns == {a: (1.0 if a in winners else -1.0) for a in env.possible_agents}
+        if cfg.get("variant") == "teams":
+            assert len(winners) == cfg["num_players"] // 2
+        else:
+            assert len(winners) == 1
+        for a, info in last_info.items():
+            if info["alive"] or "winner" in info:  # an eliminated player left before the end
+                assert info["winner"] == (a in winners)
+            assert set(info) >= {"lives", "round", "alive", "event"}
+
+
+def test_max_cycles_truncates_everyone():
+    env = five_alive_v0.env(num_players=4, max_cycles=10)
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+    steps = 0
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        if trunc or term:
+            env.step(None)
+            continue
+        env.step(pick(obs["action_mask"], rng))
+        steps += 1
+    assert steps == 10 and env.agents == []
+
+
+def test_render_ansi_shows_the_table():
+    env = five_alive_v0.env(num_players=4, render_mode="ansi", variant="teams")
+    env.reset(seed=4)
+    state = env.unwrapped.engine.state
+    text = env.render()
+    assert f"T = {state.total}" in text and "clockwise" in text
+    assert f"player_{state.current} to play" in text and "lives" in text and "team" in text
+    assert "hand of player_" in text and "new game" in text
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(pick(env.observe(env.agent_selection)["action_mask"], rng))
+    text = env.render()
+    assert "last: player_" in text
+
+
+def test_human_render_prints(capsys):
+    env = five_alive_v0.env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert "5 Alive" in capsys.readouterr().out

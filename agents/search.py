@@ -344,3 +344,10 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
 
 
 ROLLOUTS: dict[str, Simulate] = {"take5": take5_simulate}
+"""Per game: ``simulate(world, action, player, noise, params) -> value for player``."""
+try:  # 5 Alive joins when its engine is importable
+    from agents.five_alive_support import five_alive_simulate
+
+    ROLLOUTS["five_alive"] = five_alive_simulate
+except ImportError:  # pragma: no cover
+    pass

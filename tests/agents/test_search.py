@@ -1,0 +1,126 @@
+"""The search agent sees only what its player may see, keeps its budget, and finds obvious moves."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+
+from agents import games
+from agents.registry import make_agent
+from agents.search import SearchParams
+from fiveplay_env.five_alive import engine as faeng
+from fiveplay_env.take5 import engine as t5eng
+from fiveplay_env.take5.config import Take5Config
+
+
+def _positions(game_name: str, config: object, count: int, seed: int) -> list[tuple[object, int]]:
+    """(engine, acting player) pairs with a real choice, from random play."""
+    game = games.get_game(game_name)
+    rng = np.random.default_rng(seed)
+    out = []
+    g = 0
+    while len(out) < count:
+        engine = game.new_engine(config, seed * 1000 + g)
+        g += 1
+        while not engine.is_over and len(out) < count:
+            mask = engine.legal_mask()
+            legal = np.flatnonzero(mask)
+            drafting = game_name == "take5" and engine.state.phase == t5eng.DRAFT  # nothing hidden then
+            if len(legal) > 1 and not drafting and rng.random() < 0.15:
+                out.append((engine.clone(), engine.current_player))
+            engine.step(int(legal[rng.integers(len(legal))]))
+    return out
+
+
+def _other_world(game_name: str, engine: object, player: int, rng: np.random.Generator) -> object:
+    """The same position with every card ``player`` cannot see re-dealt and another game seed."""
+    if game_name == "take5":
+        state = t5eng.sample_world(engine.config, engine.state, player, rng)
+        state.seed = int(rng.integers(2**63))
+        return t5eng.Take5Engine(engine.config, state=state)
+    state = faeng.sample_world(engine.state, player, rng)
+    return faeng.FiveAliveEngine(engine.config, state=state)
+
+
+def _decide(agent_name: str, game_name: str, engine: object, player: int, seed: int) -> int:
+    game = games.get_game(game_name)
+    agent = make_agent(agent_name, game_name, seed=seed)
+    agent.observe_engine(engine, player)
+    return agent.act(game.observe(engine, player), engine.legal_mask())
+
+
+CONFIGS = [
+    ("take5", Take5Config(mode="round")),
+    ("take5", Take5Config(professional=True, draft=True, mode="round", num_players=3)),
+    ("five_alive", games.get_game("five_alive").make_config({"num_players": 4})),
+    ("five_alive", games.get_game("five_alive").make_config({"num_players": 4, "bomb_zero_optional": True})),
+]
+
+
+@pytest.mark.parametrize("game_name,config", CONFIGS, ids=["take5", "take5-draft", "five_alive", "five_alive-bombchoice"])
+def test_search_never_reads_hidden_state(game_name: str, config: object) -> None:
+    """Two worlds differing only in cards the player cannot see: same agent seed, same decision."""
+    game = games.get_game(game_name)
+    differed = 0
+    for i, (engine, player) in enumerate(_positions(game_name, config, 12, seed=5)):
+        rng = np.random.default_rng(i)
+        other = _other_world(game_name, engine, player, rng)
+        assert np.array_equal(game.observe(other, player), game.observe(engine, player))
+        assert np.array_equal(other.legal_mask(), engine.legal_mask())
+        if game_name == "take5":
+            differed += not np.array_equal(other.state.hands, engine.state.hands) or other.state.pending != engine.state.pending
+        else:
+            differed += other.state.hands != engine.state.hands or other.state.draw != engine.state.draw
+        # The determinizations themselves are identical, not only the decision.
+        from agents.base import InformationSet
+
+        wa = InformationSet(engine, player).sample(np.random.default_rng(99)).state
+        wb = InformationSet(other, player).sample(np.random.default_rng(99)).state
+        if game_name == "take5":
+            assert np.array_equal(wa.hands, wb.hands) and wa.set_aside == wb.set_aside and wa.pending == wb.pending
+        else:
+            assert wa.hands == wb.hands and wa.draw == wb.draw
+        assert wa.seed == wb.seed
+        for name in ("ismcts:sims=40", "ismcts:sims=40,alloc=ucb"):
+            assert _decide(name, game_name, engine, player, seed=i) == _decide(name, game_name, other, player, seed=i)
+    # The worlds really differed in hidden cards (after a draft only this trick's choices are hidden).
+    assert differed >= (4 if getattr(config, "draft", False) else 8)
+
+
+def test_search_state_is_not_touched() -> None:
+    game = games.get_game("take5")
+    engine, player = _positions("take5", Take5Config(), 1, seed=2)[0]
+    before = engine.state.clone()
+    _decide("ismcts:sims=50", "take5", engine, player, seed=0)
+    assert np.array_equal(before.hands, engine.state.hands) and before.rows == engine.state.rows
+    assert before.counter == engine.state.counter and before.pending == engine.state.pending
+    assert game.observe(engine, player).shape == (860,)
+
+
+def test_time_budget_is_kept() -> None:
+    for game_name, config in (CONFIGS[0], CONFIGS[2]):
+        for engine, player in _positions(game_name, config, 3, seed=7):
+            t0 = time.perf_counter()
+            _decide("ismcts:time=0.03", game_name, engine, player, seed=1)
+            assert time.perf_counter() - t0 < 0.03 * 3 + 0.05
+
+
+def test_search_takes_an_obvious_win_of_points() -> None:
+    """A card that would be the 6th card of a 7-bull-head row (55 on it) is avoided; a free one is played."""
+    cfg = Take5Config(num_players=2, mode="round")
+    # Row 0 has 5 cards including 55 (7 heads): 40 41 42 43 55 -> playing 60 takes 11+ heads.
+    state = t5eng.from_position(cfg, hands=[[60, 90], [20, 21]], rows=[[40, 41, 42, 43, 55], [70], [80], [85]])
+    engine = t5eng.Take5Engine(cfg, state=state)
+    assert _decide("ismcts:sims=60", "take5", engine, 0, seed=0) == 89  # card 90 (id 89)
+
+
+def test_params_validation() -> None:
+    assert SearchParams().sims == 200
+    assert SearchParams.parse("time=0.1").time == 0.1
+    with pytest.raises(ValueError, match="alloc"):
+        SearchParams(alloc="mcts")
+    with pytest.raises(ValueError, match="eps"):
+        SearchParams(eps=2.0)
+    with pytest.raises(ValueError, match="time"):
+        SearchParams(time=-1.0)

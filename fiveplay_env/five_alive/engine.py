@@ -751,8 +751,9 @@ def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -
         pile; after a Re-Deal it holds none of the cards ``player`` gave away beyond what was hidden.
     Not conditioned on (an approximation): which kinds a player drew from a draw pile of known
     composition, and facts about hands from before a Re-Deal. Within these constraints the hidden
-    cards are shuffled with ``rng`` (not uniform over all consistent worlds when facts exist); if 32
-    random tries fail to satisfy them all, the true draw pile's composition is kept (re-ordered).
+    cards are shuffled with ``rng`` and dealt greedily (the draw pile first, then the hands' constrained
+    slots, tightest first, then the rest); this always succeeds, but is not exactly uniform over the
+    consistent worlds when facts or caps apply.
     The copy also gets a fresh seed from ``rng``, so its future shuffles are not the real ones.
     """
     world = state.clone()
@@ -768,35 +769,32 @@ def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -
     d = len(state.draw)
     cap = state.draw_cap[player]
     groups = _groups(state, others)
+    # The draw pile may take a card only while every fact can still be met by what is left: for each
+    # fact set S, the cards of S left for the hands must cover the slots demanded inside S (Hall's
+    # condition, which suffices for a laminar family). These upper bounds (and the caps) are laminar,
+    # so the feasible draw piles form a polymatroid: one greedy pass in random order always fills it.
+    sets = {a for _, _, a, _ in groups}
+    slack = {}
+    for a in sets:
+        inside = sum(s for _, _, b, s in groups if b & a == b)
+        slack[a] = sum(pool[k] for k in range(NUM_KINDS) if (a >> k) & 1) - inside
+    containing = [[a for a in sets if (a >> k) & 1] for k in range(NUM_KINDS)]
     cards = _expand(pool)
-    result = None
-    for _ in range(32):
-        rng.shuffle(cards)
-        if cap is None:
-            draw, rest = cards[:d], cards[d:]
+    rng.shuffle(cards)
+    draw: list[int] = []
+    rest: list[int] = []
+    taken = [0] * NUM_KINDS
+    for k in cards:
+        if len(draw) < d and (cap is None or taken[k] < cap[k]) and all(slack[a] > 0 for a in containing[k]):
+            draw.append(k)
+            taken[k] += 1
+            for a in containing[k]:
+                slack[a] -= 1
         else:
-            taken = [0] * NUM_KINDS
-            draw, rest = [], []
-            for k in cards:
-                if len(draw) < d and taken[k] < cap[k]:
-                    taken[k] += 1
-                    draw.append(k)
-                else:
-                    rest.append(k)
-            if len(draw) < d:
-                continue
-        result = _fill_hands(state, others, groups, rest)
-        if result is not None:
-            break
-    if result is None:  # fall back on the true draw pile's composition, which always fits
-        draw = state.draw[:]
-        rng.shuffle(draw)
-        true_draw = state.draw_counts()
-        rest = _expand([pool[k] - true_draw[k] for k in range(NUM_KINDS)])
-        rng.shuffle(rest)
-        result = _fill_hands(state, others, groups, rest)
-        if result is None:  # pragma: no cover - the true hands satisfy every recorded fact
-            raise RuntimeError("sample_world: inconsistent public knowledge")
+            rest.append(k)
+    result = _fill_hands(state, others, groups, rest) if len(draw) == d else None
+    if result is None:  # pragma: no cover - the true hidden cards satisfy every recorded fact
+        raise RuntimeError("sample_world: the recorded public knowledge is inconsistent")
     world.draw = list(draw)
     for q in others:
         world.hands[q] = result[q]
@@ -804,7 +802,7 @@ def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -
     return world
 
 
-def _groups(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int]]:
+def _groups(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int, int]]:
     """The recorded facts as disjoint slot demands (popcount, q, allowed, slots), tightest first."""
     groups = []
     for q in others:

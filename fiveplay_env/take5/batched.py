@@ -4,51 +4,58 @@ It plays exactly the games of the reference engine (``fiveplay_env.take5.engine`
 order, the same seeded deals, the same rewards and observations, checked step by step by
 ``tests/take5/test_batched.py``. It shares only the config, the constants of ``state.py`` and the
 counter-based randomness of ``core.seeding`` with the reference; the rule logic is written again, on
-arrays, so that the two implementations check each other (DESIGN.md section 2).
+arrays, so that the two implementations check each other (DESIGN.md section 2). There is no Python
+loop over games: the loops run over the cards of one trick, the 4 rows or the comparators of a
+sorting network, each step a few numpy operations on all the games concerned.
 
-Shape (Pgx's): after ``reset`` and after every ``step``, for each game ``i`` of the batch
+Interface (Pgx's shape): after ``reset`` and after every ``step``, for each game ``i`` of the batch
 
-| attribute           | dtype, shape     | meaning                                                   |
-|---------------------|------------------|-----------------------------------------------------------|
-| ``current_player``  | int32 [B]        | the seat that acts next in game i (0..n-1; always valid)  |
-| ``legal_action_mask`` | int8 [B, 109]  | that player's legal actions (the reference's ``legal_mask``; read-only) |
-| ``rewards``         | float32 [B, n]   | every player's reward for the last step: minus bull heads taken |
-| ``terminated``      | bool [B]         | game i ended at the last step (and was replaced, see below) |
-| ``observe()``       | float32 [B, 848+3n] | the acting player's observation, identical to ``observation.observe`` |
-| ``scores``, ``round_penalty`` | int32 [B, n] | as ``Take5State.scores`` / ``round_pen``           |
-| ``seeds``           | uint64 [B]       | the seed of the game now in each slot                     |
+| attribute             | dtype, shape        | meaning                                                   |
+|-----------------------|---------------------|-----------------------------------------------------------|
+| ``current_player``    | int32 [B]           | the seat that acts next in game i (0..n-1, always valid)  |
+| ``legal_action_mask`` | int8 [B, 109]       | that seat's legal actions (= the reference's ``legal_mask``); read-only |
+| ``rewards``           | float32 [B, n]      | every player's reward for the last step: minus the bull heads taken |
+| ``terminated``        | bool [B]            | game i ended at the last step (and was replaced, see Autoreset) |
+| ``final_scores``      | int32 [B, n]        | the final scores of the games that ended at the last step (rows where ``terminated``) |
+| ``observe()``         | float32 [B, 848+3n] | the acting seat's observation, equal to ``observation.observe`` |
+| ``scores``, ``round_penalty`` | int32 [B, n] | the reference's ``scores`` and ``round_pen``             |
+| ``round``, ``trick``, ``phase`` | [B]       | rounds completed, tricks completed this round, DRAFT/PLAY/ROW_CHOICE |
+| ``seeds``, ``game_index`` | uint64 / int64 [B] | the current game of each slot (see Seeding)            |
 
 Decision order (the reference's AEC order): with ``draft`` each round opens with the draft picks, seat
-order 0..n-1 repeated; each trick players 0..n-1 choose a card in turn; after the last choice the trick
+order 0..n-1 repeated; each trick seats 0..n-1 choose a card in turn; after the last choice the trick
 is revealed and placed in ascending order; a too-low card with ``row_pick="player"`` makes its owner
-choose a row (actions 104..107) as a separate step, then the rest of the trick is placed.
+choose a row (actions 104..107) as a separate step, after which the rest of the trick is placed.
 
 Autoreset: **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``, Pgx's ``auto_reset``). When game i
-ends at a step, that step's ``rewards[i]`` and ``terminated[i] = True`` belong to the finished game,
-its final scores are in ``final_scores[i]``, and slot i already holds a new game: ``current_player``,
-``legal_action_mask`` and ``observe()`` are the new game's. So every slot always has a legal action.
+ends at a step, that step's ``rewards[i]`` and ``terminated[i] = True`` belong to the finished game and
+``final_scores[i]`` holds its final scores, while slot i already holds a new game: ``current_player``,
+``legal_action_mask`` and ``observe()`` are the new game's. Every slot always has a legal action.
 
-Seeding: ``BatchedTake5(config, B, seed)`` starts game ``k`` of slot ``i`` (k = 0, 1, ...) with
-``seeding.derive(seed, i + k * B)``, its *game index* (``game_index``); ``seeds[i]`` is the seed of
-slot i's current game, and ``engine.new_game(config, seeds[i])`` replays it alone with the reference
+Seeding: ``BatchedTake5(config, B, seed)`` starts game ``k`` of slot ``i`` (k = 0, 1, ...) with seed
+``seeding.derive(seed, i + k * B)``; ``i + k * B`` is its ``game_index``. ``seeds[i]`` is the seed of
+slot i's current game and ``engine.new_game(config, seeds[i])`` replays it alone with the reference
 engine (same actions, same game). ``reset(seeds=...)`` may set the first games' seeds explicitly.
+Each deal is ``seeding.batch_permutation(seeds, counters, deck_size)``, row i equal to the reference's
+``seeding.permutation(seed, counter, deck_size)``, with the counter advanced once per deal as there.
 
-State layout (one row per game; W = 105 columns per card table, the last one a scratch column):
+State (struct of arrays: per-row and per-seat fields are feature-major, ``[k, B]``, so that the games
+of a subset are gathered with cheap one-dimensional indexing; W = 109):
 
-| array      | dtype, shape      | meaning                                                          |
-|------------|-------------------|------------------------------------------------------------------|
-| ``loc``    | int8 [B, 105]     | where each card is: 0..n-1 hand of that seat, PENDING (chosen, unrevealed), QUEUE (revealed, awaiting a row choice), ROW0..ROW0+3, TAKEN, POOL (draft), ASIDE (set aside), OUT (not in play); column 104 is scratch |
-| ``rows``   | int8 [B, 4, 5]    | row cards in placement order; unused slots hold 104 (the scratch column) |
-| ``row_end``, ``row_len``, ``row_bull`` | int8 [B, 4] | last card (-1 in the draft), length (0 in the draft), bull heads |
-| ``pending``| int8 [B, n]       | the card each seat chose this trick (meaningful for seats < current and during a row choice) |
-| ``scores``, ``round_pen`` | int32 / int16 [B, n] | as in ``Take5State``                            |
-| ``phase``, ``current``, ``trick`` | int8 [B] | as in ``Take5State``                                      |
-| ``round``, ``counter``, ``picks`` | int32 / int32 / int16 [B] | rounds completed, random events used, draft picks made this round |
-| ``seeds``, ``game_index`` | uint64 / int64 [B] | see Seeding                                           |
+| array        | dtype, shape    | meaning                                                            |
+|--------------|-----------------|--------------------------------------------------------------------|
+| ``loc``      | int8 [B, 109]   | columns 0..103: where card id is: 0..n-1 in that seat's hand, PENDING (chosen, unrevealed), QUEUE (revealed, waiting for a row choice), SEEN (in a row or a penalty pile), POOL (draft), ASIDE, OUT (not in play); columns 104..107 hold ROWPICK and 108 OUT, so the legal mask is ``loc == target`` in one operation |
+| ``rows``     | int8 [4, 5, B]  | row r's cards in placement order; slots at or beyond the length are stale |
+| ``ekey``     | int16 [4, B]    | 8 * last card + r + 1 (0 while the rows are empty, in the draft)   |
+| ``rlen``, ``rbull`` | int8 [4, B] | row length (0 in the draft) and bull heads                     |
+| ``pending``  | int8 [n, B]     | the card each seat chose this trick (valid for seats < current, and during a row choice) |
+| ``sp``       | int32 [2n, B]   | scores (rows 0..n-1) and round penalties (rows n..2n-1)            |
+| ``phase``, ``cur``, ``trick`` | int8 [B] | as in ``Take5State``                                     |
+| ``round``, ``counter``, ``picks`` | int32, int32, int16 [B] | rounds completed, deals made, draft picks this round |
+| ``seeds``, ``game_index`` | uint64, int64 [B] | see Seeding                                             |
 
-``seen`` (cards revealed this round) is exactly ``QUEUE <= loc <= TAKEN``, so it needs no array of its own.
-``bytes_per_game()`` reports the memory this takes (about 230 bytes at 4 players, plus the cached
-109-byte mask).
+The observation's ``seen`` is ``loc in (QUEUE, SEEN)``; the row a card lies in is read from ``rows``.
+``bytes_per_game()`` reports the memory (about 200 bytes at 4 players, plus the 109-byte cached mask).
 """
 from __future__ import annotations
 
@@ -59,42 +66,68 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.config import check_int
+from fiveplay_env.core.config import check_int, from_kwargs
 from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.take5.config import Take5Config
-from fiveplay_env.take5.observation import observation_size
+from fiveplay_env.take5.observation import ROW_STATS, ROWS, SCORES, observation_size
 from fiveplay_env.take5.state import (
     ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, PLAY,
     ROW_CHOICE, ROW_LIMIT,
 )
 
-# Card location codes in ``loc`` (hands are the seat numbers 0..9). QUEUE..TAKEN are contiguous: they
-# are exactly the cards a player has seen this round, so the observation's ``seen`` is one range test.
-PENDING, QUEUE, ROW0, TAKEN, POOL, ASIDE, OUT = 10, 11, 12, 16, 17, 18, 19
-SCRATCH = NUM_CARDS  # column 104 of ``loc``: where the unused row slots point, so scatters need no mask
-W = NUM_CARDS + 1
-_NO_CARD = -100  # a mask target no location code equals (used for row-choice games)
+# Location codes of ``loc`` (hands are the seat numbers 0..9). QUEUE and SEEN are adjacent: together
+# they are the cards a player has seen this round, so the observation's ``seen`` is one range test.
+PENDING, QUEUE, SEEN, POOL, ASIDE, OUT, ROWPICK = 10, 11, 12, 13, 14, 15, 16
 
-_BULL8 = BULLHEADS.astype(np.int8)
 _BULL16 = BULLHEADS.astype(np.int16)
-_ROW_CODES = np.arange(ROW0, ROW0 + NUM_ROWS, dtype=np.int8)
+_R = np.arange(NUM_ROWS, dtype=np.int16)
+# Row statistics of the observation by table, each entry computed as the reference computes it
+# (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
+_END_F = np.array([0.0] + [((e - 1) // 8 + 1) / 104.0 for e in range(1, 8 * NUM_CARDS)], np.float32)
+_LEN_F = np.array([x / 5.0 for x in range(ROW_LIMIT + 1)], np.float32)
+_BULL_F = np.array([x / 10.0 for x in range(64)], np.float32)
+
+
+def sorting_network(n: int) -> list[tuple[int, int]]:
+    """Comparators (i, j), i < j, of Batcher's odd-even merge sort for ``n`` keys: applying
+    ``(x[i], x[j]) = (min, max)`` in order sorts any ``n`` keys (the network for the next power of
+    two, without the comparators that touch the missing keys, which would sit at the top)."""
+    size = 1
+    while size < n:
+        size *= 2
+    comps: list[tuple[int, int]] = []
+
+    def merge(lo: int, hi: int, r: int) -> None:
+        step = r * 2
+        if step < hi - lo:
+            merge(lo, hi, step)
+            merge(lo + r, hi, step)
+            comps.extend((i, i + r) for i in range(lo + r, hi - r, step))
+        else:
+            comps.append((lo, lo + r))
+
+    def sort(lo: int, hi: int) -> None:
+        if hi - lo >= 1:
+            mid = lo + (hi - lo) // 2
+            sort(lo, mid)
+            sort(mid + 1, hi)
+            merge(lo, hi, 1)
+
+    sort(0, size - 1)
+    return [(i, j) for i, j in comps if j < n]
 
 
 def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
     """uint64 [m]: ``seeding.derive(base, index[j])`` for every j (the same formula, vectorised)."""
     idx = np.asarray(index, dtype=np.uint64)
-    base_arr = np.full(idx.shape, base, dtype=np.uint64)
-    return seeding.keys(base_arr, np.uint64(2**63) + idx, 1)[..., 0]
+    return seeding.keys(np.full(idx.shape, base, dtype=np.uint64), np.uint64(2**63) + idx, 1)[..., 0]
 
 
 class BatchedTake5:
     """``batch_size`` Take 5 games under one ``Take5Config``, stepped together.
 
-    ``step(actions)`` takes one action per game (int [B]) for each game's ``current_player`` and
-    applies all of them; it raises ``ValueError`` for a wrong shape or dtype and
-    ``IllegalActionError`` (naming the first offending game index) for an illegal action, in both
-    cases before anything changes. See the module docstring for the attributes, the autoreset mode
-    and the seeding.
+    ``step(actions)`` takes one action per game (integers, shape [B]) for each game's
+    ``current_player``. See the module docstring for the attributes, autoreset and seeding.
     """
 
     def __init__(self, config: Take5Config, batch_size: int, seed: int | None = 0) -> None:
@@ -109,26 +142,27 @@ class BatchedTake5:
         self._k = config.num_rounds
         self._player_rows = config.row_pick == "player"
         self._draft = config.draft
+        self._net = sorting_network(n)
         self._arange = np.arange(B)
-        self._seat_range = np.arange(n, dtype=np.int16)
-        # The deal: perm[j] goes to seat j // 10 for j < 10n, then starts row j - 10n, then is set aside.
+        self._seats8 = np.arange(n, dtype=np.int8)
+        self._seats16 = np.arange(n, dtype=np.int16)[:, None]
+        # the deal: perm[j] goes to seat j // 10 for j < 10n, then starts row j - 10n, then is set aside
         codes = np.full(self._deck, ASIDE, np.int8)
-        codes[:HAND_SIZE * n] = np.repeat(np.arange(n, dtype=np.int8), HAND_SIZE)
-        codes[HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS] = _ROW_CODES
+        codes[:HAND_SIZE * n] = np.repeat(self._seats8, HAND_SIZE)
+        codes[HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS] = SEEN
         self._deal_codes = codes
-        blank = np.full(W, OUT, np.int8)
+        blank = np.full(NUM_ACTIONS, OUT, np.int8)
         blank[:self._deck] = POOL if self._draft else ASIDE
-        blank[SCRATCH] = OUT
+        blank[ACTION_ROW0:ACTION_ROW0 + NUM_ROWS] = ROWPICK
         self._blank_loc = blank
-        # state
-        self._loc = np.zeros((B, W), np.int8)
-        self._rows = np.full((B, NUM_ROWS, ROW_LIMIT), SCRATCH, np.int8)
-        self._row_end = np.zeros((B, NUM_ROWS), np.int8)
-        self._row_len = np.zeros((B, NUM_ROWS), np.int8)
-        self._row_bull = np.zeros((B, NUM_ROWS), np.int8)
-        self._pending = np.full((B, n), -1, np.int8)
-        self._scores = np.zeros((B, n), np.int32)
-        self._round_pen = np.zeros((B, n), np.int16)
+        # state (see the module docstring)
+        self._loc = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._rows = np.zeros((NUM_ROWS, ROW_LIMIT, B), np.int8)
+        self._ekey = np.zeros((NUM_ROWS, B), np.int16)
+        self._rlen = np.zeros((NUM_ROWS, B), np.int8)
+        self._rbull = np.zeros((NUM_ROWS, B), np.int8)
+        self._pending = np.full((n, B), -1, np.int8)
+        self._sp = np.zeros((2 * n, B), np.int32)
         self._phase = np.zeros(B, np.int8)
         self._cur = np.zeros(B, np.int8)
         self._trick = np.zeros(B, np.int8)
@@ -137,28 +171,38 @@ class BatchedTake5:
         self._picks = np.zeros(B, np.int16)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
-        # flat views (the arrays are contiguous): scatter/gather by flat index is the cheapest fancy indexing
+        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
         self._loc_f = self._loc.reshape(-1)
         self._rows_f = self._rows.reshape(-1)
-        self._end_f = self._row_end.reshape(-1)
-        self._len_f = self._row_len.reshape(-1)
-        self._bull_f = self._row_bull.reshape(-1)
         self._pending_f = self._pending.reshape(-1)
-        self._pen_f = self._round_pen.reshape(-1)
-        # outputs of the last step
-        self._rew = np.zeros((B, n), np.int16)
+        self._sp_f = self._sp.reshape(-1)
+        # step outputs; the penalties of the step are summed per seat in ``_pen`` [n, B]
+        self._pen = np.zeros((n, B), np.int16)
+        self._pen_f = self._pen.reshape(-1)
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
         self.final_scores: np.ndarray = np.zeros((B, n), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        # observation tables: relative seats and the seat / phase / trick tail, by table lookup
+        rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
+        self._rel_rows = rel * B  # flat row offsets into ``sp`` for each observer seat
+        tail = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.float32)
+        for p in range(n):
+            for ph in range(3):
+                for t in range(NUM_TRICKS + 1):
+                    tail[p, ph, t, p] = 1.0
+                    tail[p, ph, t, n + ph] = 1.0
+                    tail[p, ph, t, n + 3] = t / NUM_TRICKS
+        self._tail = tail.reshape(-1, n + 4)
+        self._obs_rowbase: np.ndarray | None = None
         self.reset(seed)
 
     # ------------------------------------------------------------------ public API
 
     def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
-        """Start B new games. ``seed``: the run's base seed (None: fresh entropy); slot i's k-th game is
-        seeded ``derive(seed, i + k*B)``. ``seeds``: optional explicit seeds for the first games (uint64-
-        representable ints, length B); later games of each slot still derive from ``seed``."""
+        """Start B new games. ``seed``: the run's base seed (None: fresh OS entropy); slot i's k-th game
+        is seeded ``derive(seed, i + k*B)``. ``seeds``: optional explicit seeds (ints in 0..2**64-1,
+        one per slot) for the first games; later games of each slot still derive from ``seed``."""
         B = self.batch_size
         self.base_seed = seeding.normalize_seed(seed)
         self._game_index[:] = self._arange
@@ -182,7 +226,7 @@ class BatchedTake5:
 
     @property
     def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, 109] (read-only; a new array after every step): the acting player's legal actions."""
+        """int8 [B, 109], read-only, a new array after every step: the acting seat's legal actions."""
         return self._mask
 
     @property
@@ -192,18 +236,18 @@ class BatchedTake5:
 
     @property
     def game_index(self) -> np.ndarray:
-        """int64 [B]: each slot's current game is game ``game_index[i]`` of the run (seed ``derive(base_seed, .)``)."""
+        """int64 [B]: slot i holds game ``game_index[i]`` of the run (its seed: ``derive(base_seed, .)``)."""
         return self._game_index.copy()
 
     @property
     def scores(self) -> np.ndarray:
         """int32 [B, n]: penalty points of the rounds completed (the reference's ``scores``)."""
-        return self._scores.copy()
+        return np.ascontiguousarray(self._sp[:self.num_players].T)
 
     @property
     def round_penalty(self) -> np.ndarray:
         """int32 [B, n]: penalty points taken in the current round (the reference's ``round_pen``)."""
-        return self._round_pen.astype(np.int32)
+        return np.ascontiguousarray(self._sp[self.num_players:].T)
 
     @property
     def round(self) -> np.ndarray:
@@ -224,26 +268,27 @@ class BatchedTake5:
         """int8 [B, n, 109]: ``hands[i, p, c] == 1`` iff seat p of game i holds card c (the reference's ``hands``)."""
         B, n = self.batch_size, self.num_players
         h = np.zeros((B, n, NUM_ACTIONS), np.int8)
-        np.equal(self._loc[:, None, :NUM_CARDS], np.arange(n, dtype=np.int8)[None, :, None], out=h[:, :, :NUM_CARDS])
+        np.equal(self._loc[:, None, :NUM_CARDS], self._seats8[None, :, None], out=h[:, :, :NUM_CARDS])
         return h
 
     def row_lists(self, i: int) -> list[list[int]]:
         """Game i's rows as lists of card ids in placement order (the reference's ``rows``; [] in the draft)."""
         if self._phase[i] == DRAFT:
             return []
-        return [[int(c) for c in self._rows[i, r, :self._row_len[i, r]]] for r in range(NUM_ROWS)]
+        return [[int(c) for c in self._rows[r, :self._rlen[r, i], i]] for r in range(NUM_ROWS)]
 
     def info(self) -> dict[str, np.ndarray]:
-        """Per-game extras: ``scores``, ``round_penalty``, ``round``, ``seed`` of the current games and
-        ``final_scores`` (valid where ``terminated``) of the games that ended at the last step."""
+        """Per-game extras (fresh arrays): ``scores``, ``round_penalty``, ``round`` and ``seed`` of the
+        current games, and ``final_scores`` (rows where ``terminated``) of the games that just ended."""
         return {"scores": self.scores, "round_penalty": self.round_penalty, "round": self.round,
                 "seed": self.seeds, "final_scores": self.final_scores.copy()}
 
     def bytes_per_game(self) -> float:
-        """Memory of the game state per game, in bytes (the cached mask included, outputs excluded)."""
-        arrays = (self._loc, self._rows, self._row_end, self._row_len, self._row_bull, self._pending,
-                  self._scores, self._round_pen, self._phase, self._cur, self._trick, self._round,
-                  self._counter, self._picks, self._seeds, self._game_index, self._mask)
+        """Bytes of game state per game (the cached legal mask included; step outputs and the
+        observation tables excluded)."""
+        arrays = (self._loc, self._rows, self._ekey, self._rlen, self._rbull, self._pending, self._sp,
+                  self._phase, self._cur, self._trick, self._round, self._counter, self._picks,
+                  self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
 
     # ------------------------------------------------------------------ step
@@ -251,33 +296,35 @@ class BatchedTake5:
     def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
         """Apply one action per game; return ``rewards`` (float32 [B, n], every player of every game).
 
-        Also updates ``terminated``, ``final_scores``, ``current_player``, ``legal_action_mask``; finished
-        games are replaced at once (same-step autoreset). Raises ``ValueError`` for actions that are not
-        an integer array of shape [B], ``IllegalActionError`` for an illegal action (state untouched).
+        Also updates ``terminated``, ``final_scores``, ``current_player`` and ``legal_action_mask``;
+        finished games are replaced at once (same-step autoreset). Raises ``ValueError`` if
+        ``actions`` is not an integer array of shape [B], and ``IllegalActionError`` (naming the
+        first game whose action is illegal) if any action is illegal; in both cases nothing changes.
         """
         a = self._check_actions(actions)
-        B, n = self.batch_size, self.num_players
-        rew = self._rew
-        rew.fill(0)
+        B = self.batch_size
+        self._pen.fill(0)
         self.terminated = np.zeros(B, bool)
-        phase = self._phase
         if self._player_rows or self._draft:
-            # the subsets are taken before anything moves: a finished row choice may start a new round
-            # (a draft, in draft mode) and must not be stepped twice
-            play_idx = np.flatnonzero(phase == PLAY)
-            rc = np.flatnonzero(phase == ROW_CHOICE) if self._player_rows else play_idx[:0]
-            dr = np.flatnonzero(phase == DRAFT) if self._draft else play_idx[:0]
-            if play_idx.size:
-                self._play(play_idx, a[play_idx])
+            # Subsets are taken before anything moves: a finished row choice may start a new round
+            # (a draft, in draft mode), which must not be stepped twice.
+            phase = self._phase
+            play = np.flatnonzero(phase == PLAY)
+            rc = np.flatnonzero(phase == ROW_CHOICE) if self._player_rows else play[:0]
+            dr = np.flatnonzero(phase == DRAFT) if self._draft else play[:0]
+            if play.size:
+                self._play(play, a[play])
             if rc.size:
                 self._row_choice(rc, a[rc])
             if dr.size:
                 self._draft_pick(dr, a[dr])
         else:
             self._play(self._arange, a)
-        self.rewards = rew.astype(np.float32)
+        rewards = np.empty((B, self.num_players), np.float32)
+        rewards[...] = (-self._pen).T  # negated as integers: no -0.0
+        self.rewards = rewards
         self._update_mask()
-        return self.rewards
+        return rewards
 
     def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
         B = self.batch_size
@@ -286,114 +333,131 @@ class BatchedTake5:
             raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64, copy=False)
-        inside = (a >= 0) & (a < NUM_ACTIONS)
-        ok = inside.copy()
-        ok[inside] = self._mask.reshape(-1)[self._arange[inside] * NUM_ACTIONS + a[inside]] == 1
+        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
+        if a.min() < 0 or a.max() >= NUM_ACTIONS:
+            bad = (a < 0) | (a >= NUM_ACTIONS)
+            self._illegal(int(np.flatnonzero(bad)[0]), a)
+        ok = self._mask.reshape(-1)[self._arange * NUM_ACTIONS + a]
         if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
-                                     np.flatnonzero(self._mask[i]))
-            err.game_index = i  # type: ignore[attr-defined]
-            raise err
+            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
         return a
 
-    def _play(self, g: np.ndarray, a: np.ndarray) -> None:
-        """Games ``g`` (PLAY phase) choose card ``a``; the games whose last seat chose resolve the trick."""
-        n = self.num_players
-        cur = self._cur[g]
-        self._loc_f[g * W + a] = PENDING
-        self._pending_f[g * n + cur] = a
-        cur += 1
-        done = cur == n
-        cur[done] = 0  # the reference's current after a trick without a row choice (fixed below otherwise)
-        self._cur[g] = cur
-        r = g[done]
-        if r.size:
-            self._reveal(r)
+    def _illegal(self, i: int, a: np.ndarray) -> None:
+        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
+                                 np.flatnonzero(self._mask[i]))
+        err.game_index = i  # type: ignore[attr-defined]
+        raise err
 
-    def _sorted_trick(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """int16 [m, n] cards of the trick of games ``g`` in ascending order, and their owners."""
-        key = self._pending[g].astype(np.int16) * 16 + self._seat_range
-        key.sort(axis=1)
-        return key >> 4, key & 15
+    def _play(self, g: np.ndarray, a: np.ndarray) -> None:
+        """Games ``g`` (card play) choose card ``a``; the games whose last seat chose resolve the trick."""
+        B = self.batch_size
+        cur = self._cur[g]
+        self._loc_f[g * NUM_ACTIONS + a] = PENDING
+        self._pending_f[cur.astype(np.intp) * B + g] = a
+        cur += 1
+        done = cur == self.num_players
+        self._cur[g] = cur
+        if done.any():
+            self._reveal(g[done])
+
+    def _sorted_trick(self, g: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """The trick of games ``g`` in ascending order: per position k, the cards and their owners."""
+        key = self._pending[:, g].astype(np.int16)
+        key <<= 4
+        key += self._seats16  # card * 16 + seat: cards are distinct, so this sorts by card
+        ks = list(key)
+        for i, j in self._net:
+            ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
+        return [k >> 4 for k in ks], [(k & 15).astype(np.intp) for k in ks]
 
     def _reveal(self, g: np.ndarray) -> None:
         """All cards of the trick are revealed; place them, unless the lowest one needs a row choice."""
         cards, owners = self._sorted_trick(g)
-        c0 = cards[:, 0]
-        ends = self._row_end[g]
-        low = (ends > c0[:, None]).all(axis=1)  # no row ends below the lowest card
+        loc_idx = self._pending[:, g] + (g * NUM_ACTIONS)  # [n, m] flat positions of the trick's cards
         if self._player_rows:
+            # too low: no row ends below the lowest card (ekey < 8 * card iff the last card < card)
+            low = (self._ekey[:, g] < cards[0] * 8).sum(axis=0) == 0
             if low.any():
                 q = g[low]
                 self._phase[q] = ROW_CHOICE
-                self._cur[q] = owners[low, 0]
-                self._loc[q[:, None], cards[low]] = QUEUE
+                self._cur[q] = owners[0][low]
+                self._loc_f[loc_idx[:, low]] = QUEUE
                 keep = ~low
-                g, cards, owners = g[keep], cards[keep], owners[keep]
+                g, loc_idx = g[keep], loc_idx[:, keep]
+                cards = [c[keep] for c in cards]
+                owners = [o[keep] for o in owners]
                 if not g.size:
                     return
-            self._place_rest(g, cards, owners, 0, None)
-        else:
-            self._place_rest(g, cards, owners, 0, low if low.any() else None)
+        self._loc_f[loc_idx] = SEEN
+        self._place_trick(g, cards, owners, 0, None)
         self._end_trick(g)
 
     def _row_choice(self, g: np.ndarray, a: np.ndarray) -> None:
-        """The owner of the too-low card takes row ``a - 104``; then the rest of the trick is placed."""
+        """The owner of the too-low card takes row ``a - 104``, then the rest of the trick is placed."""
         cards, owners = self._sorted_trick(g)
-        r = (a - ACTION_ROW0).astype(np.int64)
-        self._place(g, cards[:, 0], owners[:, 0], r, np.ones(g.size, bool))
+        self._loc_f[self._pending[:, g] + (g * NUM_ACTIONS)] = SEEN
         self._phase[g] = PLAY
-        self._place_rest(g, cards, owners, 1, None)
+        self._place_trick(g, cards, owners, 0, a - ACTION_ROW0)
         self._end_trick(g)
 
-    def _place_rest(self, g: np.ndarray, cards: np.ndarray, owners: np.ndarray, k0: int,
-                    low: np.ndarray | None) -> None:
-        """Place trick positions k0..n-1 in order. ``low`` (automatic row pick only): games whose card
-        k0 == 0 is too low and takes the cheapest row. Cards after the lowest are never too low: the
-        lowest card of the trick already ends a row."""
-        n = self.num_players
-        for k in range(k0, n):
-            c = cards[:, k]
-            ends = self._row_end[g]
-            below = np.where(ends < c[:, None], ends, -1)
-            r = below.argmax(axis=1)
-            take = self._len_f[g * NUM_ROWS + r] == ROW_LIMIT
-            if low is not None and k == 0:
-                # fewest bull heads, then fewer cards, then the lowest index (engine.cheapest_row)
-                key = self._row_bull[g].astype(np.int16) * 64 + self._row_len[g] * 8 + np.arange(NUM_ROWS, dtype=np.int16)
-                r = np.where(low, key.argmin(axis=1), r)
-                take |= low
-            self._place(g, c, owners[:, k], r, take)
+    def _place_trick(self, g: np.ndarray, cards: list[np.ndarray], owners: list[np.ndarray], k0: int,
+                     first_row: np.ndarray | None) -> None:
+        """Place the sorted trick of games ``g``, positions k0..n-1, in order.
 
-    def _place(self, g: np.ndarray, c: np.ndarray, owner: np.ndarray, r: np.ndarray, take: np.ndarray) -> None:
-        """Card ``c`` of seat ``owner`` goes on row ``r`` of games ``g``; where ``take``, the owner first
-        takes that row's cards (their bull heads are the owner's penalty) and ``c`` alone becomes the row."""
-        n = self.num_players
-        fr = g * NUM_ROWS + r
-        ln = self._len_f[fr]
-        bull = self._bull_f[fr]
-        if take.any():
-            t = np.flatnonzero(take)
-            gt, frt = g[t], fr[t]
-            pts = bull[t].astype(np.int16)
-            po = gt * n + owner[t]
-            self._pen_f[po] += pts
-            self._rew.reshape(-1)[po] -= pts
-            # the row's cards go to the penalty pile (unused slots point at the scratch column)
-            self._loc[gt[:, None], self._rows.reshape(-1, ROW_LIMIT)[frt]] = TAKEN
-            self._rows.reshape(-1, ROW_LIMIT)[frt, 1:] = SCRATCH
-            ln = np.where(take, 0, ln)
-            bull = np.where(take, 0, bull)
-        self._rows_f[fr * ROW_LIMIT + ln] = c
-        self._len_f[fr] = ln + 1
-        self._bull_f[fr] = bull + _BULL8[c]
-        self._end_f[fr] = c
-        self._loc_f[g * W + c] = ROW0 + r
+        ``first_row``: the row the lowest card takes (a row choice). Otherwise, with the automatic
+        row pick, a too-low lowest card takes the cheapest row. Cards after the lowest are never too
+        low: the lowest card of the trick already ends a row. The rows of ``g`` are worked on as
+        local [4, m] copies and written back once.
+        """
+        B, m = self.batch_size, g.size
+        ekey = self._ekey.take(g, axis=1)  # take: C-contiguous, so the flat views below are views
+        rlen = self._rlen.take(g, axis=1)
+        rbull = self._rbull.take(g, axis=1)
+        ekey_f, rlen_f, rbull_f = ekey.reshape(-1), rlen.reshape(-1), rbull.reshape(-1)
+        local = np.arange(m)
+        for k in range(k0, self.num_players):
+            c = cards[k]
+            c8 = c * 8
+            if k == 0 and first_row is not None:
+                r = first_row
+                take = np.ones(m, bool)
+            else:
+                # the row whose last card is the highest below c: max of ekey over the rows ending below
+                key = ekey * (ekey < c8)
+                best = np.maximum(np.maximum(key[0], key[1]), np.maximum(key[2], key[3]))
+                r = ((best - 1) & 7).astype(np.intp)
+                take = None
+                if k == 0:
+                    low = best == 0
+                    if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
+                        ck = rbull.astype(np.int16) * 64 + rlen * 8 + _R[:, None]
+                        cheap = (np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7).astype(np.intp)
+                        r = np.where(low, cheap, r)
+                        take = low
+            fi = r * m + local
+            ln = rlen_f[fi]
+            full = ln == ROW_LIMIT
+            take = full if take is None else take | full
+            if take.any():
+                t = np.flatnonzero(take)
+                ft = fi[t]
+                gt = g[t]
+                pts = rbull_f[ft].astype(np.int16)
+                po = owners[k][t] * B + gt
+                self._sp_f[po + self.num_players * B] += pts
+                self._pen_f[po] += pts
+                ln[t] = 0
+                rbull_f[ft] = 0
+            self._rows_f[(r * ROW_LIMIT + ln) * B + g] = c
+            rlen_f[fi] = ln + 1
+            rbull_f[fi] += _BULL16[c].astype(np.int8)
+            ekey_f[fi] = c8 + r + 1
+        self._ekey[:, g] = ekey
+        self._rlen[:, g] = rlen
+        self._rbull[:, g] = rbull
 
     def _end_trick(self, g: np.ndarray) -> None:
-        """The trick of games ``g`` is over: next trick (seat 0 leads), or the end of the round."""
+        """The trick of games ``g`` is over: the next trick (seat 0 leads), or the end of the round."""
         t = self._trick[g] + 1
         self._trick[g] = t
         self._cur[g] = 0
@@ -402,18 +466,20 @@ class BatchedTake5:
             self._end_round(ended)
 
     def _end_round(self, g: np.ndarray) -> None:
-        self._scores[g] += self._round_pen[g]
+        n = self.num_players
+        scores = self._sp[:n, g] + self._sp[n:, g]
+        self._sp[:n, g] = scores
         rnd = self._round[g] + 1
         self._round[g] = rnd
         if self._k is not None:
             over = rnd >= self._k
         else:
-            top = self._scores[g].max(axis=1)
+            top = scores.max(axis=0)
             over = top >= self.config.end_score if self.config.end_inclusive else top > self.config.end_score
         if over.any():
             fin = g[over]
             self.terminated[fin] = True
-            self.final_scores[fin] = self._scores[fin]
+            self.final_scores[fin] = scores[:, over].T
             # same-step autoreset: slot i's next game is game i + k*B of the run
             self._game_index[fin] += self.batch_size
             self._seeds[fin] = _derive_batch(self.base_seed, self._game_index[fin])
@@ -427,7 +493,7 @@ class BatchedTake5:
         the rows in ascending order and card play begins with seat 0."""
         n = self.num_players
         p = self._cur[g]
-        self._loc_f[g * W + a] = p
+        self._loc_f[g * NUM_ACTIONS + a] = p
         picks = self._picks[g] + 1
         self._picks[g] = picks
         fin = picks == HAND_SIZE * n
@@ -441,35 +507,33 @@ class BatchedTake5:
     # ------------------------------------------------------------------ new games and rounds
 
     def _new_games(self, g: np.ndarray) -> None:
-        self._scores[g] = 0
+        self._sp[:, g] = 0
         self._round[g] = 0
         self._counter[g] = 0
         self._start_round(g)
 
     def _set_rows(self, g: np.ndarray, starters: np.ndarray) -> None:
-        """Each game of ``g`` gets rows of one card each: ``starters[:, r]`` starts row r."""
-        self._rows[g] = SCRATCH
-        self._rows[g, :, 0] = starters
-        self._row_end[g] = starters
-        self._row_len[g] = 1
-        self._row_bull[g] = _BULL8[starters]
-        self._loc[g[:, None], starters] = _ROW_CODES
+        """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r."""
+        st = starters.T.astype(np.int16)
+        self._rows[:, 0, g] = st
+        self._ekey[:, g] = st * 8 + _R[:, None] + 1
+        self._rlen[:, g] = 1
+        self._rbull[:, g] = _BULL16[st]
+        self._loc[g[:, None], starters] = SEEN
 
     def _start_round(self, g: np.ndarray) -> None:
-        """engine._start_round for games ``g``: one shuffle (counter + 1) and the deal, or the draft."""
+        """``engine._start_round`` for games ``g``: one shuffle (counter + 1) and the deal, or the draft."""
         n = self.num_players
         self._trick[g] = 0
         self._cur[g] = 0
-        self._round_pen[g] = 0
-        self._pending[g] = -1
+        self._sp[n:, g] = 0
         self._loc[g] = self._blank_loc
         if self._draft:
             self._phase[g] = DRAFT
             self._picks[g] = 0
-            self._rows[g] = SCRATCH
-            self._row_end[g] = -1  # so the observation's row statistics are 0 like the reference's empty rows
-            self._row_len[g] = 0
-            self._row_bull[g] = 0
+            self._ekey[:, g] = 0  # empty rows: the observation's row statistics are 0, as the reference's
+            self._rlen[:, g] = 0
+            self._rbull[:, g] = 0
             return
         perm = seeding.batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
@@ -480,32 +544,26 @@ class BatchedTake5:
     # ------------------------------------------------------------------ mask and observation
 
     def _update_mask(self) -> None:
-        """The acting seat's legal actions: its hand (PLAY), the pool (DRAFT) or rows 104..107 (ROW_CHOICE)."""
-        B = self.batch_size
+        """The acting seat's legal actions: its hand (PLAY), the pool (DRAFT) or rows 104..107
+        (ROW_CHOICE): ``loc == target`` with target the seat, POOL or ROWPICK."""
         target = self._cur
         if self._draft or self._player_rows:
             target = target.copy()
             if self._draft:
                 target[self._phase == DRAFT] = POOL
             if self._player_rows:
-                rc = self._phase == ROW_CHOICE
-                target[rc] = _NO_CARD
-        m = np.empty((B, NUM_ACTIONS), np.int8)
-        np.equal(self._loc[:, :NUM_CARDS], target[:, None], out=m[:, :NUM_CARDS])
-        if self._player_rows:
-            m[:, ACTION_ROW0:ACTION_ROW0 + NUM_ROWS] = rc[:, None]
-        else:
-            m[:, ACTION_ROW0:ACTION_ROW0 + NUM_ROWS] = 0
-        m[:, NUM_ACTIONS - 1] = 0
+                target[self._phase == ROW_CHOICE] = ROWPICK
+        m = np.empty((self.batch_size, NUM_ACTIONS), np.int8)
+        np.equal(self._loc, target[:, None], out=m)
         m.setflags(write=False)
         self._mask = m
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 848 + 3n]: each game's acting player's observation, row i equal to
+        """float32 [B, 848 + 3n]: each game's acting seat's observation; row i equals
         ``observation.observe(config, state_i, current_player[i])`` of the reference engine.
 
-        ``out``: an optional float32 [B, 848 + 3n] C-contiguous array to write into (and return), so a
-        training loop can reuse one buffer."""
+        ``out``: an optional C-contiguous float32 [B, 848 + 3n] array to write into and return (a
+        training loop can reuse one buffer); by default a new array."""
         B, n = self.batch_size, self.num_players
         size = self.observation_size
         if out is None:
@@ -519,65 +577,64 @@ class BatchedTake5:
         loc = self._loc[:, :NUM_CARDS]
         cur = self._cur
         np.equal(loc, cur[:, None], out=obs[:, 0:104])  # hand
-        np.less_equal(loc.view(np.uint8) - np.uint8(QUEUE), np.uint8(TAKEN - QUEUE), out=obs[:, 104:208])  # seen
+        np.less_equal(loc.view(np.uint8) - np.uint8(QUEUE), np.uint8(SEEN - QUEUE), out=obs[:, 104:208])  # seen
         if self._player_rows:
-            np.equal(loc, np.int8(QUEUE), out=obs[:, 208:312])  # a trick is queued only during a row choice
+            np.equal(loc, np.int8(QUEUE), out=obs[:, 208:312])  # a trick waits only during a row choice
         else:
             obs[:, 208:312] = 0
         if self._draft:
-            np.equal(loc, np.int8(POOL), out=obs[:, 312:416])  # the pool exists only during the draft
+            np.equal(loc, np.int8(POOL), out=obs[:, 312:416])  # the pool exists only in the draft
         else:
             obs[:, 312:416] = 0
-        rows = obs[:, 416:832].view()
-        rows.shape = (B, NUM_ROWS, NUM_CARDS)  # a view (raises rather than copying)
-        np.equal(loc[:, None, :], _ROW_CODES[None, :, None], out=rows)
-        stats = np.empty((B, NUM_ROWS, 3), np.float64)  # float64 then float32: the reference's rounding
-        stats[:, :, 0] = (self._row_end + 1) / 104.0
-        stats[:, :, 1] = self._row_len / 5.0
-        stats[:, :, 2] = self._row_bull / 10.0
-        obs[:, 832:844] = stats.reshape(B, 12)
-        base = 844
-        k = 1.0 / self.config.end_score
-        seats = cur[:, None].astype(np.int64) + self._seat_range
-        seats %= n
-        flat = self._arange[:, None] * n + seats
-        obs[:, base:base + n] = self._scores.reshape(-1)[flat] * k
-        obs[:, base + n:base + 2 * n] = self._pen_f[flat] * k
-        # seat: one-hot of the observer's absolute seat (the observer is the acting seat)
-        np.equal(self._seat_range[None, :], cur[:, None], out=obs[:, base + 2 * n:base + 3 * n])
-        np.equal(self._phase[:, None], np.arange(3, dtype=np.int8)[None, :], out=obs[:, base + 3 * n:base + 3 * n + 3])
-        obs[:, base + 3 * n + 3] = self._trick / NUM_TRICKS
+        # rows: 1 at 416 + 104 r + card for the cards in row r; a stale slot (at or beyond the row's
+        # length) writes to column 832 instead, which the row statistics overwrite just after
+        obs[:, ROWS:ROW_STATS] = 0
+        if self._obs_rowbase is None:
+            self._obs_rowbase = (self._arange * size)[None, None, :] + (ROWS + NUM_CARDS * _R.astype(np.int64))[:, None, None]
+        idx = self._rows + self._obs_rowbase  # [4, 5, B]
+        stale = np.arange(ROW_LIMIT, dtype=np.int8)[None, :, None] >= self._rlen[:, None, :]
+        np.copyto(idx, (self._arange * size + ROW_STATS)[None, None, :], where=stale)
+        obs.reshape(-1)[idx.reshape(-1)] = 1.0
+        stats = obs[:, ROW_STATS:SCORES].view()
+        stats.shape = (B, NUM_ROWS, 3)  # a view: raises rather than copying
+        stats[:, :, 0] = _END_F[self._ekey].T
+        stats[:, :, 1] = _LEN_F[self._rlen].T
+        stats[:, :, 2] = _BULL_F[self._rbull].T
+        # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
+        flat = self._rel_rows[cur] + self._arange[:, None]
+        obs[:, SCORES:SCORES + 2 * n] = self._sp_f[flat] * (1.0 / self.config.end_score)
+        # seat one-hot, phase one-hot and tricks / 10, by table
+        obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + self._phase) * (NUM_TRICKS + 1) + self._trick]
         return obs
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedTake5:
-    """``BatchedTake5(Take5Config(**config), num_envs, seed)``, rejecting unknown config keys by name
-    (the factory ``fiveplay_env.vector.make_vec("take5", ...)`` uses)."""
-    from fiveplay_env.core.config import from_kwargs
-
+    """``BatchedTake5(Take5Config(**config), num_envs, seed)``; unknown config keys raise ``ValueError``
+    naming the key. The factory ``fiveplay_env.vector.make_vec("take5", ...)`` calls."""
     return BatchedTake5(from_kwargs(Take5Config, config), num_envs, seed)
 
 
 def bench_take5_batched(num_players: int, batch_size: int, with_obs: bool, seconds: float) -> float:
-    """Decisions per second of ``BatchedTake5`` at this size: random legal play, the actions drawn from
-    the mask with ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes every
-    step's observations (into one reused buffer). Runs for about ``seconds`` after one warm-up step."""
+    """Decisions per second of ``BatchedTake5`` (standard rules, ``num_players`` seats, ``batch_size``
+    games): random legal play, the actions drawn from the mask with ``vector.random_actions`` inside
+    the timed loop; ``with_obs`` also encodes every step's observations (into one reused buffer).
+    Runs for about ``seconds`` after a short warm-up; one decision = one game's action in one step."""
     from fiveplay_env.vector import random_actions
 
     env = BatchedTake5(Take5Config(num_players=num_players), batch_size, seed=0)
     rng = np.random.default_rng(0)
     buf = np.empty((batch_size, env.observation_size), np.float32)
-    env.step(random_actions(env.legal_action_mask, rng))
+    for _ in range(3):
+        env.step(random_actions(env.legal_action_mask, rng))
     steps = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds
-    while True:
-        for _ in range(10):
+    now = t0
+    while now < deadline:
+        for _ in range(8):
             env.step(random_actions(env.legal_action_mask, rng))
             if with_obs:
                 env.observe(out=buf)
-        steps += 10
+        steps += 8
         now = time.perf_counter()
-        if now >= deadline:
-            break
     return steps * batch_size / (now - t0)

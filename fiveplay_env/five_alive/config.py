@@ -132,7 +132,7 @@ def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
         unknown = [k for k in value if k not in KIND_KEYS]
         if unknown:
             raise ValueError(f"deck_counts: expected keys among {list(KIND_KEYS)}, got {unknown[0]!r}")
-        counts = [value.get(k, d) for k, d in zip(KIND_KEYS, DEFAULT_DECK)]
+        counts = [value.get(k, d) for k, d in zip(KIND_KEYS, DEFAULT_DECK, strict=True)]
     elif isinstance(value, Sequence) and not isinstance(value, (str, bytes)):
         counts = list(value)
         if len(counts) != NUM_KINDS:

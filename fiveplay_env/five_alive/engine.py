@@ -46,7 +46,7 @@ from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.state import (
     ACTION_NAMES, ANSWER_BITS, BOMB, BOMB_ANSWER, BUST, BUST_BIT, DRAW1, DRAW2, EQ0, EQ10, EQ21, N0,
-    NUM_ACTIONS, NUM_NUMBERS, OVER, PASS, PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, TAB_DIRECTION,
+    NUM_ACTIONS, NUM_NUMBERS, OVER, PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, TAB_DIRECTION,
     TAB_DISCARD, TAB_DRAW, TAB_FIXED, TAB_PHASE, TAB_TOP, TAB_TOTAL, FiveAliveState, build_table,
 )
 
@@ -499,15 +499,15 @@ def _redeal(state: FiveAliveState, p: int) -> None:
     order = turn_order(state, _next(state, p))
     m = len(order)
     hands = state.hands
-    gathered = [sum(c) for c in zip(*(hands[q] for q in order))]
+    gathered = [sum(c) for c in zip(*(hands[q] for q in order), strict=True)]
     # What each survivor learns about the draw pile: it is untouched, so it holds none of the cards
     # the survivor gave away beyond what was hidden from it before (see ``sample_world``).
     drawc = state.draw_counts()
     for o in order:
         ho = hands[o]
-        pool = [g - h + c for g, h, c in zip(gathered, ho, drawc)]
+        pool = [g - h + c for g, h, c in zip(gathered, ho, drawc, strict=True)]
         cap = state.draw_cap[o]
-        state.draw_cap[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool)]
+        state.draw_cap[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool, strict=True)]
     canonical = _expand(gathered)
     perm = seeding.permutation(state.seed, state.counter, len(canonical)).tolist()
     state.counter += 1

@@ -4,23 +4,23 @@ Cards of one kind are identical, so a card is its kind (0..17) and every pile is
 
 Action codec (one space for every decision; ``NUM_ACTIONS`` = 19):
 
-| id | kind / meaning          | legal when (PLAY phase)                         | effect                         |
-|----|-------------------------|-------------------------------------------------|--------------------------------|
-| 0  | number 0                | held                                            | T += 0                         |
-| 1  | number 1                | held and T + 1 <= 21                            | T += 1                         |
-| .. | ...                     | ...                                             | ...                            |
-| 7  | number 7                | held and T + 7 <= 21                            | T += 7                         |
-| 8  | Reverse                 | held                                            | direction flips                |
-| 9  | =21                     | held (also when T is already 21)                | T = 21                         |
-| 10 | Skip                    | held                                            | the next survivor is skipped   |
-| 11 | Pass Me By              | held                                            | none                           |
-| 12 | =0                      | held                                            | T = 0                          |
-| 13 | =10                     | held                                            | T = 10                         |
-| 14 | Draw 1                  | held                                            | every other survivor draws 1   |
-| 15 | Draw 2                  | held                                            | every other survivor draws 2   |
-| 16 | Hand In & Re-Deal       | held                                            | hands re-dealt, T = 0          |
-| 17 | Bomb                    | held                                            | others discard a 0 or lose a life, T = 0 |
-| 18 | BUST                    | no card is playable (any turn with ``allow_voluntary_bust``) | lose a life, T = 0 |
+| id | kind / meaning     | legal when (PLAY phase)                     | effect                                 |
+|----|--------------------|---------------------------------------------|----------------------------------------|
+| 0  | number 0           | held                                        | T += 0                                 |
+| 1  | number 1           | held and T + 1 <= 21                        | T += 1                                 |
+| .. | ...                | ...                                         | ...                                    |
+| 7  | number 7           | held and T + 7 <= 21                        | T += 7                                 |
+| 8  | Reverse            | held                                        | direction flips                        |
+| 9  | =21                | held (also when T is already 21)            | T = 21                                 |
+| 10 | Skip               | held                                        | the next survivor is skipped           |
+| 11 | Pass Me By         | held                                        | none                                   |
+| 12 | =0                 | held                                        | T = 0                                  |
+| 13 | =10                | held                                        | T = 10                                 |
+| 14 | Draw 1             | held                                        | every other survivor draws 1           |
+| 15 | Draw 2             | held                                        | every other survivor draws 2           |
+| 16 | Hand In & Re-Deal  | held                                        | hands re-dealt, T = 0                  |
+| 17 | Bomb               | held                                        | others discard a 0 or lose a life; T=0 |
+| 18 | BUST               | no card playable (always: voluntary bust)   | lose a life, T = 0                     |
 
 Bomb answers (phase BOMB_ANSWER, only with ``bomb_zero_optional=True``): the responder holding a 0 has
 exactly two legal actions, reusing ids: **0** = discard one 0, **18** (BUST) = keep it and lose a life.

@@ -177,7 +177,7 @@ def test_max_cycles_truncates_everyone():
     env.reset(seed=1)
     rng = np.random.default_rng(0)
     steps = 0
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, rew, term, trunc, info = env.last()
         if trunc or term:
             env.step(None)

@@ -53,7 +53,7 @@ def _engine_runner(game: str, n: int, with_obs: bool) -> Callable[[float], tuple
         while time.perf_counter() < end:
             s = new_game(cfg, seed)
             seed += 1
-            while not eng.is_over(s):
+            while s.current >= 0:  # -1 once the game is over (both engines)
                 mask = legal_mask(s)
                 if with_obs:
                     observe(cfg, s, s.current)

@@ -121,11 +121,16 @@ def step(config: Take5Config, state: Take5State, action: int) -> list[int]:
 
     Raises ``IllegalActionError`` (state untouched) if the action is not legal.
     """
-    a = check_action(state, action)
-    n = state.num_players
-    rewards = [0] * n
     phase = state.phase
     p = state.current
+    # Fast path for the common case (a plain int card in the player's hand); anything else is
+    # checked, and rejected with its reason, by check_action.
+    if phase == PLAY and type(action) is int and 0 <= action < NUM_CARDS and state.hands[p, action]:
+        a = action
+    else:
+        a = check_action(state, action)
+    n = state.num_players
+    rewards = [0] * n
     if phase == PLAY:
         state.hands[p, a] = 0
         state.hand_size[p] -= 1

@@ -261,11 +261,13 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
     Raises ``IllegalActionError`` (state untouched) if the action is not legal. Rewards follow
     ``config.reward``: win/loss results as they are decided, and/or -1 per life lost.
     """
-    if type(action) is int and 0 <= action < NUM_ACTIONS and (legal_bits(state) >> action) & 1:
-        a = action
+    p = state.current
+    if state.phase == PLAY and type(action) is int and 0 <= action < NUM_ACTIONS:  # the fast path
+        bits = state.held[p] & PLAYABLE_BITS[state.total]
+        bits = bits | BUST_BIT if bits == 0 else bits | state.free_bust
+        a = action if (bits >> action) & 1 else check_action(state, action)
     else:
         a = check_action(state, action)
-    p = state.current
     state.ev_player = p
     state.ev_action = a
     state.ev_dealer = -1
@@ -396,6 +398,24 @@ def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> Non
     hs = _remove(state, p, k)
     skip = False
     if k < NUM_NUMBERS:
+        if hs:  # the common case, inlined: T += k and the turn passes to the next survivor
+            n = state.num_players
+            tab = state.tab
+            if k:
+                t = state.total
+                tab[TAB_TOTAL + t] = 0.0
+                t += k
+                tab[TAB_TOTAL + t] = 1.0
+                state.total = t
+            d = state.direction
+            alive = state.alive
+            q = (p + d) % n
+            while not alive[q]:
+                q = (q + d) % n
+            tab[TAB_FIXED + p] = 0.0
+            tab[TAB_FIXED + q] = 1.0
+            state.current = q
+            return
         _set_total(state, state.total + k)
     elif k == SKIP:
         skip = True
@@ -502,28 +522,32 @@ def _redeal(state: FiveAliveState, p: int) -> None:
     gathered = [sum(c) for c in zip(*(hands[q] for q in order), strict=True)]
     # What each survivor learns about the draw pile: it is untouched, so it holds none of the cards
     # the survivor gave away beyond what was hidden from it before (see ``sample_world``).
-    drawc = state.draw_counts()
+    hidden = [g + c for g, c in zip(gathered, state.draw_counts(), strict=True)]
+    caps = state.draw_cap
     for o in order:
-        ho = hands[o]
-        pool = [g - h + c for g, h, c in zip(gathered, ho, drawc, strict=True)]
-        cap = state.draw_cap[o]
-        state.draw_cap[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool, strict=True)]
+        pool = [a - b for a, b in zip(hidden, hands[o], strict=True)]
+        cap = caps[o]
+        caps[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool, strict=True)]
     canonical = _expand(gathered)
-    perm = seeding.permutation(state.seed, state.counter, len(canonical)).tolist()
+    size = len(canonical)
+    perm = seeding.permutation(state.seed, state.counter, size).tolist()
     state.counter += 1
     new = [[0] * NUM_KINDS for _ in range(m)]
+    bits = [0] * m
     for i, j in enumerate(perm):
-        new[i % m][canonical[j]] += 1
+        k = canonical[j]
+        new[i % m][k] += 1
+        bits[i % m] |= 1 << k
     tab = state.tab
     base = TAB_FIXED + 3 * n
     for i, q in enumerate(order):
         h = new[i]
         hands[q] = h
-        size = sum(h)
-        state.hand_size[q] = size
-        state.held[q] = _bits_of(h)
+        hs = size // m + (1 if i < size % m else 0)
+        state.hand_size[q] = hs
+        state.held[q] = bits[i]
         tab[base + NUM_KINDS * q:base + NUM_KINDS * (q + 1)] = h
-        tab[TAB_FIXED + 2 * n + q] = size
+        tab[TAB_FIXED + 2 * n + q] = hs
     state.known = [{} for _ in range(n)]
     state.ev_rare = True
 

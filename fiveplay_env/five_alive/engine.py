@@ -27,8 +27,10 @@ increments it), so a batched engine can replay a game from its seed:
 Choices where RULES.md is silent (each a config field unless it has no consistent alternative):
   * Round-end losses in the standard and sudden-death variants are simultaneous, then eliminations
     follow. Bomb losses happen one responder at a time in turn order (RULES: "at once"), so the game can
-    end in the middle of a Bomb. In teams, each player who went out costs the other team one life, in
-    turn order from P; the first team to reach 0 lives loses.
+    end in the middle of a Bomb. In teams the round end costs no life for cards left in hand: each
+    player who went out costs the other team one life, in turn order from P (so when players of both
+    teams go out at once and both teams are on their last life, P's side wins); the first team to
+    reach 0 lives loses at once.
   * Sudden death: survivors are those with lives left; after lives and hand sums, ``final_tiebreak``.
   * An eliminated player's hand goes to the discard pile beneath its top card (the last card played
     stays on top). If the pile has no top card yet (nothing played since the deal), it still has none.

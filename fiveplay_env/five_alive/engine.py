@@ -28,9 +28,9 @@ Choices where RULES.md is silent (each a config field unless it has no consisten
   * Round-end losses in the standard and sudden-death variants are simultaneous, then eliminations
     follow. Bomb losses happen one responder at a time in turn order (RULES: "at once"), so the game can
     end in the middle of a Bomb. In teams the round end costs no life for cards left in hand: each
-    player who went out costs the other team one life, in turn order from P (so when players of both
-    teams go out at once and both teams are on their last life, P's side wins); the first team to
-    reach 0 lives loses at once.
+    player who went out costs the other team one life, in turn order from P (P first if among them, as
+    for the dealer); the first team to reach 0 lives loses at once, so when players of both teams go
+    out together with both teams on their last life, the side of the first of them wins.
   * Sudden death: survivors are those with lives left; after lives and hand sums, ``final_tiebreak``.
   * An eliminated player's hand goes to the discard pile beneath its top card (the last card played
     stays on top). If the pile has no top card yet (nothing played since the deal), it still has none.

@@ -521,3 +521,10 @@ def test_public_facts_from_a_forced_bust_and_a_bomb():
     eng.step(C3, s, BOMB)  # player 2 and player 0 answer with a life: neither holds a 0
     assert s.known[2] == {((1 << 18) - 1) & ~1: 1}
     assert s.known[0] == {sum(1 << v for v in (4, 5, 6, 7)): 2}
+
+
+def test_teams_both_sides_go_out_at_once_on_their_last_lives_first_in_turn_order_wins():
+    s = pos(TEAMS, [[BOMB], [N0], [N0, N1], [N0, N2]], lives=[1, 1, 1, 1])
+    rewards = eng.step(TEAMS, s, BOMB)
+    assert eng.last_event(s)["went_out"] == [0, 1]
+    assert s.phase == OVER and s.winners == [0, 2] and rewards == [1, -1, 1, -1]

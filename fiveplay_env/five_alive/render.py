@@ -35,6 +35,8 @@ def describe_event(state: FiveAliveState) -> str:
         notes.append("went out: " + ", ".join(f"player_{q}" for q in ev["went_out"]) + "; the round ends")
     if ev["dealer"] is not None:
         notes.append(f"player_{ev['dealer']} deals a new round")
+    if state.phase == BOMB_ANSWER:
+        notes.append(f"player_{state.current} must answer the Bomb (discard a 0 or lose a life)")
     if ev["game_over"]:
         notes.append("game over")
     else:

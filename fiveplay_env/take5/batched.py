@@ -79,11 +79,11 @@ from fiveplay_env.take5.state import (
 # they are the cards a player has seen this round, so the observation's ``seen`` is one range test.
 PENDING, QUEUE, SEEN, POOL, ASIDE, OUT, ROWPICK = 10, 11, 12, 13, 14, 15, 16
 
-_BULL16 = BULLHEADS.astype(np.int16)
+_BULL8 = BULLHEADS.astype(np.int8)
 _R = np.arange(NUM_ROWS, dtype=np.int16)
 # Row statistics of the observation by table, each entry computed as the reference computes it
 # (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
-_END_F = np.array([0.0] + [((e - 1) // 8 + 1) / 104.0 for e in range(1, 8 * NUM_CARDS)], np.float32)
+_END_F = np.array([(e + 1) / 104.0 for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
 _LEN_F = np.array([x / 5.0 for x in range(ROW_LIMIT + 1)], np.float32)
 _BULL_F = np.array([x / 10.0 for x in range(64)], np.float32)
 
@@ -115,6 +115,28 @@ def sorting_network(n: int) -> list[tuple[int, int]]:
 
     sort(0, size - 1)
     return [(i, j) for i, j in comps if j < n]
+
+
+def batch_permutation(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.ndarray:
+    """int64 [m, n]: row i equal to ``seeding.batch_permutation(seeds, counters, n)[i]``, about twice as fast.
+
+    ``seeding`` argsorts the n keys of each row. Here each key keeps its top 57 bits and carries its
+    index in the low 7 (n <= 128), and the packed keys are sorted by value, which numpy does several
+    times faster than an argsort. The order is the argsort's wherever the top 57 bits of a row's
+    keys differ; rows where two of them agree (about one deal in 10**13) are argsorted exactly.
+    """
+    if n > 128:
+        return seeding.batch_permutation(seeds, counters, n)
+    k = seeding.keys(seeds, counters, n)
+    k &= np.uint64(~127 & (2**64 - 1))
+    k |= np.arange(n, dtype=np.uint64)
+    k.sort(axis=-1)
+    high = k >> np.uint64(7)
+    tie = (high[:, 1:] == high[:, :-1]).any(axis=1)
+    perm = (k & np.uint64(127)).astype(np.int64)
+    if tie.any():
+        perm[tie] = seeding.batch_permutation(np.asarray(seeds)[tie], np.asarray(counters)[tie], n)
+    return perm
 
 
 def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
@@ -157,8 +179,8 @@ class BatchedTake5:
         self._blank_loc = blank
         # state (see the module docstring)
         self._loc = np.zeros((B, NUM_ACTIONS), np.int8)
-        self._rows = np.zeros((NUM_ROWS, ROW_LIMIT, B), np.int8)
-        self._ekey = np.zeros((NUM_ROWS, B), np.int16)
+        self._rows = np.zeros((NUM_ROWS, B, ROW_LIMIT), np.int8)
+        self._rend = np.full((NUM_ROWS, B), -1, np.int8)
         self._rlen = np.zeros((NUM_ROWS, B), np.int8)
         self._rbull = np.zeros((NUM_ROWS, B), np.int8)
         self._pending = np.full((n, B), -1, np.int8)
@@ -173,7 +195,6 @@ class BatchedTake5:
         self._game_index = np.zeros(B, np.int64)
         # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
         self._loc_f = self._loc.reshape(-1)
-        self._rows_f = self._rows.reshape(-1)
         self._pending_f = self._pending.reshape(-1)
         self._sp_f = self._sp.reshape(-1)
         # step outputs; the penalties of the step are summed per seat in ``_pen`` [n, B]
@@ -183,6 +204,13 @@ class BatchedTake5:
         self.terminated: np.ndarray = np.zeros(B, bool)
         self.final_scores: np.ndarray = np.zeros((B, n), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._mask_f = self._mask.reshape(-1)
+        self._row_offsets = (np.arange(NUM_ROWS) * B)[:, None]
+        self._rend_f = self._rend.reshape(-1)
+        self._rlen_f = self._rlen.reshape(-1)
+        self._rbull_f = self._rbull.reshape(-1)
+        self._arange_a = self._arange * NUM_ACTIONS
+        self._pos_cache: dict[int, np.ndarray] = {}
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
         self._rel_rows = rel * B  # flat row offsets into ``sp`` for each observer seat
@@ -275,7 +303,7 @@ class BatchedTake5:
         """Game i's rows as lists of card ids in placement order (the reference's ``rows``; [] in the draft)."""
         if self._phase[i] == DRAFT:
             return []
-        return [[int(c) for c in self._rows[r, :self._rlen[r, i], i]] for r in range(NUM_ROWS)]
+        return [[int(c) for c in self._rows[r, i, :self._rlen[r, i]]] for r in range(NUM_ROWS)]
 
     def info(self) -> dict[str, np.ndarray]:
         """Per-game extras (fresh arrays): ``scores``, ``round_penalty``, ``round`` and ``seed`` of the
@@ -286,7 +314,7 @@ class BatchedTake5:
     def bytes_per_game(self) -> float:
         """Bytes of game state per game (the cached legal mask included; step outputs and the
         observation tables excluded)."""
-        arrays = (self._loc, self._rows, self._ekey, self._rlen, self._rbull, self._pending, self._sp,
+        arrays = (self._loc, self._rows, self._rend, self._rlen, self._rbull, self._pending, self._sp,
                   self._phase, self._cur, self._trick, self._round, self._counter, self._picks,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
@@ -306,20 +334,24 @@ class BatchedTake5:
         self._pen.fill(0)
         self.terminated = np.zeros(B, bool)
         if self._player_rows or self._draft:
-            # Subsets are taken before anything moves: a finished row choice may start a new round
-            # (a draft, in draft mode), which must not be stepped twice.
+            # The subsets are taken before anything moves: a game must be stepped once only, and a
+            # resolved trick may start a new round (a draft, in draft mode) or a row choice.
             phase = self._phase
             play = np.flatnonzero(phase == PLAY)
-            rc = np.flatnonzero(phase == ROW_CHOICE) if self._player_rows else play[:0]
-            dr = np.flatnonzero(phase == DRAFT) if self._draft else play[:0]
-            if play.size:
-                self._play(play, a[play])
-            if rc.size:
-                self._row_choice(rc, a[rc])
-            if dr.size:
-                self._draft_pick(dr, a[dr])
+            rc = np.flatnonzero(phase == ROW_CHOICE) if self._player_rows else None
+            if self._draft:
+                dr = np.flatnonzero(phase == DRAFT)
+                if dr.size:
+                    self._draft_pick(dr, a[dr])
+            done = self._play(play, a[play]) if play.size else play
+            if rc is not None and rc.size:
+                self._resolve(done, rc, a[rc] - ACTION_ROW0)
+            elif done.size:
+                self._resolve(done, None, None)
         else:
-            self._play(self._arange, a)
+            done = self._play(self._arange, a)
+            if done.size:
+                self._resolve(done, None, None)
         rewards = np.empty((B, self.num_players), np.float32)
         rewards[...] = (-self._pen).T  # negated as integers: no -0.0
         self.rewards = rewards
@@ -334,10 +366,10 @@ class BatchedTake5:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
         a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
-        if a.min() < 0 or a.max() >= NUM_ACTIONS:
-            bad = (a < 0) | (a >= NUM_ACTIONS)
-            self._illegal(int(np.flatnonzero(bad)[0]), a)
-        ok = self._mask.reshape(-1)[self._arange * NUM_ACTIONS + a]
+        inside = a.view(np.uint64) < NUM_ACTIONS  # negative ids wrap to huge unsigned values
+        if not inside.all():
+            self._illegal(int(np.flatnonzero(~inside)[0]), a)
+        ok = self._mask_f[self._arange_a + a]
         if not ok.all():
             self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
         return a
@@ -348,116 +380,130 @@ class BatchedTake5:
         err.game_index = i  # type: ignore[attr-defined]
         raise err
 
-    def _play(self, g: np.ndarray, a: np.ndarray) -> None:
-        """Games ``g`` (card play) choose card ``a``; the games whose last seat chose resolve the trick."""
-        B = self.batch_size
+    def _play(self, g: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Games ``g`` (card play) choose card ``a``; return the games whose last seat just chose."""
         cur = self._cur[g]
         self._loc_f[g * NUM_ACTIONS + a] = PENDING
-        self._pending_f[cur.astype(np.intp) * B + g] = a
+        self._pending_f[cur.astype(np.intp) * self.batch_size + g] = a
         cur += 1
-        done = cur == self.num_players
         self._cur[g] = cur
-        if done.any():
-            self._reveal(g[done])
+        return g[cur == self.num_players]
 
-    def _sorted_trick(self, g: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        """The trick of games ``g`` in ascending order: per position k, the cards and their owners."""
-        key = self._pending[:, g].astype(np.int16)
+    def _resolve(self, done: np.ndarray, rc: np.ndarray | None, rows: np.ndarray | None) -> None:
+        """Resolve tricks: ``done`` games have just revealed theirs; ``rc`` games resume theirs after the
+        owner of the too-low card chose row ``rows`` (104 + row was the action). With
+        ``row_pick="player"``, revealed tricks whose lowest card is too low stop for a row choice."""
+        g = done if rc is None else np.concatenate([done, rc])
+        m, nd = g.size, done.size
+        pend = self._pending.take(g, axis=1)  # [n, m]
+        key = pend.astype(np.int16)
         key <<= 4
-        key += self._seats16  # card * 16 + seat: cards are distinct, so this sorts by card
+        key += self._seats16  # card * 16 + seat: the cards are distinct, so this sorts by card
         ks = list(key)
         for i, j in self._net:
             ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
-        return [k >> 4 for k in ks], [(k & 15).astype(np.intp) for k in ks]
-
-    def _reveal(self, g: np.ndarray) -> None:
-        """All cards of the trick are revealed; place them, unless the lowest one needs a row choice."""
-        cards, owners = self._sorted_trick(g)
-        loc_idx = self._pending[:, g] + (g * NUM_ACTIONS)  # [n, m] flat positions of the trick's cards
-        if self._player_rows:
-            # too low: no row ends below the lowest card (ekey < 8 * card iff the last card < card)
-            low = (self._ekey[:, g] < cards[0] * 8).sum(axis=0) == 0
+        key = np.stack(ks)  # [n, m], ascending
+        loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards
+        forced = None
+        if rc is not None:
+            forced = np.full(m, -1, np.intp)
+            forced[nd:] = rows
+        if self._player_rows and nd:
+            # too low: no row ends below the lowest card
+            low = ~(self._rend.take(done, axis=1) < (key[0, :nd] >> 4)).any(axis=0)
             if low.any():
-                q = g[low]
+                lo = np.flatnonzero(low)
+                q = done[lo]
                 self._phase[q] = ROW_CHOICE
-                self._cur[q] = owners[0][low]
-                self._loc_f[loc_idx[:, low]] = QUEUE
-                keep = ~low
-                g, loc_idx = g[keep], loc_idx[:, keep]
-                cards = [c[keep] for c in cards]
-                owners = [o[keep] for o in owners]
+                self._cur[q] = key[0, lo] & 15
+                self._loc_f[loc_idx.take(lo, axis=1)] = QUEUE
+                keep = np.flatnonzero(np.concatenate([~low, np.ones(m - nd, bool)]))
+                g, key, loc_idx = g[keep], key.take(keep, axis=1), loc_idx.take(keep, axis=1)
+                if forced is not None:
+                    forced = forced[keep]
                 if not g.size:
                     return
         self._loc_f[loc_idx] = SEEN
-        self._place_trick(g, cards, owners, 0, None)
+        if rc is not None:
+            self._phase[rc] = PLAY
+        self._place_trick(g, key, forced)
+        # this step's penalties (all from this placement) join the round penalties before the round may end
+        self._sp[self.num_players:] += self._pen
         self._end_trick(g)
 
-    def _row_choice(self, g: np.ndarray, a: np.ndarray) -> None:
-        """The owner of the too-low card takes row ``a - 104``, then the rest of the trick is placed."""
-        cards, owners = self._sorted_trick(g)
-        self._loc_f[self._pending[:, g] + (g * NUM_ACTIONS)] = SEEN
-        self._phase[g] = PLAY
-        self._place_trick(g, cards, owners, 0, a - ACTION_ROW0)
-        self._end_trick(g)
+    def _place_trick(self, g: np.ndarray, key: np.ndarray, forced: np.ndarray | None) -> None:
+        """Place the sorted tricks of games ``g`` (``key``: card * 16 + owner, [n, m], ascending).
 
-    def _place_trick(self, g: np.ndarray, cards: list[np.ndarray], owners: list[np.ndarray], k0: int,
-                     first_row: np.ndarray | None) -> None:
-        """Place the sorted trick of games ``g``, positions k0..n-1, in order.
+        ``forced[j] >= 0``: the lowest card of game j takes that row (a row choice). Otherwise a
+        too-low lowest card takes the cheapest row (``row_pick="min_bullheads"``). Cards after the
+        lowest are never too low: the lowest card of the trick already ends a row.
 
-        ``first_row``: the row the lowest card takes (a row choice). Otherwise, with the automatic
-        row pick, a too-low lowest card takes the cheapest row. Cards after the lowest are never too
-        low: the lowest card of the trick already ends a row. The rows of ``g`` are worked on as
-        local [4, m] copies and written back once.
+        The rows of ``g`` are worked on as local copies and written back once. In ``rkey`` row r of
+        local game j is ``last card << 32 | (r * m + j + 1)``: the highest ``rkey`` below
+        ``card << 32`` is the row the card goes on, and its low half is that row's flat index + 1.
         """
-        B, m = self.batch_size, g.size
-        ekey = self._ekey.take(g, axis=1)  # take: C-contiguous, so the flat views below are views
+        B, n, m = self.batch_size, self.num_players, g.size
+        cards = key >> 4
+        cs = cards.astype(np.int64) << 32  # [n, m]
+        cs1 = cs + 1
+        bull = _BULL8[cards]
+        pen_idx = (key & 15).astype(np.intp) * B + g  # [n, m] flat index into pen
+        rkey = self._rend.take(g, axis=1).astype(np.int64)  # take: C-contiguous copies
+        rkey <<= 32
+        rkey += self._pos(m)
         rlen = self._rlen.take(g, axis=1)
         rbull = self._rbull.take(g, axis=1)
-        ekey_f, rlen_f, rbull_f = ekey.reshape(-1), rlen.reshape(-1), rbull.reshape(-1)
-        local = np.arange(m)
-        for k in range(k0, self.num_players):
-            c = cards[k]
-            c8 = c * 8
-            if k == 0 and first_row is not None:
-                r = first_row
-                take = np.ones(m, bool)
-            else:
-                # the row whose last card is the highest below c: max of ekey over the rows ending below
-                key = ekey * (ekey < c8)
-                best = np.maximum(np.maximum(key[0], key[1]), np.maximum(key[2], key[3]))
-                r = ((best - 1) & 7).astype(np.intp)
-                take = None
-                if k == 0:
+        rows = self._rows.take(g, axis=1)  # [4, m, 5]
+        rkey_f, rlen_f, rbull_f, rows_f = rkey.reshape(-1), rlen.reshape(-1), rbull.reshape(-1), rows.reshape(-1)
+        pen_f = self._pen_f
+        for k in range(n):
+            masked = rkey * (rkey < cs[k])
+            best = np.maximum(np.maximum(masked[0], masked[1]), np.maximum(masked[2], masked[3]))
+            fi = (best & 0xFFFFFFFF) - 1
+            ln = None
+            if k == 0:
+                force = None
+                if forced is not None:
+                    force = forced >= 0
+                    fi = np.where(force, forced * m + self._pos(m)[0] - 1, fi)
+                elif not self._player_rows:
                     low = best == 0
                     if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
                         ck = rbull.astype(np.int16) * 64 + rlen * 8 + _R[:, None]
-                        cheap = (np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7).astype(np.intp)
-                        r = np.where(low, cheap, r)
-                        take = low
-            fi = r * m + local
-            ln = rlen_f[fi]
-            full = ln == ROW_LIMIT
-            take = full if take is None else take | full
-            if take.any():
-                t = np.flatnonzero(take)
-                ft = fi[t]
-                gt = g[t]
-                pts = rbull_f[ft].astype(np.int16)
-                po = owners[k][t] * B + gt
-                self._sp_f[po + self.num_players * B] += pts
-                self._pen_f[po] += pts
-                ln[t] = 0
-                rbull_f[ft] = 0
-            self._rows_f[(r * ROW_LIMIT + ln) * B + g] = c
+                        cheap = np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7
+                        fi = np.where(low, cheap.astype(np.intp) * m + self._pos(m)[0] - 1, fi)
+                        force = low
+                if force is not None:
+                    ln = rlen_f[fi]
+                    full = (ln == ROW_LIMIT) | force
+            if ln is None:
+                ln = rlen_f[fi]
+                full = ln == ROW_LIMIT
+            b = rbull_f[fi]
+            pen_f[pen_idx[k]] += b * full  # a full (or chosen) row goes to the card's owner
+            ln[full] = 0
+            rows_f[fi * ROW_LIMIT + ln] = cards[k]
             rlen_f[fi] = ln + 1
-            rbull_f[fi] += _BULL16[c].astype(np.int8)
-            ekey_f[fi] = c8 + r + 1
-        self._ekey[:, g] = ekey
-        self._rlen[:, g] = rlen
-        self._rbull[:, g] = rbull
+            b[full] = 0
+            rbull_f[fi] = b + bull[k]
+            rkey_f[fi] = cs1[k] + fi
+        idx = self._row_offsets + g  # [4, m] flat positions of the games' rows in [4, B] arrays
+        self._rend_f[idx] = rkey >> 32
+        self._rlen_f[idx] = rlen
+        self._rbull_f[idx] = rbull
+        self._rows.reshape(-1, ROW_LIMIT)[idx] = rows
+
+    def _pos(self, m: int) -> np.ndarray:
+        """int64 [4, m]: r * m + j + 1 (cached for the last few sizes)."""
+        p = self._pos_cache.get(m)
+        if p is None:
+            if len(self._pos_cache) > 64:
+                self._pos_cache.clear()
+            p = self._pos_cache[m] = np.arange(1, NUM_ROWS * m + 1, dtype=np.int64).reshape(NUM_ROWS, m)
+        return p
 
     def _end_trick(self, g: np.ndarray) -> None:
-        """The trick of games ``g`` is over: the next trick (seat 0 leads), or the end of the round."""
+        """The tricks of games ``g`` are over: the next trick (seat 0 leads), or the end of the round."""
         t = self._trick[g] + 1
         self._trick[g] = t
         self._cur[g] = 0
@@ -466,6 +512,7 @@ class BatchedTake5:
             self._end_round(ended)
 
     def _end_round(self, g: np.ndarray) -> None:
+        """Round penalties join the scores; finished games are replaced, the others deal a new round."""
         n = self.num_players
         scores = self._sp[:n, g] + self._sp[n:, g]
         self._sp[:n, g] = scores
@@ -483,10 +530,10 @@ class BatchedTake5:
             # same-step autoreset: slot i's next game is game i + k*B of the run
             self._game_index[fin] += self.batch_size
             self._seeds[fin] = _derive_batch(self.base_seed, self._game_index[fin])
-            self._new_games(fin)
-            g = g[~over]
-        if g.size:
-            self._start_round(g)
+            self._sp[:, fin] = 0
+            self._round[fin] = 0
+            self._counter[fin] = 0
+        self._start_round(g)
 
     def _draft_pick(self, g: np.ndarray, a: np.ndarray) -> None:
         """Draft: the acting seat takes card ``a`` from the pool; after 10n picks the 4 cards left start
@@ -514,11 +561,11 @@ class BatchedTake5:
 
     def _set_rows(self, g: np.ndarray, starters: np.ndarray) -> None:
         """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r."""
-        st = starters.T.astype(np.int16)
-        self._rows[:, 0, g] = st
-        self._ekey[:, g] = st * 8 + _R[:, None] + 1
+        st = starters.T
+        self._rows[:, g, 0] = st
+        self._rend[:, g] = st
         self._rlen[:, g] = 1
-        self._rbull[:, g] = _BULL16[st]
+        self._rbull[:, g] = _BULL8[st]
         self._loc[g[:, None], starters] = SEEN
 
     def _start_round(self, g: np.ndarray) -> None:
@@ -531,11 +578,11 @@ class BatchedTake5:
         if self._draft:
             self._phase[g] = DRAFT
             self._picks[g] = 0
-            self._ekey[:, g] = 0  # empty rows: the observation's row statistics are 0, as the reference's
+            self._rend[:, g] = -1  # empty rows: the observation's row statistics are 0, as the reference's
             self._rlen[:, g] = 0
             self._rbull[:, g] = 0
             return
-        perm = seeding.batch_permutation(self._seeds[g], self._counter[g], self._deck)
+        perm = batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
         self._loc[g[:, None], perm] = self._deal_codes
         self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
@@ -557,6 +604,7 @@ class BatchedTake5:
         np.equal(self._loc, target[:, None], out=m)
         m.setflags(write=False)
         self._mask = m
+        self._mask_f = m.reshape(-1)
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, 848 + 3n]: each game's acting seat's observation; row i equals
@@ -590,14 +638,14 @@ class BatchedTake5:
         # length) writes to column 832 instead, which the row statistics overwrite just after
         obs[:, ROWS:ROW_STATS] = 0
         if self._obs_rowbase is None:
-            self._obs_rowbase = (self._arange * size)[None, None, :] + (ROWS + NUM_CARDS * _R.astype(np.int64))[:, None, None]
-        idx = self._rows + self._obs_rowbase  # [4, 5, B]
-        stale = np.arange(ROW_LIMIT, dtype=np.int8)[None, :, None] >= self._rlen[:, None, :]
-        np.copyto(idx, (self._arange * size + ROW_STATS)[None, None, :], where=stale)
+            self._obs_rowbase = (self._arange * size)[None, :, None] + (ROWS + NUM_CARDS * _R.astype(np.int64))[:, None, None]
+        idx = self._rows + self._obs_rowbase  # [4, B, 5]
+        stale = np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, :, None]
+        np.copyto(idx, (self._arange * size + ROW_STATS)[None, :, None], where=stale)
         obs.reshape(-1)[idx.reshape(-1)] = 1.0
         stats = obs[:, ROW_STATS:SCORES].view()
         stats.shape = (B, NUM_ROWS, 3)  # a view: raises rather than copying
-        stats[:, :, 0] = _END_F[self._ekey].T
+        stats[:, :, 0] = _END_F[self._rend + 1].T
         stats[:, :, 1] = _LEN_F[self._rlen].T
         stats[:, :, 2] = _BULL_F[self._rbull].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32

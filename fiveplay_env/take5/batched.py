@@ -180,7 +180,13 @@ class BatchedTake5:
         # state (see the module docstring)
         self._loc = np.zeros((B, NUM_ACTIONS), np.int8)
         self._rows = np.zeros((NUM_ROWS, B, ROW_LIMIT), np.int8)
-        self._rend = np.full((NUM_ROWS, B), -1, np.int8)
+        # rkey[r, b] = last card of row r << shift | (r * B + b + 1), or -1 << shift while the rows are
+        # empty (the draft): ordered by last card, and its low bits are the row's own flat index + 1
+        self._shift = 24 if NUM_ROWS * B + 1 < 2**24 else 32
+        self._low_mask = (1 << self._shift) - 1
+        self._rkey = np.zeros((NUM_ROWS, B), np.int32 if self._shift == 24 else np.int64)
+        self._rkey_f = self._rkey.reshape(-1)
+        self._rkey_pos = np.arange(1, NUM_ROWS * B + 1, dtype=self._rkey.dtype).reshape(NUM_ROWS, B)
         self._rlen = np.zeros((NUM_ROWS, B), np.int8)
         self._rbull = np.zeros((NUM_ROWS, B), np.int8)
         self._pending = np.full((n, B), -1, np.int8)
@@ -206,11 +212,10 @@ class BatchedTake5:
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._mask_f = self._mask.reshape(-1)
         self._row_offsets = (np.arange(NUM_ROWS) * B)[:, None]
-        self._rend_f = self._rend.reshape(-1)
+        self._rows_f = self._rows.reshape(-1)
         self._rlen_f = self._rlen.reshape(-1)
         self._rbull_f = self._rbull.reshape(-1)
         self._arange_a = self._arange * NUM_ACTIONS
-        self._pos_cache: dict[int, np.ndarray] = {}
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
         self._rel_rows = rel * B  # flat row offsets into ``sp`` for each observer seat
@@ -314,7 +319,7 @@ class BatchedTake5:
     def bytes_per_game(self) -> float:
         """Bytes of game state per game (the cached legal mask included; step outputs and the
         observation tables excluded)."""
-        arrays = (self._loc, self._rows, self._rend, self._rlen, self._rbull, self._pending, self._sp,
+        arrays = (self._loc, self._rows, self._rkey, self._rlen, self._rbull, self._pending, self._sp,
                   self._phase, self._cur, self._trick, self._round, self._counter, self._picks,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
@@ -410,7 +415,7 @@ class BatchedTake5:
             forced[nd:] = rows
         if self._player_rows and nd:
             # too low: no row ends below the lowest card
-            low = ~(self._rend.take(done, axis=1) < (key[0, :nd] >> 4)).any(axis=0)
+            low = ~(self._rkey.take(done, axis=1) < ((key[0, :nd] >> 4).astype(self._rkey.dtype) << self._shift)).any(axis=0)
             if low.any():
                 lo = np.flatnonzero(low)
                 q = done[lo]
@@ -438,69 +443,52 @@ class BatchedTake5:
         too-low lowest card takes the cheapest row (``row_pick="min_bullheads"``). Cards after the
         lowest are never too low: the lowest card of the trick already ends a row.
 
-        The rows of ``g`` are worked on as local copies and written back once. In ``rkey`` row r of
-        local game j is ``last card << 32 | (r * m + j + 1)``: the highest ``rkey`` below
-        ``card << 32`` is the row the card goes on, and its low half is that row's flat index + 1.
+        ``rkey`` (see ``__init__``) makes finding a card's row three cheap steps: keep the keys below
+        ``card << shift``, take their maximum (a fold over the 4 rows), and its low bits are the
+        row's flat index + 1 in the [4, B] row arrays.
         """
         B, n, m = self.batch_size, self.num_players, g.size
+        sh = self._shift
         cards = key >> 4
-        cs = cards.astype(np.int64) << 32  # [n, m]
+        cs = cards.astype(self._rkey.dtype) << sh  # [n, m]
         cs1 = cs + 1
         bull = _BULL8[cards]
         pen_idx = (key & 15).astype(np.intp) * B + g  # [n, m] flat index into pen
-        rkey = self._rend.take(g, axis=1).astype(np.int64)  # take: C-contiguous copies
-        rkey <<= 32
-        rkey += self._pos(m)
-        rlen = self._rlen.take(g, axis=1)
-        rbull = self._rbull.take(g, axis=1)
-        rows = self._rows.take(g, axis=1)  # [4, m, 5]
-        rkey_f, rlen_f, rbull_f, rows_f = rkey.reshape(-1), rlen.reshape(-1), rbull.reshape(-1), rows.reshape(-1)
-        pen_f = self._pen_f
+        rkey, rkey_f = self._rkey, self._rkey_f
+        rlen_f, rbull_f, rows_f, pen_f = self._rlen_f, self._rbull_f, self._rows_f, self._pen_f
         for k in range(n):
-            masked = rkey * (rkey < cs[k])
+            rk = rkey.take(g, axis=1)
+            masked = rk * (rk < cs[k])
             best = np.maximum(np.maximum(masked[0], masked[1]), np.maximum(masked[2], masked[3]))
-            fi = (best & 0xFFFFFFFF) - 1
+            fi = (best & self._low_mask).astype(np.intp)
+            fi -= 1
             ln = None
             if k == 0:
                 force = None
                 if forced is not None:
                     force = forced >= 0
-                    fi = np.where(force, forced * m + self._pos(m)[0] - 1, fi)
+                    fi = np.where(force, forced * B + g, fi)
                 elif not self._player_rows:
                     low = best == 0
                     if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
-                        ck = rbull.astype(np.int16) * 64 + rlen * 8 + _R[:, None]
+                        ck = self._rbull.take(g, axis=1).astype(np.int16) * 64 + self._rlen.take(g, axis=1) * 8 + _R[:, None]
                         cheap = np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7
-                        fi = np.where(low, cheap.astype(np.intp) * m + self._pos(m)[0] - 1, fi)
+                        fi = np.where(low, cheap.astype(np.intp) * B + g, fi)
                         force = low
                 if force is not None:
                     ln = rlen_f[fi]
                     full = (ln == ROW_LIMIT) | force
+                    ln[full] = 0
             if ln is None:
                 ln = rlen_f[fi]
                 full = ln == ROW_LIMIT
+                ln %= ROW_LIMIT  # a full row is taken: the card starts it again
             b = rbull_f[fi]
             pen_f[pen_idx[k]] += b * full  # a full (or chosen) row goes to the card's owner
-            ln[full] = 0
             rows_f[fi * ROW_LIMIT + ln] = cards[k]
             rlen_f[fi] = ln + 1
-            b[full] = 0
-            rbull_f[fi] = b + bull[k]
+            rbull_f[fi] = b * ~full + bull[k]
             rkey_f[fi] = cs1[k] + fi
-        idx = self._row_offsets + g  # [4, m] flat positions of the games' rows in [4, B] arrays
-        self._rend_f[idx] = rkey >> 32
-        self._rlen_f[idx] = rlen
-        self._rbull_f[idx] = rbull
-        self._rows.reshape(-1, ROW_LIMIT)[idx] = rows
-
-    def _pos(self, m: int) -> np.ndarray:
-        """int64 [4, m]: r * m + j + 1 (cached for the last few sizes)."""
-        p = self._pos_cache.get(m)
-        if p is None:
-            if len(self._pos_cache) > 64:
-                self._pos_cache.clear()
-            p = self._pos_cache[m] = np.arange(1, NUM_ROWS * m + 1, dtype=np.int64).reshape(NUM_ROWS, m)
-        return p
 
     def _end_trick(self, g: np.ndarray) -> None:
         """The tricks of games ``g`` are over: the next trick (seat 0 leads), or the end of the round."""
@@ -563,7 +551,7 @@ class BatchedTake5:
         """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r."""
         st = starters.T
         self._rows[:, g, 0] = st
-        self._rend[:, g] = st
+        self._rkey[:, g] = (st.astype(self._rkey.dtype) << self._shift) + self._rkey_pos[:, g]
         self._rlen[:, g] = 1
         self._rbull[:, g] = _BULL8[st]
         self._loc[g[:, None], starters] = SEEN
@@ -578,7 +566,7 @@ class BatchedTake5:
         if self._draft:
             self._phase[g] = DRAFT
             self._picks[g] = 0
-            self._rend[:, g] = -1  # empty rows: the observation's row statistics are 0, as the reference's
+            self._rkey[:, g] = -1 << self._shift  # empty rows: the observation's row statistics are 0, as the reference's
             self._rlen[:, g] = 0
             self._rbull[:, g] = 0
             return
@@ -645,7 +633,7 @@ class BatchedTake5:
         obs.reshape(-1)[idx.reshape(-1)] = 1.0
         stats = obs[:, ROW_STATS:SCORES].view()
         stats.shape = (B, NUM_ROWS, 3)  # a view: raises rather than copying
-        stats[:, :, 0] = _END_F[self._rend + 1].T
+        stats[:, :, 0] = _END_F[(self._rkey >> self._shift) + 1].T
         stats[:, :, 1] = _LEN_F[self._rlen].T
         stats[:, :, 2] = _BULL_F[self._rbull].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32

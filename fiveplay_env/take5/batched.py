@@ -537,6 +537,7 @@ class BatchedTake5:
         if e.size:
             starters = np.nonzero(self._loc[e, :NUM_CARDS] == POOL)[1].reshape(e.size, NUM_ROWS)
             self._set_rows(e, starters)
+            self._loc_f[(e * NUM_ACTIONS)[:, None] + starters] = SEEN
             self._phase[e] = PLAY
 
     # ------------------------------------------------------------------ new games and rounds
@@ -548,13 +549,14 @@ class BatchedTake5:
         self._start_round(g)
 
     def _set_rows(self, g: np.ndarray, starters: np.ndarray) -> None:
-        """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r."""
-        st = starters.T
-        self._rows[:, g, 0] = st
-        self._rkey[:, g] = (st.astype(self._rkey.dtype) << self._shift) + self._rkey_pos[:, g]
-        self._rlen[:, g] = 1
-        self._rbull[:, g] = _BULL8[st]
-        self._loc[g[:, None], starters] = SEEN
+        """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r. (The
+        caller marks the starters SEEN in ``loc``.)"""
+        st = starters.T  # [4, m]
+        idx = self._row_offsets + g  # [4, m] flat positions in the [4, B] row arrays
+        self._rows_f[idx * ROW_LIMIT] = st
+        self._rkey_f[idx] = (st.astype(self._rkey.dtype) << self._shift) + idx + 1
+        self._rlen_f[idx] = 1
+        self._rbull_f[idx] = _BULL8[st]
 
     def _start_round(self, g: np.ndarray) -> None:
         """``engine._start_round`` for games ``g``: one shuffle (counter + 1) and the deal, or the draft."""
@@ -572,7 +574,7 @@ class BatchedTake5:
             return
         perm = batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
-        self._loc[g[:, None], perm] = self._deal_codes
+        self._loc_f[(g * NUM_ACTIONS)[:, None] + perm] = self._deal_codes  # hands, SEEN row starters, ASIDE
         self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
         self._phase[g] = PLAY
 

@@ -1,4 +1,5 @@
-"""Opt-in wrappers: illegal-action penalties (and, with the training extra, single-agent views)."""
+"""Opt-in wrappers: illegal-action penalties, and a Gymnasium single-agent view (one seat learns)."""
+from fiveplay_env.core.single_agent import SingleAgentEnv
 from fiveplay_env.core.wrappers import IllegalActionPenalty, IllegalActionPenaltyParallel
 
-__all__ = ["IllegalActionPenalty", "IllegalActionPenaltyParallel"]
+__all__ = ["IllegalActionPenalty", "IllegalActionPenaltyParallel", "SingleAgentEnv"]

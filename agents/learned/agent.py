@@ -1,0 +1,153 @@
+"""A trained policy as an ``Agent`` (the protocol of ``agents.base``), and the ``ckpt:`` registry names.
+
+    from agents.registry import make_agent
+    import agents.learned                                   # registers the ckpt: prefix
+    agent = make_agent("ckpt:runs/train__take5__0__20260101-120000", "take5", seed=0)
+    agent = make_agent("ckpt:path/to/checkpoint.pt?sample", "take5", seed=0)
+
+Name syntax: ``ckpt:PATH[?OPTION[&OPTION]]``. ``PATH`` is a checkpoint file or a training run folder
+(its ``checkpoint.pt``). Options: ``greedy`` (the default: the most probable legal action), ``sample``
+(draw from the policy with the agent's own generator, so the same seed gives the same decisions),
+``temperature=X`` (sample from softmax(logits / X); implies ``sample``).
+
+A checkpoint made for another game, another number of players or another observation size raises
+``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, check_batch, check_mask
+from fiveplay_env.core.errors import CheckpointError
+
+_CACHE: dict[tuple[str, float, int], Any] = {}
+
+
+def parse_ckpt_name(rest: str) -> tuple[str, bool, float]:
+    """``"PATH?sample&temperature=0.5"`` -> ``(PATH, greedy, temperature)``; ``ValueError`` on a bad option."""
+    path, _, query = rest.partition("?")
+    if not path:
+        raise ValueError(f"ckpt name: expected ckpt:PATH[?greedy|?sample|?temperature=X], got 'ckpt:{rest}'")
+    greedy, temperature = True, 1.0
+    for opt in filter(None, query.split("&")):
+        key, _, val = opt.partition("=")
+        if key == "greedy" and not val:
+            greedy = True
+        elif key == "sample" and not val:
+            greedy = False
+        elif key == "temperature":
+            try:
+                temperature = float(val)
+            except ValueError:
+                temperature = -1.0
+            if not temperature > 0:
+                raise ValueError(f"ckpt name: expected temperature=X with X > 0, got {opt!r}")
+            greedy = False
+        else:
+            raise ValueError(f"ckpt name: expected options greedy, sample or temperature=X, got {opt!r}")
+    return path, greedy, temperature
+
+
+def load_policy(path: str) -> tuple[Any, dict[str, Any]]:
+    """``(network, checkpoint)`` from a checkpoint file or run folder (cached by file and modification time)."""
+    from agents.learned.checkpoint import load_checkpoint, resolve_path
+    from agents.learned.ppo import model_from_checkpoint
+
+    file = resolve_path(path)
+    try:
+        st = os.stat(file)
+        key = (os.path.abspath(file), st.st_mtime, st.st_size)
+    except OSError:
+        key = None
+    if key is not None and key in _CACHE:
+        return _CACHE[key]
+    ckpt = load_checkpoint(path)
+    model = model_from_checkpoint(ckpt)
+    meta = {k: ckpt[k] for k in ("game", "config", "num_players", "obs_dim", "num_actions", "progress", "path")}
+    meta["train_config"] = ckpt.get("train_config", {})
+    if key is not None:
+        _CACHE.clear()  # keep one: checkpoints are large and usually reloaded after they change
+        _CACHE[key] = (model, meta)
+    return model, meta
+
+
+class PolicyAgent(Agent):
+    """Plays a trained network: greedy (argmax of the legal logits) or sampled with ``self.rng``.
+
+    Args:
+        model: a network of ``agents.learned.nets``.
+        meta: what the checkpoint says about it (``game``, ``obs_dim``, ``num_actions`` ...).
+        seed: the agent's generator seed (sampling only).
+        greedy: argmax instead of sampling.
+        temperature: sampling temperature.
+    """
+
+    name = "ckpt"
+
+    def __init__(self, model: Any, meta: dict[str, Any], seed: int | None = None, greedy: bool = True,
+                 temperature: float = 1.0) -> None:
+        super().__init__(seed)
+        self.model = model
+        self.meta = meta
+        self.greedy = bool(greedy)
+        self.temperature = float(temperature)
+        self.obs_dim = int(meta["obs_dim"])
+        self.num_actions = int(meta["num_actions"])
+
+    @classmethod
+    def from_checkpoint(cls, path: str, game: str | None = None, seed: int | None = None, greedy: bool = True,
+                        temperature: float = 1.0) -> "PolicyAgent":
+        """The agent of a checkpoint file or run folder; ``game`` (if given) must be the checkpoint's."""
+        model, meta = load_policy(path)
+        if game is not None and meta["game"] != game:
+            raise CheckpointError(f"checkpoint {meta['path']}: made for game {meta['game']!r}, not {game!r}")
+        return cls(model, meta, seed=seed, greedy=greedy, temperature=temperature)
+
+    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        obs = np.asarray(observations, np.float32)
+        if obs.shape[1] != self.obs_dim or masks.shape[1] != self.num_actions:
+            raise ValueError(
+                f"{self.name}: expected observations of {self.obs_dim} floats and masks of {self.num_actions} "
+                f"(the checkpoint's {self.meta['game']} with {self.meta['num_players']} players), got "
+                f"{obs.shape[1]} and {masks.shape[1]}")
+        with torch.no_grad():
+            logits, _ = self.model(torch.from_numpy(obs), torch.from_numpy(np.asarray(masks) != 0))
+        return logits.numpy().astype(np.float64)
+
+    def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        legal = np.asarray(masks) != 0
+        if self.greedy:
+            a = np.where(legal, logits, -np.inf).argmax(axis=1)
+        else:
+            u = self.rng.random(logits.shape).clip(1e-12, 1.0 - 1e-12)
+            a = np.where(legal, logits / self.temperature - np.log(-np.log(u)), -np.inf).argmax(axis=1)
+        return a.astype(np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = check_mask(action_mask)
+        if len(legal) == 1:
+            return int(legal[0])
+        obs = np.asarray(observation, np.float32)[None, :]
+        m = np.asarray(action_mask)[None, :]
+        return int(self._choose(self._logits(obs, m), m)[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs, m = check_batch(observations, masks)
+        if obs.shape[0] == 0:
+            return np.zeros(0, np.int64)
+        return self._choose(self._logits(obs, m), m)
+
+
+def make_ckpt_agent(rest: str, game: str, seed: int | None) -> PolicyAgent:
+    """The registry factory of ``ckpt:<rest>`` names (see the module docstring)."""
+    path, greedy, temperature = parse_ckpt_name(rest)
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError("ckpt agents need torch: install the train extra (pip install -e '.[train]')") from exc
+    return PolicyAgent.from_checkpoint(path, game=game, seed=seed, greedy=greedy, temperature=temperature)

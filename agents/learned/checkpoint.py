@@ -1,0 +1,139 @@
+"""Checkpoint files: written atomically, checked on load, never silently replaced by a fresh start.
+
+A checkpoint is one file::
+
+    FIVEPLAY-CHECKPOINT\\n
+    {"format": 1, "size": N, "sha256": "..."}\\n      <- one JSON line: the payload's length and hash
+    <N bytes: torch.save of a dict of tensors and plain data>
+
+The header makes a truncated or corrupt file detectable before anything is unpickled; the payload is
+read with ``torch.load(weights_only=True)`` (tensors, dicts, lists, numbers, strings, bytes only: no
+arbitrary objects). Writing goes to a temporary file in the same folder, flushed and fsynced, then
+``os.replace``d over the target, so a reader never sees half a file and an interrupted write leaves the
+previous checkpoint intact.
+
+Payload (``kind = "fiveplay-ppo"``; see ``agents.learned.ppo`` for how it is filled):
+
+| key          | meaning                                                                          |
+|--------------|----------------------------------------------------------------------------------|
+| ``kind``, ``version`` | ``"fiveplay-ppo"``, ``CHECKPOINT_VERSION``                               |
+| ``game``, ``config`` | the game name and its config fields (a dict)                              |
+| ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
+| ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
+| ``optimizer``| the optimizer's ``state_dict``                                                   |
+| ``args``     | the training arguments (a dict)                                                  |
+| ``progress`` | ``{"update", "decisions", "env_steps", "games"}``                                |
+| ``trainer``  | everything else a resume needs to continue exactly: the opponent pool, the      |
+|              | collector's games and pending transitions, RNG states, counters                  |
+
+Every problem raises ``fiveplay_env.core.errors.CheckpointError`` naming the file and what was wrong.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from typing import Any
+
+from fiveplay_env.core.errors import CheckpointError
+
+MAGIC = b"FIVEPLAY-CHECKPOINT\n"
+FILE_FORMAT = 1
+CHECKPOINT_VERSION = 1
+KIND = "fiveplay-ppo"
+CHECKPOINT_NAME = "checkpoint.pt"
+
+
+def resolve_path(path: str) -> str:
+    """A checkpoint file: ``path`` itself, or ``path/checkpoint.pt`` when ``path`` is a run folder."""
+    if os.path.isdir(path):
+        return os.path.join(path, CHECKPOINT_NAME)
+    return path
+
+
+def save_checkpoint(path: str, payload: dict[str, Any]) -> int:
+    """Write ``payload`` to ``path`` atomically (see the module docstring); returns the file size."""
+    import torch
+
+    buf = io.BytesIO()
+    torch.save(payload, buf)
+    data = buf.getvalue()
+    header = json.dumps({"format": FILE_FORMAT, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".ckpt", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(MAGIC)
+            f.write(header.encode("ascii") + b"\n")
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return len(MAGIC) + len(header) + 1 + len(data)
+
+
+def load_checkpoint(path: str) -> dict[str, Any]:
+    """Read and verify the checkpoint at ``path`` (a file, or a run folder holding ``checkpoint.pt``).
+
+    Raises ``CheckpointError`` if it is missing, unreadable, truncated, corrupt, or not a fiveplay PPO
+    checkpoint of a version this code reads.
+    """
+    import torch
+
+    file = resolve_path(path)
+    if not os.path.exists(file):
+        where = f" (looked for {CHECKPOINT_NAME} in the folder {path})" if file != path else ""
+        raise CheckpointError(f"checkpoint {file}: missing: no such file{where}")
+    try:
+        with open(file, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {file}: unreadable: {exc}") from exc
+    if not raw.startswith(MAGIC):
+        what = "empty" if not raw else "not a fiveplay checkpoint (it does not start with the FIVEPLAY-CHECKPOINT header)"
+        raise CheckpointError(f"checkpoint {file}: {what}")
+    rest = raw[len(MAGIC):]
+    nl = rest.find(b"\n")
+    try:
+        header = json.loads(rest[:nl].decode("ascii")) if nl >= 0 else None
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        header = None
+    if not isinstance(header, dict) or not {"format", "size", "sha256"} <= set(header):
+        raise CheckpointError(f"checkpoint {file}: corrupt: the header line is damaged or truncated")
+    if header["format"] != FILE_FORMAT:
+        raise CheckpointError(f"checkpoint {file}: expected file format {FILE_FORMAT}, got {header['format']!r}")
+    data = rest[nl + 1:]
+    if len(data) < header["size"]:
+        raise CheckpointError(f"checkpoint {file}: truncated: expected {header['size']} payload bytes, found {len(data)}")
+    if len(data) > header["size"]:
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected {header['size']} payload bytes, found {len(data)}")
+    if hashlib.sha256(data).hexdigest() != header["sha256"]:
+        raise CheckpointError(f"checkpoint {file}: corrupt: the payload's SHA-256 does not match its header")
+    try:
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - any unpickling failure is a bad checkpoint
+        raise CheckpointError(f"checkpoint {file}: unreadable payload: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(payload, dict) or payload.get("kind") != KIND:
+        raise CheckpointError(f"checkpoint {file}: expected a {KIND!r} checkpoint, got "
+                              f"{payload.get('kind') if isinstance(payload, dict) else type(payload).__name__!r}")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"checkpoint {file}: expected version {CHECKPOINT_VERSION}, got {payload.get('version')!r}")
+    for key in ("game", "config", "num_players", "obs_dim", "num_actions", "model", "progress"):
+        if key not in payload:
+            raise CheckpointError(f"checkpoint {file}: corrupt: the field {key!r} is missing")
+    payload["path"] = file
+    return payload
+
+
+def check_matches(ckpt: dict[str, Any], what: str, expected: Any, got: Any) -> None:
+    """``CheckpointError`` naming the file and the field when ``expected != got``."""
+    if expected != got:
+        raise CheckpointError(f"checkpoint {ckpt.get('path', '?')}: mismatched {what}: "
+                              f"the checkpoint has {expected!r}, expected {got!r}")

@@ -1,0 +1,283 @@
+"""Masked actor-critic networks (torch).
+
+Every network maps a batch of observations and legal-action masks to ``(logits, value)``:
+
+    logits, value = net(obs, mask)    # obs float32 [B, obs_dim], mask bool/int8 [B, A]
+                                      # -> logits float32 [B, A] (illegal entries = ILLEGAL_LOGIT),
+                                      #    value float32 [B] (the acting player's expected return)
+
+Illegal actions are masked out of the logits (set to ``ILLEGAL_LOGIT``, a large negative finite number,
+so a softmax gives them probability 0 without producing NaN in the entropy), so sampling, the
+log-probabilities and the entropy all range over the legal actions only.
+
+Architectures (``ARCHS``; a checkpoint records the name and the keyword arguments, ``build_model``
+rebuilds it):
+
+| arch    | games  | network                                                                                 |
+|---------|--------|-----------------------------------------------------------------------------------------|
+| ``mlp`` | any    | the observation, scaled per feature (``obs_scale``), through an MLP trunk; a linear     |
+|         |        | policy head (one logit per action) and a linear value head                              |
+| ``take5`` | take5 | ``mlp`` plus per-action features computed from the observation (public information   |
+|         |        | only): for each card, the row it would go on, its gap, that row's length and bull heads,  |
+|         |        | the unseen cards in the gap and the chance they fill the row first (the quantities the   |
+|         |        | ``take5-safest`` heuristic uses), too-low and cheapest-row facts; for each row choice,  |
+|         |        | the row's bull heads and length. A small MLP scores each *legal* action from its        |
+|         |        | features and the trunk's context; the trunk also sees pooled features of the hand.      |
+
+The ``take5`` features are computed inside ``forward`` from the observation's documented layout
+(``fiveplay_env.take5.observation``), so a saved network is self-contained: feed it what the env
+hands an agent and nothing else.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+ILLEGAL_LOGIT = -1.0e9
+
+
+def _mlp(sizes: list[int], act_last: bool = True) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        layers.append(nn.Linear(sizes[i], sizes[i + 1]))
+        if act_last or i < len(sizes) - 2:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def _init(module: nn.Module, gain: float) -> None:
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            nn.init.orthogonal_(m.weight, gain=gain)
+            if m.bias is not None:
+                nn.init.zeros_(m.bias)
+
+
+def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with every entry whose ``mask`` is 0/False replaced by ``ILLEGAL_LOGIT``."""
+    return torch.where(mask.bool(), logits, torch.full_like(logits, ILLEGAL_LOGIT))
+
+
+class MaskedActorCritic(nn.Module):
+    """The ``mlp`` architecture (see the module docstring).
+
+    Args:
+        obs_dim: observation size.
+        num_actions: action-space size.
+        hidden: sizes of the trunk's hidden layers.
+        obs_scale: optional per-feature multipliers (length ``obs_dim``) applied first.
+    """
+
+    arch = "mlp"
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
+                 obs_scale: list[float] | None = None) -> None:
+        super().__init__()
+        self.obs_dim = int(obs_dim)
+        self.num_actions = int(num_actions)
+        self.hidden = tuple(int(h) for h in hidden)
+        scale = torch.ones(self.obs_dim) if obs_scale is None else torch.as_tensor(obs_scale, dtype=torch.float32)
+        if scale.shape != (self.obs_dim,):
+            raise ValueError(f"obs_scale: expected {self.obs_dim} values, got shape {tuple(scale.shape)}")
+        self.register_buffer("obs_scale", scale.clone())
+        self.trunk = _mlp([self.trunk_input_dim(), *self.hidden])
+        self.policy_head = nn.Linear(self.hidden[-1], self.num_actions)
+        self.value_head = nn.Linear(self.hidden[-1], 1)
+        _init(self.trunk, math.sqrt(2))
+        _init(self.policy_head, 0.01)
+        _init(self.value_head, 1.0)
+
+    def trunk_input_dim(self) -> int:
+        return self.obs_dim
+
+    def kwargs(self) -> dict[str, Any]:
+        """The constructor arguments (saved in checkpoints)."""
+        return {"obs_dim": self.obs_dim, "num_actions": self.num_actions, "hidden": list(self.hidden)}
+
+    def _check(self, obs: torch.Tensor, mask: torch.Tensor) -> None:
+        if obs.dim() != 2 or obs.shape[1] != self.obs_dim:
+            raise ValueError(f"obs: expected shape [B, {self.obs_dim}], got {tuple(obs.shape)}")
+        if mask.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"mask: expected shape [{obs.shape[0]}, {self.num_actions}], got {tuple(mask.shape)}")
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits [B, A], value [B])``."""
+        self._check(obs, mask)
+        return self.head(self.prepare(obs), mask)
+
+    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The parameter-free part of ``forward`` (input scaling, hand-made features): a dict of tensors
+        with a leading batch axis. PPO computes it once per batch and reuses it across epochs."""
+        return {"x": obs * self.obs_scale}
+
+    def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The parameterised part of ``forward``: ``prepare``'s output and the mask -> (logits, value)."""
+        h = self.trunk(prep["x"])
+        return mask_logits(self.policy_head(h), mask), self.value_head(h).squeeze(-1)
+
+
+# --- Take 5 -----------------------------------------------------------------------------------------------
+
+class Take5ActorCritic(MaskedActorCritic):
+    """The ``take5`` architecture (see the module docstring). ``num_players`` is read off ``obs_dim``."""
+
+    arch = "take5"
+    CARD_FEATURES = 16
+    ROW_FEATURES = 4
+    NUM_FEATURES = CARD_FEATURES + ROW_FEATURES + 1  # + the action's kind flag (card or row)
+
+    def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
+                 action_hidden: int = 64, obs_scale: list[float] | None = None) -> None:
+        from fiveplay_env.take5 import observation as t5obs
+        from fiveplay_env.take5 import state as t5state
+
+        n, rem = divmod(int(obs_dim) - (t5obs.SCORES + 4), 3)
+        if rem or not 2 <= n <= 10 or int(num_actions) != t5state.NUM_ACTIONS:
+            raise ValueError(f"take5 network: expected a Take 5 observation (848 + 3n floats, n = 2..10) and "
+                             f"{t5state.NUM_ACTIONS} actions, got obs_dim={obs_dim}, num_actions={num_actions}")
+        self.num_players = n
+        self.action_hidden = int(action_hidden)
+        super().__init__(obs_dim, num_actions, hidden, obs_scale)
+        F = self.NUM_FEATURES
+        self.act_feat = nn.Linear(F, self.action_hidden)
+        self.act_ctx = nn.Linear(self.hidden[-1], self.action_hidden, bias=False)
+        self.act_out = _mlp([self.action_hidden, self.action_hidden, 1], act_last=False)
+        _init(self.act_feat, math.sqrt(2))
+        _init(self.act_ctx, math.sqrt(2))
+        _init(self.act_out, math.sqrt(2))
+        nn.init.orthogonal_(self.act_out[-1].weight, gain=0.01)
+        self.register_buffer("card_bull", torch.tensor(np.array(t5state.BULLHEADS[:t5state.NUM_CARDS]), dtype=torch.float32))
+        self.register_buffer("card_ids", torch.arange(t5state.NUM_CARDS, dtype=torch.float32))
+        self._L = dict(hand=t5obs.HAND, seen=t5obs.SEEN, rows=t5obs.ROWS, stats=t5obs.ROW_STATS,
+                       phase=t5obs.SCORES + 3 * n, cards=t5state.NUM_CARDS, row0=t5state.ACTION_ROW0)
+
+    def trunk_input_dim(self) -> int:
+        return self.obs_dim + 2 * self.CARD_FEATURES
+
+    def kwargs(self) -> dict[str, Any]:
+        return {**super().kwargs(), "action_hidden": self.action_hidden}
+
+    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-action features ``[B, 108, NUM_FEATURES]`` (cards 0..103, then rows 0..3) and the hand
+        mask ``[B, 104]``. Everything is read off the observation (public information only)."""
+        L = self._L
+        C = L["cards"]
+        B = obs.shape[0]
+        hand = obs[:, L["hand"]:L["hand"] + C]
+        seen = obs[:, L["seen"]:L["seen"] + C]
+        unseen = (1.0 - hand - seen).clamp(min=0.0)
+        stats = obs[:, L["stats"]:L["stats"] + 12].reshape(B, 4, 3)
+        ends = torch.round(stats[:, :, 0] * 104.0) - 1.0           # last card id of each row (-1: none)
+        lens = torch.round(stats[:, :, 1] * 5.0)
+        bulls = torch.round(stats[:, :, 2] * 10.0)
+        ids = self.card_ids                                          # [C]
+        below = ends[:, None, :] < ids[None, :, None]                # [B, C, 4] row r ends below card c
+        cand = torch.where(below, ends[:, None, :], torch.full_like(ends[:, None, :].expand(-1, C, -1), -2.0))
+        tend, trow = cand.max(dim=2)                                 # target row's end, index
+        too_low = (~below.any(dim=2)).float()
+        ok = 1.0 - too_low
+        tlen = torch.gather(lens, 1, trow) * ok
+        tbull = torch.gather(bulls, 1, trow) * ok
+        gap = (ids[None, :] - tend) * ok
+        # unseen cards strictly between the target row's end and c: cum[c-1] - cum[end]
+        cum = torch.cumsum(unseen, dim=1)
+        cum_pad = torch.cat([torch.zeros(B, 1, dtype=obs.dtype), cum], dim=1)   # cum_pad[k] = unseen ids < k
+        end_idx = (tend + 1.0).clamp(min=0.0).long()                # unseen ids <= end  = cum_pad[end + 1]
+        below_c = cum_pad[:, :C]                                     # unseen ids < c
+        in_gap = (below_c - torch.gather(cum_pad, 1, end_idx)) * ok
+        total = cum_pad[:, C:C + 1].clamp(min=1.0)
+        opp = float(self.num_players - 1)
+        p = in_gap / total
+        need = (5.0 - tlen) * ok
+        # P(Binomial(opp, p) >= need) and == need (need = 0 means this card is the 6th: certain)
+        k = torch.arange(0, self.num_players, dtype=obs.dtype)      # 0..opp
+        logc = torch.lgamma(torch.tensor(opp + 1.0)) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0)
+        pc = p.clamp(1e-6, 1 - 1e-6)[..., None]
+        pmf = torch.exp(logc + k * torch.log(pc) + (opp - k) * torch.log1p(-pc))   # [B, C, opp+1]
+        eq = (k[None, None, :] == need[..., None]).float()
+        ge = (k[None, None, :] >= need[..., None]).float()
+        p_eq = (pmf * eq).sum(-1)
+        p_ge = (pmf * ge).sum(-1)
+        sixth = ((tlen >= 5.0).float()) * ok
+        min_bull = bulls.min(dim=1).values[:, None].expand(-1, C)
+        p_under = 1.0 - (1.0 - below_c / total) ** opp              # someone plays below c
+        exp_cost = ok * (sixth * tbull + (1.0 - sixth) * p_eq * (tbull + 1.5 * need)) \
+            + too_low * min_bull * (1.0 - p_under)
+        own_below = torch.cumsum(hand, dim=1) - hand
+        cardf = torch.stack([
+            hand, too_low, gap / 104.0, in_gap / 10.0, tlen / 5.0, tbull / 10.0, sixth, self.card_bull[None, :].expand(B, -1) / 7.0,
+            ids[None, :].expand(B, -1) / 104.0, need / 5.0, p_ge, exp_cost / 10.0, min_bull / 10.0 * too_low,
+            below_c / 104.0, own_below / 10.0, p_under,
+        ], dim=2)                                                     # [B, C, 16]
+        rowf = torch.stack([bulls / 10.0, lens / 5.0, (bulls == bulls.min(dim=1, keepdim=True).values).float(),
+                            (ends + 1.0) / 104.0], dim=2)             # [B, 4, 4]
+        feats = obs.new_zeros(B, C + 4, self.NUM_FEATURES)
+        feats[:, :C, :self.CARD_FEATURES] = cardf
+        feats[:, C:, self.CARD_FEATURES:self.CARD_FEATURES + self.ROW_FEATURES] = rowf
+        feats[:, C:, -1] = 1.0
+        return feats, hand
+
+    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        feats, hand = self.features(obs)
+        cardf = feats[:, :self._L["cards"], :self.CARD_FEATURES]
+        nh = hand.sum(dim=1, keepdim=True).clamp(min=1.0)
+        pooled_mean = (cardf * hand[..., None]).sum(dim=1) / nh
+        pooled_max = (cardf * hand[..., None] - (1.0 - hand[..., None])).max(dim=1).values.clamp(min=0.0)
+        return {"x": torch.cat([obs * self.obs_scale, pooled_mean, pooled_max], dim=1), "feats": feats}
+
+    def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask_b = mask.bool()
+        feats = prep["feats"]
+        h = self.trunk(prep["x"])
+        base = self.policy_head(h)
+        # score only the legal actions (at most ~10 per row in play): gather them, score, scatter back
+        n_act = feats.shape[1]
+        legal = mask_b[:, :n_act]
+        kmax = max(int(legal.sum(dim=1).max().item()) if legal.numel() else 1, 1)
+        order = torch.argsort(legal.to(torch.int8), dim=1, descending=True, stable=True)[:, :kmax]   # [B, k]
+        sel = torch.gather(feats, 1, order[..., None].expand(-1, -1, feats.shape[2]))              # [B, k, F]
+        z = torch.relu(self.act_feat(sel) + self.act_ctx(h)[:, None, :])
+        score = self.act_out(z).squeeze(-1)                                                          # [B, k]
+        valid = torch.gather(legal, 1, order)
+        extra = torch.zeros_like(base).scatter(1, order, torch.where(valid, score, torch.zeros_like(score)))
+        return mask_logits(base + extra, mask_b), self.value_head(h).squeeze(-1)
+
+
+ARCHS: dict[str, type[MaskedActorCritic]] = {"mlp": MaskedActorCritic, "take5": Take5ActorCritic}
+
+
+def default_arch(game: str) -> str:
+    """The architecture a game trains with unless told otherwise."""
+    return "take5" if game == "take5" else "mlp"
+
+
+def obs_scale_for(game: str, num_players: int, obs_dim: int) -> list[float] | None:
+    """Per-feature multipliers that bring a game's observation to roughly [0, 1] (None: as it is).
+
+    5 Alive observations hold raw counts (``fiveplay_env.five_alive.observation``: "scale them in your
+    model"): hand and discard counts, the draw pile, lives and hand sizes are divided by their usual
+    maxima here."""
+    if game != "five_alive":
+        return None
+    from fiveplay_env.five_alive import observation as faobs
+
+    scale = np.ones(obs_dim, np.float32)
+    divisors = {"hand": 4.0, "discard": 8.0, "draw_pile": 40.0, "lives": 5.0, "hand_sizes": 10.0}
+    for name, (off, size) in faobs.pieces(num_players).items():
+        if name in divisors:
+            scale[off:off + size] = 1.0 / divisors[name]
+    return scale.tolist()
+
+
+def build_model(arch: str, kwargs: dict[str, Any], obs_scale: list[float] | None = None) -> MaskedActorCritic:
+    """The network ``arch`` (one of ``ARCHS``) with constructor ``kwargs`` (as ``model.kwargs()`` gave)."""
+    if arch not in ARCHS:
+        raise ValueError(f"arch: expected one of {sorted(ARCHS)}, got {arch!r}")
+    kw = dict(kwargs)
+    if "hidden" in kw:
+        kw["hidden"] = tuple(kw["hidden"])
+    return ARCHS[arch](obs_scale=obs_scale, **kw)

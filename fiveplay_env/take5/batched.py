@@ -179,18 +179,23 @@ class BatchedTake5:
         self._blank_loc = blank
         # state (see the module docstring)
         self._loc = np.zeros((B, NUM_ACTIONS), np.int8)
-        self._rows = np.zeros((NUM_ROWS, B, ROW_LIMIT), np.int8)
-        # rkey[r, b] = last card of row r << shift | (r * B + b + 1), or -1 << shift while the rows are
-        # empty (the draft): ordered by last card, and its low bits are the row's own flat index + 1
-        self._shift = 24 if NUM_ROWS * B + 1 < 2**24 else 32
-        self._low_mask = (1 << self._shift) - 1
-        self._rkey = np.zeros((NUM_ROWS, B), np.int32 if self._shift == 24 else np.int64)
-        self._rkey_f = self._rkey.reshape(-1)
-        self._rkey_pos = np.arange(1, NUM_ROWS * B + 1, dtype=self._rkey.dtype).reshape(NUM_ROWS, B)
-        self._rlen = np.zeros((NUM_ROWS, B), np.int8)
-        self._rbull = np.zeros((NUM_ROWS, B), np.int8)
+        # rkey[r, b] = last card of row r << 32 | (r * B + b + 1), or -1 << 32 while the rows are empty
+        # (the draft): ordered by last card, and its low bits are the row's position in the buffers.
+        # The row arrays are views of flat buffers one slot longer ("_b"), starting at slot 1:
+        # position r * B + b + 1 of a buffer is row r of game b, so rkey's low bits index them directly
+        # (int64, numpy's index type, so indexing needs no conversion).
+        self._shift = 32
+        self._low_mask = (1 << 32) - 1
+        self._rkey_b = np.zeros(NUM_ROWS * B + 1, np.int64)
+        self._rlen_b = np.zeros(NUM_ROWS * B + 1, np.int8)
+        self._rbull_b = np.zeros(NUM_ROWS * B + 1, np.int8)
+        self._rows_b = np.zeros((NUM_ROWS * B + 1) * ROW_LIMIT, np.int8)
+        self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
+        self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
+        self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
+        self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
         self._pending = np.full((n, B), -1, np.int8)
-        self._sp = np.zeros((2 * n, B), np.int32)
+        self._sp = np.zeros((B, 2 * n), np.int32)
         self._phase = np.zeros(B, np.int8)
         self._cur = np.zeros(B, np.int8)
         self._trick = np.zeros(B, np.int8)
@@ -203,22 +208,20 @@ class BatchedTake5:
         self._loc_f = self._loc.reshape(-1)
         self._pending_f = self._pending.reshape(-1)
         self._sp_f = self._sp.reshape(-1)
-        # step outputs; the penalties of the step are summed per seat in ``_pen`` [n, B]
-        self._pen = np.zeros((n, B), np.int16)
+        # step outputs; the penalties of the step are summed per seat in ``_pen`` [B, n]
+        self._pen = np.zeros((B, n), np.int16)
         self._pen_f = self._pen.reshape(-1)
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
         self.final_scores: np.ndarray = np.zeros((B, n), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._mask_f = self._mask.reshape(-1)
-        self._row_offsets = (np.arange(NUM_ROWS) * B)[:, None]
-        self._rows_f = self._rows.reshape(-1)
-        self._rlen_f = self._rlen.reshape(-1)
-        self._rbull_f = self._rbull.reshape(-1)
+        self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
-        self._rel_rows = rel * B  # flat row offsets into ``sp`` for each observer seat
+        self._rel = rel  # column of ``sp`` for each observer seat and relative seat
+        self._arange_sp = (self._arange * 2 * n)[:, None]
         tail = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.float32)
         for p in range(n):
             for ph in range(3):
@@ -275,12 +278,12 @@ class BatchedTake5:
     @property
     def scores(self) -> np.ndarray:
         """int32 [B, n]: penalty points of the rounds completed (the reference's ``scores``)."""
-        return np.ascontiguousarray(self._sp[:self.num_players].T)
+        return self._sp[:, :self.num_players].copy()
 
     @property
     def round_penalty(self) -> np.ndarray:
         """int32 [B, n]: penalty points taken in the current round (the reference's ``round_pen``)."""
-        return np.ascontiguousarray(self._sp[self.num_players:].T)
+        return self._sp[:, self.num_players:].copy()
 
     @property
     def round(self) -> np.ndarray:
@@ -358,7 +361,7 @@ class BatchedTake5:
             if done.size:
                 self._resolve(done, None, None)
         rewards = np.empty((B, self.num_players), np.float32)
-        rewards[...] = (-self._pen).T  # negated as integers: no -0.0
+        np.subtract(0, self._pen, out=rewards, dtype=np.float32)  # 0 - x: no -0.0 for 0
         self.rewards = rewards
         self._update_mask()
         return rewards
@@ -433,7 +436,7 @@ class BatchedTake5:
             self._phase[rc] = PLAY
         self._place_trick(g, key, forced)
         # this step's penalties (all from this placement) join the round penalties before the round may end
-        self._sp[self.num_players:] += self._pen
+        self._sp[:, self.num_players:] += self._pen
         self._end_trick(g)
 
     def _place_trick(self, g: np.ndarray, key: np.ndarray, forced: np.ndarray | None) -> None:
@@ -445,50 +448,51 @@ class BatchedTake5:
 
         ``rkey`` (see ``__init__``) makes finding a card's row three cheap steps: keep the keys below
         ``card << shift``, take their maximum (a fold over the 4 rows), and its low bits are the
-        row's flat index + 1 in the [4, B] row arrays.
+        row's position in the row buffers (``r * B + game + 1``).
         """
-        B, n, m = self.batch_size, self.num_players, g.size
-        sh = self._shift
+        B, n = self.batch_size, self.num_players
         cards = key >> 4
-        cs = cards.astype(self._rkey.dtype) << sh  # [n, m]
-        cs1 = cs + 1
+        cs = cards.astype(self._rkey.dtype) << self._shift  # [n, m]
         bull = _BULL8[cards]
-        pen_idx = (key & 15).astype(np.intp) * B + g  # [n, m] flat index into pen
-        rkey, rkey_f = self._rkey, self._rkey_f
-        rlen_f, rbull_f, rows_f, pen_f = self._rlen_f, self._rbull_f, self._rows_f, self._pen_f
+        pen_idx = (key & 15).astype(np.intp)
+        pen_idx += g * n  # [n, m] flat index into pen
+        rkey, rkey_b, low_mask = self._rkey, self._rkey_b, self._low_mask
+        rlen_b, rbull_b, rows_b, pen_f = self._rlen_b, self._rbull_b, self._rows_b, self._pen_f
         for k in range(n):
             rk = rkey.take(g, axis=1)
             masked = rk * (rk < cs[k])
             best = np.maximum(np.maximum(masked[0], masked[1]), np.maximum(masked[2], masked[3]))
-            fi = (best & self._low_mask).astype(np.intp)
-            fi -= 1
+            fi = best & low_mask  # the row's position in the buffers; 0 (the spare slot) if too low
             ln = None
             if k == 0:
                 force = None
                 if forced is not None:
                     force = forced >= 0
-                    fi = np.where(force, forced * B + g, fi)
+                    fi = np.where(force, forced * B + g + 1, fi)
                 elif not self._player_rows:
                     low = best == 0
                     if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
                         ck = self._rbull.take(g, axis=1).astype(np.int16) * 64 + self._rlen.take(g, axis=1) * 8 + _R[:, None]
                         cheap = np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7
-                        fi = np.where(low, cheap.astype(np.intp) * B + g, fi)
+                        fi = np.where(low, cheap * B + g + 1, fi)
                         force = low
                 if force is not None:
-                    ln = rlen_f[fi]
+                    ln = rlen_b[fi]
                     full = (ln == ROW_LIMIT) | force
                     ln[full] = 0
             if ln is None:
-                ln = rlen_f[fi]
+                ln = rlen_b[fi]
                 full = ln == ROW_LIMIT
                 ln %= ROW_LIMIT  # a full row is taken: the card starts it again
-            b = rbull_f[fi]
-            pen_f[pen_idx[k]] += b * full  # a full (or chosen) row goes to the card's owner
-            rows_f[fi * ROW_LIMIT + ln] = cards[k]
-            rlen_f[fi] = ln + 1
-            rbull_f[fi] = b * ~full + bull[k]
-            rkey_f[fi] = cs1[k] + fi
+            b = rbull_b[fi]
+            taken = b * full
+            pen_f[pen_idx[k]] += taken  # a full (or chosen) row goes to the card's owner
+            rows_b[fi * ROW_LIMIT + ln] = cards[k]
+            rlen_b[fi] = ln + 1
+            b -= taken
+            b += bull[k]
+            rbull_b[fi] = b
+            rkey_b[fi] = cs[k] + fi
 
     def _end_trick(self, g: np.ndarray) -> None:
         """The tricks of games ``g`` are over: the next trick (seat 0 leads), or the end of the round."""
@@ -502,23 +506,24 @@ class BatchedTake5:
     def _end_round(self, g: np.ndarray) -> None:
         """Round penalties join the scores; finished games are replaced, the others deal a new round."""
         n = self.num_players
-        scores = self._sp[:n, g] + self._sp[n:, g]
-        self._sp[:n, g] = scores
+        sp = self._sp.take(g, axis=0)
+        scores = sp[:, :n] + sp[:, n:]
+        self._sp[g, :n] = scores
         rnd = self._round[g] + 1
         self._round[g] = rnd
         if self._k is not None:
             over = rnd >= self._k
         else:
-            top = scores.max(axis=0)
+            top = scores.max(axis=1)
             over = top >= self.config.end_score if self.config.end_inclusive else top > self.config.end_score
         if over.any():
             fin = g[over]
             self.terminated[fin] = True
-            self.final_scores[fin] = scores[:, over].T
+            self.final_scores[fin] = scores[over]
             # same-step autoreset: slot i's next game is game i + k*B of the run
             self._game_index[fin] += self.batch_size
             self._seeds[fin] = _derive_batch(self.base_seed, self._game_index[fin])
-            self._sp[:, fin] = 0
+            self._sp[fin] = 0
             self._round[fin] = 0
             self._counter[fin] = 0
         self._start_round(g)
@@ -543,7 +548,7 @@ class BatchedTake5:
     # ------------------------------------------------------------------ new games and rounds
 
     def _new_games(self, g: np.ndarray) -> None:
-        self._sp[:, g] = 0
+        self._sp[g] = 0
         self._round[g] = 0
         self._counter[g] = 0
         self._start_round(g)
@@ -552,18 +557,18 @@ class BatchedTake5:
         """Games ``g`` get rows of one card each: ``starters[:, r]`` (int [m, 4]) starts row r. (The
         caller marks the starters SEEN in ``loc``.)"""
         st = starters.T  # [4, m]
-        idx = self._row_offsets + g  # [4, m] flat positions in the [4, B] row arrays
-        self._rows_f[idx * ROW_LIMIT] = st
-        self._rkey_f[idx] = (st.astype(self._rkey.dtype) << self._shift) + idx + 1
-        self._rlen_f[idx] = 1
-        self._rbull_f[idx] = _BULL8[st]
+        idx = self._row_offsets + g  # [4, m] buffer positions of the games' rows
+        self._rows_b[idx * ROW_LIMIT] = st
+        self._rkey_b[idx] = (st.astype(self._rkey.dtype) << self._shift) + idx
+        self._rlen_b[idx] = 1
+        self._rbull_b[idx] = _BULL8[st]
 
     def _start_round(self, g: np.ndarray) -> None:
         """``engine._start_round`` for games ``g``: one shuffle (counter + 1) and the deal, or the draft."""
         n = self.num_players
         self._trick[g] = 0
         self._cur[g] = 0
-        self._sp[n:, g] = 0
+        self._sp[g, n:] = 0
         self._loc[g] = self._blank_loc
         if self._draft:
             self._phase[g] = DRAFT
@@ -639,7 +644,7 @@ class BatchedTake5:
         stats[:, :, 1] = _LEN_F[self._rlen].T
         stats[:, :, 2] = _BULL_F[self._rbull].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
-        flat = self._rel_rows[cur] + self._arange[:, None]
+        flat = self._rel[cur] + self._arange_sp
         obs[:, SCORES:SCORES + 2 * n] = self._sp_f[flat] * (1.0 / self.config.end_score)
         # seat one-hot, phase one-hot and tricks / 10, by table
         obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + self._phase) * (NUM_TRICKS + 1) + self._trick]

@@ -28,6 +28,13 @@ RUNS = [
 assert sum(g for _, g in RUNS) >= 2000
 
 
+def satisfies_known(world, q) -> bool:
+    for allowed, count in world.known[q].items():
+        if sum(c for k, c in enumerate(world.hands[q]) if (allowed >> k) & 1) < count:
+            return False
+    return True
+
+
 def check_state(cfg: FiveAliveConfig, s, prev_lives: list[int]) -> None:
     n = s.num_players
     assert s.card_counts() == list(cfg.deck_counts)  # every card in a hand, the draw or the discard pile
@@ -45,6 +52,12 @@ def check_state(cfg: FiveAliveConfig, s, prev_lives: list[int]) -> None:
                 assert s.hand_size[p] == 0
     assert s.n_alive == sum(s.alive)
     assert 0 <= s.total <= 21
+    # the public facts recorded for determinization hold in the true state
+    draw = s.draw_counts()
+    for p in range(n):
+        assert satisfies_known(s, p)
+        if s.draw_cap[p] is not None:
+            assert all(c <= s.draw_cap[p][k] for k, c in enumerate(draw))
     if s.phase == OVER:
         assert s.current == -1 and eng.legal_mask(s).sum() == 0
         return
@@ -153,13 +166,6 @@ def random_positions(cfg: FiveAliveConfig, games: int, every: int):
                 yield s
             eng.step(cfg, s, pick(eng.legal_mask(s), rng))
             i += 1
-
-
-def satisfies_known(world, q) -> bool:
-    for allowed, count in world.known[q].items():
-        if sum(c for k, c in enumerate(world.hands[q]) if (allowed >> k) & 1) < count:
-            return False
-    return True
 
 
 @pytest.mark.parametrize("kw", [

@@ -236,19 +236,32 @@ class BatchedTake5:
     # ------------------------------------------------------------------ public API
 
     def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
-        """Start B new games. ``seed``: the run's base seed (None: fresh OS entropy); slot i's k-th game
-        is seeded ``derive(seed, i + k*B)``. ``seeds``: optional explicit seeds (ints in 0..2**64-1,
-        one per slot) for the first games; later games of each slot still derive from ``seed``."""
+        """Start B new games.
+
+        ``seed`` (an int in 0..2**64-1): start the run over with this base seed; slot i's k-th game is
+        game ``i + k*B`` of the run, seeded ``derive(seed, i + k*B)``. ``seed=None``: keep the run going,
+        every slot moves on to its next game (as if all had just finished), so nothing repeats; at
+        construction ``seed=None`` draws a fresh base seed from OS entropy. ``seeds``: optional
+        explicit seeds (one per slot) for the games started now; later games still derive from the
+        base seed. Bad values raise ``ValueError`` before anything changes.
+        """
         B = self.batch_size
-        self.base_seed = seeding.normalize_seed(seed)
-        self._game_index[:] = self._arange
-        if seeds is None:
-            self._seeds[:] = _derive_batch(self.base_seed, self._game_index)
+        fresh = seed is not None or not hasattr(self, "base_seed")
+        base = seeding.normalize_seed(seed) if fresh else self.base_seed
+        explicit = None
+        if seeds is not None:
+            explicit = [seeding.normalize_seed(s) for s in seeds]
+            if len(explicit) != B:
+                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(explicit)}")
+        self.base_seed = base
+        if fresh:
+            self._game_index[:] = self._arange
         else:
-            vals = [seeding.normalize_seed(s) for s in seeds]
-            if len(vals) != B:
-                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(vals)}")
-            self._seeds[:] = np.array(vals, dtype=np.uint64)
+            self._game_index += B
+        if explicit is None:
+            self._seeds[:] = _derive_batch(base, self._game_index)
+        else:
+            self._seeds[:] = np.array(explicit, dtype=np.uint64)
         self._new_games(self._arange)
         self.rewards = np.zeros((B, self.num_players), np.float32)
         self.terminated = np.zeros(B, bool)

@@ -205,8 +205,9 @@ class Take5ActorCritic(MaskedActorCritic):
         sixth = ((tlen >= 5.0).float()) * ok
         min_bull = bulls.min(dim=1).values[:, None].expand(-1, C)
         p_under = 1.0 - (1.0 - below_c / total) ** opp              # someone plays below c
-        exp_cost = ok * (sixth * tbull + (1.0 - sixth) * p_eq * (tbull + 1.5 * need)) \
-            + too_low * min_bull * (1.0 - p_under)
+        # take5-safest's estimate: the row fills exactly when `need` opponent cards land in the gap first
+        # (a full row: when none does), and a too-low card takes the cheapest row unless someone undercuts
+        exp_cost = ok * p_eq * (tbull + 1.5 * need) + too_low * min_bull * (1.0 - p_under)
         own_below = torch.cumsum(hand, dim=1) - hand
         cardf = torch.stack([
             hand, too_low, gap / 104.0, in_gap / 10.0, tlen / 5.0, tbull / 10.0, sixth, self.card_bull[None, :].expand(B, -1) / 7.0,

@@ -1,0 +1,106 @@
+"""Networks mask illegal actions; the Take 5 features agree with the heuristic; the reference-loop vector
+env equals the batched engine; engine snapshots restore games exactly."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from fiveplay_env.vector import make_vec, random_actions
+from tests.learning.conftest import TAKE5_CFG
+
+
+def _states(num: int = 64, steps: int = 17, seed: int = 0):
+    env = make_vec("take5", num, seed=seed, **TAKE5_CFG)
+    obs, mask, _ = env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        obs, mask, *_ = env.step(random_actions(mask, rng))
+    return obs, mask
+
+
+@pytest.mark.parametrize("arch", ["mlp", "take5"])
+def test_illegal_actions_get_no_probability(arch):
+    from agents.learned.nets import ILLEGAL_LOGIT, build_model
+    from agents.learned.ppo import sample_actions
+
+    obs, mask = _states()
+    net = build_model(arch, {"obs_dim": obs.shape[1], "num_actions": mask.shape[1], "hidden": [32]})
+    logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
+    m = torch.from_numpy(mask).bool()
+    assert value.shape == (obs.shape[0],)
+    assert torch.all(logits[~m] == ILLEGAL_LOGIT) and torch.all(logits[m] > ILLEGAL_LOGIT / 2)
+    p = torch.softmax(logits, 1)
+    assert torch.all(p[~m] == 0) and torch.allclose(p.sum(1), torch.ones(obs.shape[0]))
+    gen = torch.Generator().manual_seed(0)
+    for _ in range(5):
+        a = sample_actions(logits, gen)
+        assert m[torch.arange(len(a)), a].all()
+    with pytest.raises(ValueError, match="obs"):
+        net(torch.zeros(2, 5), torch.zeros(2, mask.shape[1]))
+
+
+def test_take5_features_match_the_safest_heuristic():
+    from agents.learned.nets import build_model
+    from agents.take5_heuristics import decode, expected_costs
+
+    obs, mask = _states(num=32, steps=9)
+    net = build_model("take5", {"obs_dim": obs.shape[1], "num_actions": mask.shape[1]})
+    feats, hand = net.features(torch.from_numpy(obs))
+    for i in range(obs.shape[0]):
+        v = decode(obs[i])
+        if v.phase != 1:
+            continue
+        ours = feats[i, v.hand, 11].numpy() * 10.0      # the expected-cost feature
+        theirs = np.array(expected_costs(v.hand, v.rows, v.unseen, v.n - 1))
+        np.testing.assert_allclose(ours, theirs, rtol=1e-3, atol=1e-3)
+        assert np.array_equal(np.flatnonzero(hand[i].numpy()), v.hand)
+
+
+def test_reference_loop_equals_the_batched_engine_and_snapshots_restore():
+    from agents.learned.envs import LoopVecEnv, engine_snapshot, make_training_env, restore_engine
+
+    B = 12
+    fast = make_training_env("take5", B, 4, TAKE5_CFG, "batched")
+    slow = LoopVecEnv("take5", B, 4, **TAKE5_CFG)
+    o1, m1, c1 = fast.reset(4)
+    o2, m2, c2 = slow.reset(4)
+    rng = np.random.default_rng(0)
+    snaps = None
+    for t in range(120):
+        assert np.array_equal(o1, o2) and np.array_equal(m1, m2) and np.array_equal(c1, c2)
+        a = random_actions(m1, rng)
+        o1, m1, c1, r1, t1, i1 = fast.step(a)
+        o2, m2, c2, r2, t2, i2 = slow.step(a)
+        assert np.array_equal(r1, r2) and np.array_equal(t1, t2)
+        if t1.any():
+            assert np.array_equal(i1["final_scores"][t1], i2["final_scores"][t2])
+        if t == 30:
+            snaps = (engine_snapshot(fast), engine_snapshot(slow), o1.copy(), rng.bit_generator.state)
+    # restore both at step 31 into fresh envs and replay: the same games continue
+    fast2 = make_training_env("take5", B, 4, TAKE5_CFG, "batched")
+    slow2 = LoopVecEnv("take5", B, 4, **TAKE5_CFG)
+    slow2.reset(4)
+    restore_engine(fast2, snaps[0])
+    restore_engine(slow2, snaps[1])
+    rng.bit_generator.state = snaps[3]
+    ref = make_training_env("take5", B, 4, TAKE5_CFG, "batched")
+    ref.reset(4)
+    rng_ref = np.random.default_rng(0)
+    mk = ref.engine.legal_action_mask
+    for _ in range(31):
+        _, mk, *_ = ref.step(random_actions(mk, rng_ref))
+    assert rng_ref.bit_generator.state == rng.bit_generator.state
+    mask = fast2.engine.legal_action_mask
+    for _ in range(60):
+        a = random_actions(mask, rng)
+        a_ref = random_actions(mk, rng_ref)
+        assert np.array_equal(a, a_ref)
+        x = fast2.step(a)
+        y = slow2.step(a)
+        z = ref.step(a_ref)
+        for u, v in zip(x[:5], z[:5]):
+            assert np.array_equal(u, v)
+        for u, v in zip(y[:5], z[:5]):
+            assert np.array_equal(u, v)
+        mask, mk = x[1], z[1]

@@ -1,0 +1,151 @@
+"""A tiny training run end to end: files, checkpoints, exact resume, determinism, the ckpt: agent."""
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+
+import numpy as np
+import pytest
+import torch
+
+from tests.learning.conftest import TAKE5_CFG, tiny_args
+
+
+def _state_dict(run_dir: str) -> dict[str, torch.Tensor]:
+    from agents.learned.checkpoint import load_checkpoint
+
+    return load_checkpoint(run_dir)["model"]["state_dict"]
+
+
+def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    from experiments.train import main
+
+    out = str(tmp_path_factory.mktemp("runs"))
+    return main(tiny_args(out))
+
+
+def test_tiny_run_writes_its_files(tiny_run):
+    r = tiny_run
+    assert r["complete"] and r["decisions"] >= 1000 and r["updates"] >= 2
+    assert os.path.basename(r["run_dir"]).startswith("train__take5__0__")
+    for name in ("config.json", "checkpoint.pt", "curves.csv", "curves.png", "updates.csv", "summary.json"):
+        assert os.path.getsize(os.path.join(r["run_dir"], name)) > 0, name
+    with open(r["curves_csv"], newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert {row["baseline"] for row in rows} == {"random", "take5-safest"}
+    assert rows[0]["update"] == "0" and int(rows[-1]["update"]) == r["updates"]
+    thr = r["throughput"]
+    assert thr["decisions_per_s"] > 0
+    assert abs(sum(thr["share"].values()) - 1.0) < 1e-6
+    assert not [f for f in os.listdir(r["run_dir"]) if f.startswith(".tmp")]  # atomic writes left nothing behind
+
+
+def test_policy_plays_legal_moves_through_the_agent_protocol(tiny_run):
+    import agents.learned  # noqa: F401 - registers ckpt:
+    from agents import games
+    from agents.arena import play_game
+    from agents.registry import make_agent
+
+    game = games.get_game("take5")
+    config = game.make_config(TAKE5_CFG)
+    for name in (r"ckpt:" + tiny_run["run_dir"], "ckpt:" + tiny_run["checkpoint"] + "?sample"):
+        agent = make_agent(name, "take5", seed=1)
+        others = [make_agent("random", "take5", seed=s) for s in range(3)]
+        rec = play_game(game, config, [agent, *others], seed=5)  # the env raises on any illegal move
+        assert rec.decisions[0] >= 10 and not rec.truncated
+    a1 = make_agent("ckpt:" + tiny_run["run_dir"] + "?sample", "take5", seed=3)
+    a2 = make_agent("ckpt:" + tiny_run["run_dir"] + "?sample", "take5", seed=3)
+    from fiveplay_env.vector import make_vec
+
+    obs, mask, _ = make_vec("take5", 64, seed=2, **TAKE5_CFG).reset()
+    x1, x2 = a1.act_batch(obs, mask), a2.act_batch(obs, mask)
+    assert np.array_equal(x1, x2) and mask[np.arange(64), x1].all()
+    assert mask[0, a1.act(obs[0], mask[0])]
+
+
+def test_policy_in_a_tournament(tiny_run, tmp_path):
+    tournament = pytest.importorskip("experiments.tournament")
+    import agents.learned  # noqa: F401
+
+    res = tournament.main(["--game", "take5", "--agents", "ckpt:" + tiny_run["run_dir"], "random", "take5-safest",
+                           "random", "--config", "mode=round", "--games", "8", "--out", str(tmp_path), "--quiet",
+                           "--no-plots"])
+    assert res is not None
+
+
+def test_resume_continues_exactly(tiny_run, tmp_path):
+    """Stop at 1,000 decisions, resume to 1,600: the same network as one uninterrupted run to 1,600."""
+    from experiments.train import main
+
+    first = str(tmp_path / "first")
+    shutil.copytree(tiny_run["run_dir"], first)
+    resumed = main(["--resume", first, "--total-decisions", "1600", "--quiet"])
+    assert resumed["run_dir"] == first and resumed["updates"] > tiny_run["updates"]
+    straight = main(tiny_args(str(tmp_path / "straight"), total=1600))
+    assert straight["updates"] == resumed["updates"] and straight["decisions"] == resumed["decisions"]
+    assert _same(_state_dict(first), _state_dict(straight["run_dir"]))
+    with open(resumed["curves_csv"], newline="") as f:
+        ups = [int(r["update"]) for r in csv.DictReader(f)]
+    assert ups == sorted(ups)  # no duplicated evaluation rows after the resume
+
+
+def test_trainer_resume_equals_uninterrupted_update(tmp_path):
+    """Trainer level: save after 2 updates; a fresh trainer loaded from it makes exactly update 3; and the
+    same seed gives the same first updates."""
+    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from agents.learned.ppo import TrainConfig, Trainer
+
+    cfg = TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
+                      total_decisions=10_000, num_envs=8, rollout_steps=24, minibatch_size=64, epochs=2,
+                      hidden=(32, 32), snapshot_interval=1)
+    a = Trainer(cfg)
+    a.train_update()
+    a.train_update()
+    after2 = {k: v.clone() for k, v in a.model.state_dict().items()}
+    path = str(tmp_path / "c.pt")
+    save_checkpoint(path, a.state(args={"note": "test"}))
+    a.train_update()
+    b = Trainer(cfg)
+    b.train_update()
+    b.train_update()
+    assert _same(after2, b.model.state_dict())          # same seed, same first updates
+    c = Trainer(cfg)
+    c.load_state(load_checkpoint(path))
+    c.train_update()
+    assert _same(a.model.state_dict(), c.model.state_dict())
+    assert np.array_equal(a.obs, c.obs) and a.decisions == c.decisions and a.games == c.games
+    assert len(a.pool) == len(c.pool) == 3
+
+
+def test_five_alive_trains_on_the_fallback(tmp_path):
+    from agents.learned.envs import has_batched_engine
+    from experiments.train import main
+
+    r = main(["--game", "five_alive", "--config", "num_players=3", "--opponents", "random", "self",
+              "--total-decisions", "300", "--num-envs", "8", "--rollout-steps", "16", "--minibatch-size", "64",
+              "--epochs", "1", "--hidden", "32", "--eval-interval", "0", "--eval-games", "6",
+              "--eval-baselines", "random", "--out", str(tmp_path), "--quiet", "--no-plots"])
+    assert r["decisions"] >= 300
+    assert r["backend"] == ("batched" if has_batched_engine("five_alive") else "reference-loop")
+    assert 0.0 <= r["evaluations"]["random"]["win"][0] <= 1.0
+
+
+def test_bad_arguments_are_named(tmp_path):
+    from experiments.train import main
+
+    with pytest.raises(ValueError, match="agent name"):
+        main(tiny_args(str(tmp_path), extra=["--opponents", "no-such-agent"]))
+    with pytest.raises(ValueError, match="num_envs"):
+        main(tiny_args(str(tmp_path), extra=["--num-envs", "0"]))
+    with pytest.raises(ValueError, match="mode"):
+        main(["--config", "mode=forever", "--out", str(tmp_path), "--quiet"])
+    with pytest.raises(ValueError, match="eval-games"):
+        main(tiny_args(str(tmp_path), extra=["--eval-games", "0"]))
+    with pytest.raises(SystemExit):
+        main(["--total-decisions", "many"])

@@ -46,7 +46,7 @@ def test_shapes_dtypes_and_rewards_for_every_player():
         returns[terminated] = 0
     assert len(finished) > 50
     assert taken_by_others > 0  # rewards reach players other than the one who acted
-    # 30 cards cannot all fit on 4 rows of at most 5: every round of 3 players gives bull heads away
+    # 4 starters + 30 cards cannot all fit on 4 rows of at most 5: every round of 3 players gives bull heads
     assert all(r.sum() < 0 for r in finished)
 
 

@@ -132,9 +132,11 @@ def batch_permutation(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.nda
     k |= np.arange(n, dtype=np.uint64)
     k.sort(axis=-1)
     high = k >> np.uint64(7)
-    tie = (high[:, 1:] == high[:, :-1]).any(axis=1)
-    perm = (k & np.uint64(127)).astype(np.int64)
-    if tie.any():
+    same = high[:, 1:] == high[:, :-1]
+    k &= np.uint64(127)
+    perm = k.view(np.int64)  # the indices, < 128: the same bits as int64
+    if same.any():
+        tie = same.any(axis=1)
         perm[tie] = seeding.batch_permutation(np.asarray(seeds)[tie], np.asarray(counters)[tie], n)
     return perm
 
@@ -195,7 +197,8 @@ class BatchedTake5:
         self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
         self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
         self._pending = np.full((n, B), -1, np.int8)
-        self._sp = np.zeros((B, 2 * n), np.int32)
+        self._scores = np.zeros((B, n), np.int32)
+        self._rpen = np.zeros((B, n), np.int32)
         self._phase = np.zeros(B, np.int8)
         self._cur = np.zeros(B, np.int8)
         self._trick = np.zeros(B, np.int8)
@@ -207,9 +210,10 @@ class BatchedTake5:
         # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
         self._loc_f = self._loc.reshape(-1)
         self._pending_f = self._pending.reshape(-1)
-        self._sp_f = self._sp.reshape(-1)
+        self._scores_f = self._scores.reshape(-1)
+        self._rpen_f = self._rpen.reshape(-1)
         # step outputs; the penalties of the step are summed per seat in ``_pen`` [B, n]
-        self._pen = np.zeros((B, n), np.int16)
+        self._pen = np.zeros((B, n), np.int32)
         self._pen_f = self._pen.reshape(-1)
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
@@ -219,9 +223,8 @@ class BatchedTake5:
         self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
-        rel = np.array([[(p + i) % n for i in range(n)] + [n + (p + i) % n for i in range(n)] for p in range(n)])
-        self._rel = rel  # column of ``sp`` for each observer seat and relative seat
-        self._arange_sp = (self._arange * 2 * n)[:, None]
+        self._rel = np.array([[(p + i) % n for i in range(n)] for p in range(n)])  # seat of relative seat i
+        self._arange_n = (self._arange * n)[:, None]
         tail = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.float32)
         for p in range(n):
             for ph in range(3):
@@ -291,12 +294,12 @@ class BatchedTake5:
     @property
     def scores(self) -> np.ndarray:
         """int32 [B, n]: penalty points of the rounds completed (the reference's ``scores``)."""
-        return self._sp[:, :self.num_players].copy()
+        return self._scores.copy()
 
     @property
     def round_penalty(self) -> np.ndarray:
         """int32 [B, n]: penalty points taken in the current round (the reference's ``round_pen``)."""
-        return self._sp[:, self.num_players:].copy()
+        return self._rpen.copy()
 
     @property
     def round(self) -> np.ndarray:
@@ -335,7 +338,7 @@ class BatchedTake5:
     def bytes_per_game(self) -> float:
         """Bytes of game state per game (the cached legal mask included; step outputs and the
         observation tables excluded)."""
-        arrays = (self._loc, self._rows, self._rkey, self._rlen, self._rbull, self._pending, self._sp,
+        arrays = (self._loc, self._rows, self._rkey, self._rlen, self._rbull, self._pending, self._scores, self._rpen,
                   self._phase, self._cur, self._trick, self._round, self._counter, self._picks,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
@@ -449,7 +452,7 @@ class BatchedTake5:
             self._phase[rc] = PLAY
         self._place_trick(g, key, forced)
         # this step's penalties (all from this placement) join the round penalties before the round may end
-        self._sp[:, self.num_players:] += self._pen
+        self._rpen += self._pen
         self._end_trick(g)
 
     def _place_trick(self, g: np.ndarray, key: np.ndarray, forced: np.ndarray | None) -> None:
@@ -519,9 +522,8 @@ class BatchedTake5:
     def _end_round(self, g: np.ndarray) -> None:
         """Round penalties join the scores; finished games are replaced, the others deal a new round."""
         n = self.num_players
-        sp = self._sp.take(g, axis=0)
-        scores = sp[:, :n] + sp[:, n:]
-        self._sp[g, :n] = scores
+        scores = self._scores.take(g, axis=0) + self._rpen.take(g, axis=0)
+        self._scores[g] = scores
         rnd = self._round[g] + 1
         self._round[g] = rnd
         if self._k is not None:
@@ -536,7 +538,7 @@ class BatchedTake5:
             # same-step autoreset: slot i's next game is game i + k*B of the run
             self._game_index[fin] += self.batch_size
             self._seeds[fin] = _derive_batch(self.base_seed, self._game_index[fin])
-            self._sp[fin] = 0
+            self._scores[fin] = 0
             self._round[fin] = 0
             self._counter[fin] = 0
         self._start_round(g)
@@ -561,7 +563,7 @@ class BatchedTake5:
     # ------------------------------------------------------------------ new games and rounds
 
     def _new_games(self, g: np.ndarray) -> None:
-        self._sp[g] = 0
+        self._scores[g] = 0
         self._round[g] = 0
         self._counter[g] = 0
         self._start_round(g)
@@ -581,7 +583,7 @@ class BatchedTake5:
         n = self.num_players
         self._trick[g] = 0
         self._cur[g] = 0
-        self._sp[g, n:] = 0
+        self._rpen[g] = 0
         self._loc[g] = self._blank_loc
         if self._draft:
             self._phase[g] = DRAFT
@@ -592,7 +594,8 @@ class BatchedTake5:
             return
         perm = batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
-        self._loc_f[(g * NUM_ACTIONS)[:, None] + perm] = self._deal_codes  # hands, SEEN row starters, ASIDE
+        dealt = HAND_SIZE * n + NUM_ROWS  # the rest stays ASIDE, as blank_loc has it
+        self._loc_f[(g * NUM_ACTIONS)[:, None] + perm[:, :dealt]] = self._deal_codes[:dealt]  # hands, SEEN starters
         self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
         self._phase[g] = PLAY
 
@@ -657,8 +660,10 @@ class BatchedTake5:
         stats[:, :, 1] = _LEN_F[self._rlen].T
         stats[:, :, 2] = _BULL_F[self._rbull].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
-        flat = self._rel[cur] + self._arange_sp
-        obs[:, SCORES:SCORES + 2 * n] = self._sp_f[flat] * (1.0 / self.config.end_score)
+        flat = self._rel[cur] + self._arange_n
+        k = 1.0 / self.config.end_score
+        obs[:, SCORES:SCORES + n] = self._scores_f[flat] * k
+        obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f[flat] * k
         # seat one-hot, phase one-hot and tricks / 10, by table
         obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + self._phase) * (NUM_TRICKS + 1) + self._trick]
         return obs

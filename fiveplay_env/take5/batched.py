@@ -174,7 +174,7 @@ class BatchedTake5:
         self._net = sorting_network(n)
         self._arange = np.arange(B)
         self._seats8 = np.arange(n, dtype=np.int8)
-        self._seats16 = np.arange(n, dtype=np.int16)[:, None]
+        self._seats64 = np.arange(n, dtype=np.int64)[:, None]
         # the deal: perm[j] goes to seat j // 10 for j < 10n, then starts row j - 10n, then is set aside
         codes = np.full(self._deck, ASIDE, np.int8)
         codes[:HAND_SIZE * n] = np.repeat(self._seats8, HAND_SIZE)
@@ -425,9 +425,9 @@ class BatchedTake5:
         g = done if rc is None else np.concatenate([done, rc])
         m, nd = g.size, done.size
         pend = self._pending.take(g, axis=1)  # [n, m]
-        key = pend.astype(np.int16)
+        key = pend.astype(np.int64)
         key <<= 4
-        key += self._seats16  # card * 16 + seat: the cards are distinct, so this sorts by card
+        key += self._seats64  # card * 16 + seat: the cards are distinct, so this sorts by card
         ks = list(key)
         for i, j in self._net:
             ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
@@ -439,7 +439,7 @@ class BatchedTake5:
             forced[nd:] = rows
         if self._player_rows and nd:
             # too low: no row ends below the lowest card
-            low = ~(self._rkey.take(done, axis=1) < ((key[0, :nd] >> 4).astype(self._rkey.dtype) << self._shift)).any(axis=0)
+            low = ~(self._rkey.take(done, axis=1) < ((key[0, :nd] >> 4) << self._shift)).any(axis=0)
             if low.any():
                 lo = np.flatnonzero(low)
                 q = done[lo]
@@ -467,23 +467,25 @@ class BatchedTake5:
         too-low lowest card takes the cheapest row (``row_pick="min_bullheads"``). Cards after the
         lowest are never too low: the lowest card of the trick already ends a row.
 
-        ``rkey`` (see ``__init__``) makes finding a card's row three cheap steps: keep the keys below
-        ``card << shift``, take their maximum (a fold over the 4 rows), and its low bits are the
-        row's position in the row buffers (``r * B + game + 1``).
+        ``rkey`` (see ``__init__``) makes finding a card's row cheap: the row is the one whose key is
+        the largest below ``cs = card << 32``, i.e. whose ``cs - key`` is the smallest positive, which
+        is the minimum of ``cs - key`` read as unsigned (the negative ones wrap to huge values); the
+        low bits of that key are the row's position in the row buffers (``r * B + game + 1``).
         """
         B, n = self.batch_size, self.num_players
         cards = key >> 4
-        cs = cards.astype(self._rkey.dtype) << self._shift  # [n, m]
+        cs = cards << self._shift  # [n, m]
         bull = _BULL8[cards]
-        pen_idx = (key & 15).astype(np.intp)
-        pen_idx += g * n  # [n, m] flat index into pen
+        pen_idx = key & 15
+        pen_idx += g * n  # [n, m] flat index into pen (owner of each card)
+        takes = np.empty(cards.shape, np.int8)  # bull heads each card's owner takes, added at the end
         rkey, rkey_b, low_mask = self._rkey, self._rkey_b, self._low_mask
-        rlen_b, rbull_b, rows_b, pen_f = self._rlen_b, self._rbull_b, self._rows_b, self._pen_f
+        rlen_b, rbull_b, rows_b = self._rlen_b, self._rbull_b, self._rows_b
         for k in range(n):
-            rk = rkey.take(g, axis=1)
-            masked = rk * (rk < cs[k])
-            best = np.maximum(np.maximum(masked[0], masked[1]), np.maximum(masked[2], masked[3]))
-            fi = best & low_mask  # the row's position in the buffers; 0 (the spare slot) if too low
+            c = cs[k]
+            d = c - rkey.take(g, axis=1)  # [4, m]: positive for the rows ending below the card
+            dmin = np.minimum.reduce(d.view(np.uint64), axis=0).view(np.int64)  # negative: too low
+            fi = (c - dmin) & low_mask  # the row's position in the buffers
             ln = None
             if k == 0:
                 force = None
@@ -491,7 +493,7 @@ class BatchedTake5:
                     force = forced >= 0
                     fi = np.where(force, forced * B + g + 1, fi)
                 elif not self._player_rows:
-                    low = best == 0
+                    low = dmin < 0
                     if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
                         ck = self._rbull.take(g, axis=1).astype(np.int16) * 64 + self._rlen.take(g, axis=1) * 8 + _R[:, None]
                         cheap = np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7
@@ -506,14 +508,15 @@ class BatchedTake5:
                 full = ln == ROW_LIMIT
                 ln %= ROW_LIMIT  # a full row is taken: the card starts it again
             b = rbull_b[fi]
-            taken = b * full
-            pen_f[pen_idx[k]] += taken  # a full (or chosen) row goes to the card's owner
+            taken = takes[k]
+            np.multiply(b, full, out=taken)  # a full (or chosen) row goes to the card's owner
             rows_b[fi * ROW_LIMIT + ln] = cards[k]
             rlen_b[fi] = ln + 1
             b -= taken
             b += bull[k]
             rbull_b[fi] = b
-            rkey_b[fi] = cs[k] + fi
+            rkey_b[fi] = c + fi
+        self._pen_f[pen_idx] += takes  # one (game, seat) per entry: no repeated index
 
     def _end_trick(self, g: np.ndarray) -> None:
         """The tricks of games ``g`` are over: the next trick (seat 0 leads), or the end of the round."""

@@ -5,6 +5,8 @@ Usage::
     python -m experiments.train --game take5 --config num_players=4 mode=round \\
         --opponents take5-safest@2 self pool --total-decisions 2000000 --seed 0
     python -m experiments.train --resume runs/train__take5__0__20260101-120000 [--total-decisions 4000000]
+    python -m experiments.train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
+        --eval-baselines take5-safest random
 
 The method is ``agents.learned.ppo`` (read its docstring): ``--num-envs`` games side by side on the
 game's batched engine (or, for a game without one, a loop over reference engines: said at start),
@@ -123,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--threads", type=int, help="torch threads (default 1; at most the cores you can spare)")
     r.add_argument("--out", help="folder holding run folders (default runs)")
     r.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
+    r.add_argument("--evaluate", metavar="CKPT",
+                   help="no training: evaluate a checkpoint (file or run folder) against each --eval-baselines agent "
+                        "over --eval-games duplicate-format games (seed --seed); writes evaluation__*.json beside it")
     r.add_argument("--no-progress", action="store_const", const=True, help="no progress bar")
     r.add_argument("--quiet", action="store_const", const=True, help="print nothing (implies --no-progress)")
     r.add_argument("--no-plots", action="store_const", const=True, help="skip curves.png")
@@ -309,11 +314,59 @@ def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[s
 
 # --- main -------------------------------------------------------------------------------------------------
 
+def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games: int = 2000, seed: int = 0,
+                        greedy: bool = True, quiet: bool = False) -> dict[str, Any]:
+    """Evaluate a checkpoint (file or run folder) against each baseline: the learner in one seat, n-1
+    copies of the baseline in the others, ``games`` duplicate-format games (``agents.learned.ppo.evaluate``).
+
+    Returns ``{"checkpoint", "game", "config", "games", "seed", "greedy", "results": {baseline: {...}}}`` and
+    writes it to ``evaluation__<games>__<seed>.json`` in the checkpoint's folder."""
+    from agents.learned.agent import load_policy
+    from agents.learned.ppo import evaluate, game_defaults
+
+    model, meta = load_policy(path)
+    game, config = meta["game"], meta["config"]
+    baselines = list(baselines or game_defaults(game, config)["eval_baselines"])
+    say = (lambda *x: None) if quiet else (lambda *x: print(*x, flush=True))
+    out: dict[str, Any] = {"checkpoint": meta["path"], "game": game, "config": config, "progress": meta["progress"],
+                           "games": games, "seed": seed, "greedy": greedy, "results": {}}
+    backend = meta.get("train_config", {}).get("backend", "auto")
+    for b in baselines:
+        t0 = time.perf_counter()
+        res = evaluate(model, game, config, b, games, seed, greedy=greedy, backend=backend)
+        res = {k: v for k, v in res.items() if k != "per_game"}
+        res["seconds"] = round(time.perf_counter() - t0, 2)
+        out["results"][b] = res
+        say(f"{game}: learner vs {meta['num_players'] - 1} x {b}, {res['games']} games ({res['deals']} deals x "
+            f"{meta['num_players']} seats): {res['score_name']} {res['score'][0]:.3f} +- {res['score'][1]:.3f}, "
+            f"theirs {res['opp_score'][0]:.3f} +- {res['opp_score'][1]:.3f}, difference {res['diff'][0]:+.3f} +- "
+            f"{res['diff'][1]:.3f}; win rate {res['win'][0]:.3f} +- {res['win'][1]:.3f}")
+    dest = os.path.join(os.path.dirname(os.path.abspath(meta["path"])), f"evaluation__{games}__{seed}.json")
+    _atomic_write(dest, json.dumps(out, indent=2, default=float) + "\n")
+    out["file"] = dest
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train (or resume) a policy; returns ``run_dir``, ``checkpoint``, ``agent`` (its ``ckpt:`` name),
-    ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``."""
+    ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``.
+    With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     import torch
+
+    if args.evaluate:
+        if args.resume:
+            raise ValueError("evaluate: expected either --evaluate or --resume, got both")
+        a = _resolved(args)
+        _check_run_args(a)
+        import agents.learned  # noqa: F401 - baselines may be ckpt: names
+        prev = torch.get_num_threads()
+        torch.set_num_threads(a["threads"])
+        try:
+            return evaluate_checkpoint(args.evaluate, args.eval_baselines, a["eval_games"], a["seed"],
+                                       greedy=not a["eval_sample"], quiet=bool(a["quiet"]))
+        finally:
+            torch.set_num_threads(prev)
 
     import agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
     from agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint

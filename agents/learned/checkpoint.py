@@ -132,8 +132,9 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     return payload
 
 
-def check_matches(ckpt: dict[str, Any], what: str, expected: Any, got: Any) -> None:
-    """``CheckpointError`` naming the file and the field when ``expected != got``."""
-    if expected != got:
+def check_matches(ckpt: dict[str, Any], what: str, saved: Any, wanted: Any) -> None:
+    """``CheckpointError`` naming the file and the field when the checkpoint's ``saved`` value is not the
+    ``wanted`` one."""
+    if saved != wanted:
         raise CheckpointError(f"checkpoint {ckpt.get('path', '?')}: mismatched {what}: "
-                              f"the checkpoint has {expected!r}, expected {got!r}")
+                              f"the checkpoint has {saved!r}, this run expects {wanted!r}")

@@ -126,12 +126,13 @@ class Take5ActorCritic(MaskedActorCritic):
     """The ``take5`` architecture (see the module docstring). ``num_players`` is read off ``obs_dim``."""
 
     arch = "take5"
+    FEATURES_VERSION = 1  # bump when ``features`` changes: saved networks then refuse to load
     CARD_FEATURES = 16
     ROW_FEATURES = 4
     NUM_FEATURES = CARD_FEATURES + ROW_FEATURES + 1  # + the action's kind flag (card or row)
 
     def __init__(self, obs_dim: int, num_actions: int, hidden: tuple[int, ...] = (256, 256),
-                 action_hidden: int = 64, obs_scale: list[float] | None = None) -> None:
+                 action_hidden: int = 64, obs_scale: list[float] | None = None, features_version: int = 1) -> None:
         from fiveplay_env.take5 import observation as t5obs
         from fiveplay_env.take5 import state as t5state
 
@@ -139,6 +140,9 @@ class Take5ActorCritic(MaskedActorCritic):
         if rem or not 2 <= n <= 10 or int(num_actions) != t5state.NUM_ACTIONS:
             raise ValueError(f"take5 network: expected a Take 5 observation (848 + 3n floats, n = 2..10) and "
                              f"{t5state.NUM_ACTIONS} actions, got obs_dim={obs_dim}, num_actions={num_actions}")
+        if features_version != self.FEATURES_VERSION:
+            raise ValueError(f"take5 network: made with features version {features_version}, this code computes "
+                             f"version {self.FEATURES_VERSION}")
         self.num_players = n
         self.action_hidden = int(action_hidden)
         super().__init__(obs_dim, num_actions, hidden, obs_scale)
@@ -159,7 +163,7 @@ class Take5ActorCritic(MaskedActorCritic):
         return self.obs_dim + 2 * self.CARD_FEATURES
 
     def kwargs(self) -> dict[str, Any]:
-        return {**super().kwargs(), "action_hidden": self.action_hidden}
+        return {**super().kwargs(), "action_hidden": self.action_hidden, "features_version": self.FEATURES_VERSION}
 
     def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Per-action features ``[B, 108, NUM_FEATURES]`` (cards 0..103, then rows 0..3) and the hand

@@ -649,7 +649,11 @@ class Trainer:
         check_matches(ckpt, "observation size", ckpt["obs_dim"], self.D)
         check_matches(ckpt, "number of actions", ckpt["num_actions"], self.A)
         check_matches(ckpt, "architecture", ckpt["model"]["arch"], self.cfg.arch)
-        check_matches(ckpt, "network shape", ckpt["model"]["kwargs"], self.model.kwargs())
+        try:
+            saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
+        check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
         if "trainer" not in ckpt or "optimizer" not in ckpt:
             raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): it cannot be resumed")
         saved_cfg = ckpt.get("train_config", {})

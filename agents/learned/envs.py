@@ -273,6 +273,11 @@ def _unpack(value: Any) -> Any:
 
 def _restore_into(obj: Any, fields: dict[str, Any], where: str) -> None:
     current = _fields(obj)
+    if set(current) != set(fields):
+        # the engine's code changed since the checkpoint: restoring part of its state would be silently wrong
+        new, gone = sorted(set(current) - set(fields)), sorted(set(fields) - set(current))
+        raise CheckpointError(f"cannot restore the engine state of {where}: its attributes changed since the "
+                              f"checkpoint (new: {new}, gone: {gone})")
     for name, saved in fields.items():
         if isinstance(saved, dict) and "__object__" in saved:
             if name not in current:

@@ -45,7 +45,7 @@ games are gathered with one-dimensional indexing; n players):
 
 | array         | dtype, shape   | meaning                                                           |
 |---------------|----------------|-------------------------------------------------------------------|
-| ``loc``       | int8 [B, 109]  | columns 0..103: where card id is: 0..n-1 in that seat's hand, PENDING (chosen, unrevealed), QUEUE (revealed, waiting for a row choice), SEEN (in a row or a penalty pile), POOL (draft), ASIDE, OUT (not in play). Columns 104..107 hold ROWPICK and 108 OUT, so the legal mask is ``loc == target`` (the seat, POOL or ROWPICK) in one operation |
+| ``loc``       | int8 [B, 109]  | columns 0..103: where card id is: 0..n-1 in that seat's hand, PENDING (chosen, unrevealed), POOL (draft), ASIDE, OUT (not in play), QUEUE (revealed, waiting for a row choice), SEEN (in a row or a penalty pile). Columns 104..107 hold ROWPICK and 108 OUT, so the legal mask is ``loc == target`` (the seat, POOL or ROWPICK) in one operation |
 | ``rkey``      | int64 [4, B]   | ``last card << 32 | (r * B + b + 1)`` for row r of game b (-1 << 32 while the rows are empty, in the draft): the card's row is the largest key below ``card << 32``, and its low bits index the row buffers |
 | ``rlen``, ``rbull`` | int8 [4, B] | row length (0 in the draft) and bull heads                     |
 | ``rows``      | int8 [4, B, 5] | row cards in placement order; slots at or beyond the length are stale |
@@ -55,7 +55,7 @@ games are gathered with one-dimensional indexing; n players):
 | ``round``, ``counter``, ``picks`` | int32, int32, int16 [B] | rounds completed, deals made, draft picks made this round |
 | ``seeds``, ``game_index`` | uint64, int64 [B] | see Seeding                                            |
 
-The observation's ``seen`` is ``loc in (QUEUE, SEEN)``; the rows piece is read from ``rows``.
+The observation's ``seen`` is ``loc >= QUEUE``; the rows piece is read from ``rows``.
 ``bytes_per_game()``: 343 bytes at 4 players, 109 of them the cached legal mask (397 at 10 players).
 
 Speed (2-core machine, 4 players, B = 4,096, random legal play drawn from the mask by
@@ -80,9 +80,9 @@ from fiveplay_env.take5.state import (
     ROW_CHOICE, ROW_LIMIT,
 )
 
-# Location codes of ``loc`` (hands are the seat numbers 0..9). QUEUE and SEEN are adjacent: together
-# they are the cards a player has seen this round, so the observation's ``seen`` is one range test.
-PENDING, QUEUE, SEEN, POOL, ASIDE, OUT, ROWPICK = 10, 11, 12, 13, 14, 15, 16
+# Location codes of ``loc`` (hands are the seat numbers 0..9). QUEUE and SEEN, the cards a player has
+# seen this round, are the highest codes a card can have, so the observation's ``seen`` is one test.
+PENDING, POOL, ASIDE, OUT, ROWPICK, QUEUE, SEEN = 10, 11, 12, 13, 14, 15, 16
 
 _BULL8 = BULLHEADS.astype(np.int8)
 _R = np.arange(NUM_ROWS, dtype=np.int16)
@@ -91,6 +91,7 @@ _R = np.arange(NUM_ROWS, dtype=np.int16)
 _END_F = np.array([(e + 1) / 104.0 for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
 _LEN_F = np.array([x / 5.0 for x in range(ROW_LIMIT + 1)], np.float32)
 _BULL_F = np.array([x / 10.0 for x in range(64)], np.float32)
+_OBS_BLOCK = 1024  # games per block of observe(): 3.5 MB of observations at 4 players
 
 
 def sorting_network(n: int) -> list[tuple[int, int]]:
@@ -238,7 +239,7 @@ class BatchedTake5:
                     tail[p, ph, t, n + ph] = 1.0
                     tail[p, ph, t, n + 3] = t / NUM_TRICKS
         self._tail = tail.reshape(-1, n + 4)
-        self._obs_rowbase: np.ndarray | None = None
+        self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
 
     # ------------------------------------------------------------------ public API
@@ -641,40 +642,54 @@ class BatchedTake5:
                 raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
                                  f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
             obs = out
-        loc = self._loc[:, :NUM_CARDS]
-        cur = self._cur
+        # Blocks of games small enough for the cache: the pieces are written in several passes, and
+        # a block's passes then meet in the cache instead of going to memory each time.
+        for lo in range(0, B, _OBS_BLOCK):
+            self._observe_block(obs[lo:lo + _OBS_BLOCK], lo)
+        return obs
+
+    def _observe_block(self, obs: np.ndarray, lo: int) -> None:
+        """``observe`` for games lo .. lo + len(obs) - 1, written into ``obs`` (a C-contiguous block)."""
+        nb, size = obs.shape
+        n = self.num_players
+        sl = slice(lo, lo + nb)
+        loc = self._loc[sl, :NUM_CARDS]
+        cur = self._cur[sl]
+        phase = self._phase[sl]
         np.equal(loc, cur[:, None], out=obs[:, 0:104])  # hand
-        np.less_equal(loc.view(np.uint8) - np.uint8(QUEUE), np.uint8(SEEN - QUEUE), out=obs[:, 104:208])  # seen
-        if self._player_rows:
-            np.equal(loc, np.int8(QUEUE), out=obs[:, 208:312])  # a trick waits only during a row choice
-        else:
-            obs[:, 208:312] = 0
-        if self._draft:
-            np.equal(loc, np.int8(POOL), out=obs[:, 312:416])  # the pool exists only in the draft
-        else:
-            obs[:, 312:416] = 0
+        np.greater_equal(loc, np.int8(QUEUE), out=obs[:, 104:208])  # seen: QUEUE or SEEN
+        # trick, pool and rows are sparse: zeros, then their few ones
+        obs[:, 208:ROW_STATS] = 0
+        if self._player_rows:  # a trick waits only during a row choice
+            rc = np.flatnonzero(phase == ROW_CHOICE)
+            if rc.size:
+                obs[rc, 208:312] = loc[rc] == QUEUE
+        if self._draft:  # the pool exists only in the draft
+            dr = np.flatnonzero(phase == DRAFT)
+            if dr.size:
+                obs[dr, 312:416] = loc[dr] == POOL
         # rows: 1 at 416 + 104 r + card for the cards in row r; a stale slot (at or beyond the row's
         # length) writes to column 832 instead, which the row statistics overwrite just after
-        obs[:, ROWS:ROW_STATS] = 0
-        if self._obs_rowbase is None:
-            self._obs_rowbase = (self._arange * size)[None, :, None] + (ROWS + NUM_CARDS * _R.astype(np.int64))[:, None, None]
-        idx = self._rows + self._obs_rowbase  # [4, B, 5]
-        stale = np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, :, None]
-        np.copyto(idx, (self._arange * size + ROW_STATS)[None, :, None], where=stale)
+        base = self._obs_rowbase.get(nb)
+        if base is None:
+            ar = np.arange(nb, dtype=np.int64) * size
+            base = self._obs_rowbase[nb] = (ar[None, :, None] + (ROWS + NUM_CARDS * _R.astype(np.int64))[:, None, None],
+                                            (ar + ROW_STATS)[None, :, None])
+        idx = self._rows[:, sl] + base[0]  # [4, nb, 5]
+        np.copyto(idx, base[1], where=np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, sl, None])
         obs.reshape(-1)[idx.reshape(-1)] = 1.0
         stats = obs[:, ROW_STATS:SCORES].view()
-        stats.shape = (B, NUM_ROWS, 3)  # a view: raises rather than copying
-        stats[:, :, 0] = _END_F[(self._rkey >> self._shift) + 1].T
-        stats[:, :, 1] = _LEN_F[self._rlen].T
-        stats[:, :, 2] = _BULL_F[self._rbull].T
+        stats.shape = (nb, NUM_ROWS, 3)  # a view: raises rather than copying
+        stats[:, :, 0] = _END_F[(self._rkey[:, sl] >> self._shift) + 1].T
+        stats[:, :, 1] = _LEN_F[self._rlen[:, sl]].T
+        stats[:, :, 2] = _BULL_F[self._rbull[:, sl]].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
-        flat = self._rel[cur] + self._arange_n
+        flat = self._rel[cur] + self._arange_n[sl]
         k = 1.0 / self.config.end_score
         obs[:, SCORES:SCORES + n] = self._scores_f[flat] * k
         obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f[flat] * k
         # seat one-hot, phase one-hot and tricks / 10, by table
-        obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + self._phase) * (NUM_TRICKS + 1) + self._trick]
-        return obs
+        obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedTake5:

@@ -115,7 +115,7 @@ def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
     canonical = _canonical(config)
     perm = seeding.permutation(state.seed, state.counter, len(canonical)).tolist()
     state.counter += 1
-    shuffled = [canonical[i] for i in perm]
+    shuffled = list(map(canonical.__getitem__, perm))
     n = state.num_players
     pos = 0
     for p in range(n):
@@ -272,7 +272,6 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
         a = check_action(state, action)
     state.ev_player = p
     state.ev_action = a
-    state.ev_dealer = -1
     if state.ev_rare:
         _clear_events(state)
     if state.phase == BOMB_ANSWER:
@@ -289,7 +288,6 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
         else:
             _play(config, state, p, a)
     state.turns += 1
-    state.ev_total = state.total
     n = state.num_players
     if not state.ev_rare:
         return [0] * n
@@ -313,6 +311,7 @@ def _clear_events(state: FiveAliveState) -> None:
     state.ev_elim = []
     state.ev_out = []
     state.ev_settled = []
+    state.ev_dealer = -1
 
 
 def _next(state: FiveAliveState, seat: int) -> int:
@@ -395,32 +394,73 @@ def _give(state: FiveAliveState, q: int, k: int) -> None:
     tab[TAB_FIXED + 2 * n + q] = hs
 
 
+# T after a simple card: -1 keeps T (numbers add their value instead).
+_SIMPLE_TOTAL = (-1,) * NUM_NUMBERS + (-1, 21, -1, -1, 0, 10)  # Reverse, =21, Skip, Pass, =0, =10
+
+
 def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> None:
-    """P plays a card of kind k (RULES.md 2.3.3, 2.4), then the turn ends (2.3.4-5)."""
-    hs = _remove(state, p, k)
-    skip = False
+    """P plays a card of kind k (RULES.md 2.3.3, 2.4), then the turn ends (2.3.4-5).
+
+    The common case (a number or a simple wild card that is not P's last card) is written out inline
+    (it is most of all steps); Draw, Re-Deal, Bomb and a last card go through ``_play_special``.
+    """
+    # The card leaves P's hand for the top of the discard pile (as ``_remove``, inlined).
+    n = state.num_players
+    tab = state.tab
+    h = state.hands[p]
+    c = h[k] - 1
+    h[k] = c
+    if c == 0:
+        state.held[p] &= ~(1 << k)
+    o_sizes = TAB_FIXED + 2 * n
+    tab[o_sizes + n + NUM_KINDS * p + k] = c
+    hs = state.hand_size[p] - 1
+    state.hand_size[p] = hs
+    tab[o_sizes + p] = hs
+    disc = state.discard
+    c = disc[k] + 1
+    disc[k] = c
+    state.discard_size += 1
+    tab[TAB_DISCARD + k] = c
+    top = state.top
+    if top != k:
+        if top >= 0:
+            tab[TAB_TOP + top] = 0.0
+        tab[TAB_TOP + k] = 1.0
+        state.top = k
+    if state.known[p]:
+        _known_remove(state, p, k)
+    if k >= DRAW1 or hs == 0:
+        _play_special(config, state, p, k, hs)
+        return
+    t = state.total
+    nt = t + k if k < NUM_NUMBERS else _SIMPLE_TOTAL[k]
+    if nt >= 0 and nt != t:
+        tab[TAB_TOTAL + t] = 0.0
+        tab[TAB_TOTAL + nt] = 1.0
+        state.total = nt
+    d = state.direction
+    if k == REVERSE:
+        d = -d
+        state.direction = d
+        tab[TAB_DIRECTION] = 1.0 if d == 1 else 0.0
+    alive = state.alive
+    q = (p + d) % n
+    while not alive[q]:
+        q = (q + d) % n
+    if k == SKIP:  # the next survivor is skipped (with 2 survivors: P again)
+        q = (q + d) % n
+        while not alive[q]:
+            q = (q + d) % n
+    tab[TAB_FIXED + p] = 0.0
+    tab[TAB_FIXED + q] = 1.0
+    state.current = q
+
+
+def _play_special(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int, hs: int) -> None:
+    """The rest of ``_play`` for Draw 1/2, Re-Deal, Bomb, and any card that was P's last (hs == 0)."""
     if k < NUM_NUMBERS:
-        if hs:  # the common case, inlined: T += k and the turn passes to the next survivor
-            n = state.num_players
-            tab = state.tab
-            if k:
-                t = state.total
-                tab[TAB_TOTAL + t] = 0.0
-                t += k
-                tab[TAB_TOTAL + t] = 1.0
-                state.total = t
-            d = state.direction
-            alive = state.alive
-            q = (p + d) % n
-            while not alive[q]:
-                q = (q + d) % n
-            tab[TAB_FIXED + p] = 0.0
-            tab[TAB_FIXED + q] = 1.0
-            state.current = q
-            return
         _set_total(state, state.total + k)
-    elif k == SKIP:
-        skip = True
     elif k == REVERSE:
         state.direction = -state.direction
         state.tab[TAB_DIRECTION] = 1.0 if state.direction == 1 else 0.0
@@ -440,12 +480,11 @@ def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> Non
             _bomb_continue(config, state)
             return
         _set_total(state, 0)
-    # k == PASS: no effect
+    # Skip and Pass Me By: no effect here (a last card passes no turn)
     if hs == 0:
         _round_end(config, state, p)
         return
-    nxt = _next(state, p)
-    _set_current(state, _next(state, nxt) if skip else nxt)
+    _set_current(state, _next(state, p))
 
 
 def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
@@ -908,7 +947,7 @@ def last_event(state: FiveAliveState) -> dict[str, Any]:
         "action": a,
         "card": card,
         "bomb_answer": state.ev_answer,
-        "total": state.ev_total,
+        "total": state.total,
         "drawn": drawn,
         "reshuffled": sum(state.ev_reshuffled),
         "zeros_discarded": state.ev_zeros[:],

@@ -144,7 +144,6 @@ class FiveAliveState:
     ev_player: int = -1
     ev_action: int = -1
     ev_answer: bool = False
-    ev_total: int = 0
     ev_rare: bool = False  # any of the lists below is non-empty
     ev_drawn: list[int] = field(default_factory=list)      # one entry per card drawn: the drawer
     ev_reshuffled: list[int] = field(default_factory=list)  # cards moved into the draw pile, per reshuffle
@@ -164,7 +163,7 @@ class FiveAliveState:
             self.n_alive, self.bomber, self.bomb_queue[:], self.winners[:], self.result[:], self.free_bust,
             [d.copy() if d else {} for d in self.known],
             [c[:] if c is not None else None for c in self.draw_cap],
-            self.tab.copy(), self.ev_player, self.ev_action, self.ev_answer, self.ev_total, self.ev_rare,
+            self.tab.copy(), self.ev_player, self.ev_action, self.ev_answer, self.ev_rare,
             self.ev_drawn[:], self.ev_reshuffled[:], self.ev_zeros[:], self.ev_losses[:], self.ev_elim[:],
             self.ev_out[:], self.ev_settled[:], self.ev_dealer,
         )

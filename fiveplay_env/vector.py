@@ -188,7 +188,8 @@ def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         raise ValueError(f"mask: expected a 2-d array [B, A], got shape {m.shape}")
     b, a = m.shape
     nw = (a + 7) // 8
-    flags = np.zeros((b, 8 * nw), np.uint8)
+    flags = np.empty((b, 8 * nw), np.uint8)
+    flags[:, a:] = 0  # the padding of the last word
     np.not_equal(m, 0, out=flags[:, :a].view(np.bool_))
     words = flags.view(np.uint64)  # [b, nw]: 8 columns each, one byte per column
     # cum[w + 1, i]: legal entries of row i in words 0..w (column-major, so the running sum is nw adds)

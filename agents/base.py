@@ -36,8 +36,6 @@ from typing import Any
 
 import numpy as np
 
-from agents import games
-
 
 class Agent:
     """Base class of every agent: seeded by its own Generator, one decision per ``act`` call.
@@ -111,7 +109,9 @@ class InformationSet:
     __slots__ = ("_game", "_engine", "player", "_canonical")
 
     def __init__(self, engine: Any, player: int) -> None:
-        self._game = games.game_of_engine(engine)
+        from agents.games import game_of_engine  # agents.games imports this module's users
+
+        self._game = game_of_engine(engine)
         n = engine.config.num_players
         if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
             raise ValueError(f"player: expected a seat in 0..{n - 1}, got {player!r}")
@@ -120,7 +120,7 @@ class InformationSet:
         self._canonical: Any = None
 
     @property
-    def game(self) -> "games.Game":
+    def game(self) -> Any:
         """The game's adapter (name, config helpers, codec sizes)."""
         return self._game
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.five_alive_heuristics import EMERGENCY_ORDER
+from agents.five_alive_heuristics import EMERGENCY_ORDER, attacker_card
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.observation import observe
 from fiveplay_env.five_alive.state import (
-    BOMB_ANSWER, BUST, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER, FiveAliveState,
+    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, REDEAL, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER, FiveAliveState,
 )
 
 CANONICAL_SEED = 0x5A11
@@ -100,10 +100,27 @@ def rollout_card(hand: list[int], total: int) -> int:
     return BUST
 
 
+SPECIAL_BITS = (1 << BOMB) | (1 << DRAW1) | (1 << DRAW2) | (1 << REDEAL)
+
+
+def _attacker(s: FiveAliveState, q: int, teams: bool) -> int:
+    """five-alive-attacker's card for player q, from the state (opponents: the other survivors;
+    teams: the other team)."""
+    opp = [r for r in range(s.num_players) if r != q and s.alive[r] and (not teams or r % 2 != q % 2)]
+    return attacker_card(s.hands[q], s.total, s.hand_size[q], [s.hand_size[r] for r in opp],
+                         [s.lives[r] for r in opp])
+
+
+def five_alive_prepare(world: faeng.FiveAliveEngine, player: int, params: Any) -> None:
+    """Nothing is shared between the candidates of one world beyond the world itself."""
+    return None
+
+
 def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list[float],
-                        params: Any) -> float:
+                        plan: Any, params: Any) -> float:
     """Play ``action`` in ``world``, roll out to the end of the round (or of the game) with the rollout
-    policy (epsilon-greedy five-alive-saver), and return ``own lives change - rel * mean(other players'
+    policy (epsilon-greedy five-alive-attacker, which is five-alive-saver unless it holds a Bomb, Draw or
+    Re-Deal card), and return ``own lives change - rel * mean(other players'
     lives change) + 3 * result`` (result: +1 won, -1 lost, 0 undecided; the "lives" are the team's in
     teams)."""
     cfg = world.config
@@ -118,6 +135,7 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
     noise_len = len(noise)
     k = 0
     bits_of = faeng.legal_bits
+    teams = cfg.variant == "teams"
     limit = 400  # a round cannot last forever, but guard the rollout anyway
     while s.phase != OVER and s.round == r0 and limit:
         limit -= 1
@@ -131,7 +149,11 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
                 legal = [b for b in range(NUM_ACTIONS) if (bits >> b) & 1]
                 a = legal[int(u / eps * len(legal))]
             else:
-                a = rollout_card(s.hands[s.current], s.total)
+                q = s.current
+                if s.held[q] & SPECIAL_BITS:
+                    a = _attacker(s, q, teams)
+                else:
+                    a = rollout_card(s.hands[q], s.total)
         step(cfg, s, a)
     own = s.lives[player] - lives0[player]
     others = [q for q in range(n) if q != player and alive0[q]]

@@ -3,7 +3,7 @@
 A ``Game`` bundles a game's config class, reference engine, observation encoder and determinization
 (``sample_world``) behind one small interface, so that search agents and the tournament are written once
 for both games. ``GAMES`` maps a name (``"take5"``, ``"five_alive"``) to its adapter; ``get_game`` looks
-one up with a clear error. The 5 Alive adapter is registered only when its engine is importable.
+one up with a clear error.
 
 Determinization contract (used by ``agents.base.InformationSet``):
     ``canonical_state(engine, player)``: a copy of the state in which the cards ``player`` cannot see
@@ -199,19 +199,13 @@ def _take5_game() -> Game:
 
 # --- 5 Alive --------------------------------------------------------------------------------------------
 
-def _five_alive_game() -> Game | None:
-    """The 5 Alive adapter, or None while its engine is not importable."""
-    try:
-        from agents import five_alive_support as fas
-    except ImportError:
-        return None
+def _five_alive_game() -> Game:
+    from agents import five_alive_support as fas
+
     return fas.make_game(Game, Metric, placings)
 
 
-GAMES: dict[str, Game] = {"take5": _take5_game()}
-_fa = _five_alive_game()
-if _fa is not None:
-    GAMES["five_alive"] = _fa
+GAMES: dict[str, Game] = {"take5": _take5_game(), "five_alive": _five_alive_game()}
 
 
 def get_game(name: str) -> Game:

@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from agents import games
 from agents.base import Agent
+from agents.five_alive_heuristics import FIVE_ALIVE_HEURISTICS
 from agents.random_agent import RandomAgent
 from agents.search import ROLLOUTS, SearchAgent, SearchParams
 from agents.take5_heuristics import TAKE5_HEURISTICS
@@ -36,10 +37,6 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     if game == "take5":
         return dict(TAKE5_HEURISTICS)
     if game == "five_alive":
-        try:
-            from agents.five_alive_heuristics import FIVE_ALIVE_HEURISTICS
-        except ImportError:
-            return {}
         return dict(FIVE_ALIVE_HEURISTICS)
     return {}
 

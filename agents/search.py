@@ -41,6 +41,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
+from dataclasses import dataclass
 import time as _time
 from collections.abc import Callable
 from typing import Any
@@ -48,22 +49,40 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, InformationSet, check_mask
-from agents.take5_heuristics import row_bulls
+from agents.five_alive_support import five_alive_prepare, five_alive_simulate
+from agents.take5_heuristics import row_bulls, safest_card
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5.state import ACTION_ROW0, BULL, DRAFT, NUM_CARDS, NUM_ROWS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT
 
 NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
 
-Simulate = Callable[[Any, int, int, list[float], "SearchParams"], float]
+Prepare = Callable[[Any, int, "SearchParams"], Any]
+Simulate = Callable[[Any, int, int, list[float], Any, "SearchParams"], float]
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """A game's search hooks.
+
+    ``prepare(world, player, params) -> plan``: once per world (a determinization), whatever the
+    evaluation of every candidate action on it shares (Take 5: the other players' choices for the
+    current trick, predicted by the opponent model; they do not see the searcher's card).
+    ``simulate(world, action, player, noise, plan, params) -> value``: play ``action`` in ``world``
+    (a private clone) and roll out; the value for ``player``, higher is better.
+    """
+
+    prepare: Prepare
+    simulate: Simulate
 
 
 class SearchParams:
     """The search agent's options (see the module docstring); validated on construction."""
 
-    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel")
+    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win")
 
     def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
-                 c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0) -> None:
+                 c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
+                 model: str = "safest", win: float = 0.0) -> None:
         if sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
@@ -76,7 +95,10 @@ class SearchParams:
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {alloc!r}")
         if rollout not in ("heuristic", "random"):
             raise ValueError(f"rollout: expected 'heuristic' or 'random', got {rollout!r}")
-        for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0)):
+        if model not in ("safest", "rollout"):
+            raise ValueError(f"model: expected 'safest' or 'rollout', got {model!r}")
+        for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0),
+                               ("win", win, 0.0, 1000.0)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
                 raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
         self.sims = None if sims is None else int(sims)
@@ -86,6 +108,8 @@ class SearchParams:
         self.eps = 1.0 if rollout == "random" else float(eps)
         self.rollout = rollout
         self.rel = float(rel)
+        self.model = model
+        self.win = float(win)
 
     @classmethod
     def parse(cls, spec: str) -> "SearchParams":
@@ -97,7 +121,7 @@ class SearchParams:
             key, raw = (s.strip() for s in item.split("=", 1))
             if key not in cls.KEYS:
                 raise ValueError(f"search option: expected a key in {list(cls.KEYS)}, got {key!r}")
-            if key in ("alloc", "rollout"):
+            if key in ("alloc", "rollout", "model"):
                 kwargs[key] = raw
                 continue
             try:
@@ -123,7 +147,7 @@ class SearchAgent(Agent):
             raise ValueError(f"game: expected one of {sorted(ROLLOUTS)} for the search agent, got {game!r}")
         self.game = game
         self.params = params or SearchParams()
-        self._simulate = ROLLOUTS[game]
+        self._rollout = ROLLOUTS[game]
         self._info: InformationSet | None = None
         self.last_stats: dict[str, Any] = {}
 
@@ -159,13 +183,14 @@ class SearchAgent(Agent):
                          "(observe_engine, then act)")
 
     # --- worlds ---------------------------------------------------------------------------------
-    def _new_world(self, info: InformationSet) -> tuple[Any, list[float]]:
+    def _new_world(self, info: InformationSet) -> tuple[Any, list[float], Any]:
         world = info.sample(self.rng)
-        return world, self.rng.random(NOISE_LEN).tolist()
+        plan = self._rollout.prepare(world, info.player, self.params)
+        return world, self.rng.random(NOISE_LEN).tolist(), plan
 
-    def _value(self, world: tuple[Any, list[float]], action: int, player: int) -> float:
-        engine, noise = world
-        return self._simulate(engine.clone(), action, player, noise, self.params)
+    def _value(self, world: tuple[Any, list[float], Any], action: int, player: int) -> float:
+        engine, noise, plan = world
+        return self._rollout.simulate(engine.clone(), action, player, noise, plan, self.params)
 
     # --- allocation: sequential halving over common worlds ----------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
@@ -217,7 +242,7 @@ class SearchAgent(Agent):
         player = info.player
         start = _time.perf_counter()
         deadline = None if p.time is None else start + p.time
-        worlds: list[tuple[Any, list[float]]] = []
+        worlds: list[tuple[Any, list[float], Any]] = []
         n = dict.fromkeys(actions, 0)
         s = dict.fromkeys(actions, 0.0)
         lo, hi = math.inf, -math.inf
@@ -292,12 +317,54 @@ def _round_config(config: Any) -> Any:
     return cfg
 
 
+def take5_prepare(world: t5eng.Take5Engine, player: int, params: SearchParams) -> dict[int, int] | None:
+    """Opponent model for the current trick (``model=safest``): in the determinization, every other
+    player's card for this trick is the one take5-safest would choose from its (sampled) hand, judged
+    from that player's own point of view. Players who already chose get that card as their hidden
+    choice; the others' choices are returned as the plan, played when their turn comes in the
+    rollout's first trick. None when there is nothing to predict."""
+    s = world.state
+    if params.model != "safest" or s.phase != PLAY:
+        return None
+    n = s.num_players
+    deck = world.config.deck_size
+    base_unseen = np.flatnonzero(s.seen[:deck] == 0).tolist()
+    rows = s.rows
+    plan: dict[int, int] = {}
+    for q in range(n):
+        if q == player:
+            continue
+        hand = np.flatnonzero(s.hands[q, :NUM_CARDS]).tolist()
+        chosen = s.pending[q]
+        if chosen >= 0:
+            hand = sorted(hand + [chosen])
+        if not hand:
+            continue
+        mine = set(hand)
+        unseen = [c for c in base_unseen if c not in mine]
+        c = safest_card(hand, rows, unseen, n - 1)
+        if chosen >= 0:
+            if c != chosen:
+                s.hands[q, chosen] = 1
+                s.hands[q, c] = 0
+                s.pending[q] = c
+        else:
+            plan[q] = c
+    return plan
+
+
 def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[float],
-                   params: SearchParams) -> float:
-    """Play ``action`` in ``world`` (a determinization), roll out to the end of the round with the
-    rollout policy (epsilon-greedy take5-closest; row choice: the cheapest row), and return
-    ``own gain - rel * mean(other players' gains)`` (gains are minus the bull heads taken)."""
-    cfg = _round_config(world.config)
+                   plan: dict[int, int] | None, params: SearchParams) -> float:
+    """Play ``action`` in ``world`` (a determinization), roll out to the end of the round and score it.
+
+    Rollout policy: the other players' cards of the current trick come from the plan (the opponent
+    model); every other card is epsilon-greedy take5-closest (with probability ``eps`` a random card
+    of the hand); a row choice takes the cheapest row. Value: ``own gain - rel * mean(other players'
+    gains)`` (gains are minus the bull heads taken), plus ``win`` times the searcher's win share if
+    the game ends with this round.
+    """
+    config = world.config
+    cfg = _round_config(config)
     s = world.state
     n = s.num_players
     step = t5eng.step
@@ -307,6 +374,7 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
         for q in range(n):
             gains[q] += rw[q]
     r0 = s.round
+    trick0 = s.trick
     hands: list[list[int]] | None = None
     eps = params.eps
     k = 0
@@ -317,12 +385,15 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
                 hands = [np.flatnonzero(s.hands[q, :NUM_CARDS]).tolist() for q in range(n)]
             q = s.current
             h = hands[q]
-            u = noise[k % NOISE_LEN]
-            k += 1
-            if u < eps:
-                c = h[int(u / eps * len(h)) if eps > 0 else 0]
+            if plan and s.trick == trick0 and q in plan:
+                c = plan[q]
             else:
-                c = take5_rollout_card(h, s.rows)
+                u = noise[k % NOISE_LEN]
+                k += 1
+                if u < eps:
+                    c = h[int(u / eps * len(h))]
+                else:
+                    c = take5_rollout_card(h, s.rows)
             h.remove(c)
             a = c
         elif phase == ROW_CHOICE:
@@ -337,17 +408,25 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
             for q in range(n):
                 gains[q] += rw[q]
     own = gains[player]
+    value = float(own)
     if n > 1 and params.rel:
-        others = (sum(gains) - own) / (n - 1)
-        return own - params.rel * others
-    return float(own)
+        value -= params.rel * (sum(gains) - own) / (n - 1)
+    if params.win and s.phase == OVER and _game_ends(config, s):
+        low = min(s.scores)
+        if s.scores[player] == low:
+            value += params.win / s.scores.count(low)
+    return value
 
 
-ROLLOUTS: dict[str, Simulate] = {"take5": take5_simulate}
-"""Per game: ``simulate(world, action, player, noise, params) -> value for player``."""
-try:  # 5 Alive joins when its engine is importable
-    from agents.five_alive_support import five_alive_simulate
+def _game_ends(config: Any, state: Any) -> bool:
+    """Whether the game (under its real config) ends with the round just finished."""
+    k = config.num_rounds
+    if k is not None:
+        return state.round >= k
+    top = max(state.scores)
+    return top >= config.end_score if config.end_inclusive else top > config.end_score
 
-    ROLLOUTS["five_alive"] = five_alive_simulate
-except ImportError:  # pragma: no cover
-    pass
+
+ROLLOUTS: dict[str, Rollout] = {"take5": Rollout(take5_prepare, take5_simulate)}
+"""Each game's search hooks (see ``Rollout``)."""
+ROLLOUTS["five_alive"] = Rollout(five_alive_prepare, five_alive_simulate)

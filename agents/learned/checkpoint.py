@@ -21,7 +21,9 @@ Payload (``kind = "fiveplay-ppo"``; see ``agents.learned.ppo`` for how it is fil
 | ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
 | ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
 | ``optimizer``| the optimizer's ``state_dict``                                                   |
-| ``args``     | the training arguments (a dict)                                                  |
+| ``train_config`` | the ``TrainConfig`` as a dict (PPO settings, opponents, seed ...)           |
+| ``args``     | the arguments of ``experiments/train.py`` (a dict; what ``--resume`` reuses)     |
+| ``backend``  | ``"batched"`` or ``"reference-loop"``: the vector env the run trained on         |
 | ``progress`` | ``{"update", "decisions", "env_steps", "games"}``                                |
 | ``trainer``  | everything else a resume needs to continue exactly: the opponent pool, the      |
 |              | collector's games and pending transitions, RNG states, counters                  |

@@ -29,9 +29,10 @@ vector env; one update is ``epochs`` passes of clipped-PPO minibatch SGD (Adam) 
 normalisation per minibatch, value loss, entropy bonus and gradient clipping.
 
 Learner actions are sampled with a dedicated ``torch.Generator`` (Gumbel-max over the masked logits);
-every random choice of the trainer comes from its own seeded generators, saved in checkpoints with the
-optimizer, the pool, the vector env's games and the held-back transitions, so a resumed run continues
-exactly as the uninterrupted run would (same threads, same machine).
+every random choice of the trainer comes from its own seeded generators (the network's initialisation
+too, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), saved in checkpoints with
+the optimizer, the pool, the vector env's games and the held-back transitions, so a resumed run
+continues exactly as the uninterrupted run would (same threads, same machine).
 
 Evaluation (``evaluate``) plays the learner (greedy by default) against n-1 copies of a baseline in a
 duplicate format: game g deals seed ``derive(seed, g // n)`` with the learner in seat ``g % n``, so every
@@ -295,10 +296,11 @@ class Trainer:
         self.A = self.env.num_actions
         self.D = self.env.obs_dim
         self.game_config = self._canonical_config()
-        torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
         self.obs_scale = obs_scale_for(cfg.game, self.n, self.D)
         kwargs: dict[str, Any] = {"obs_dim": self.D, "num_actions": self.A, "hidden": list(cfg.hidden)}
-        self.model = build_model(cfg.arch, kwargs, self.obs_scale)
+        with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
+            torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
+            self.model = build_model(cfg.arch, kwargs, self.obs_scale)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
@@ -627,7 +629,7 @@ class Trainer:
             "ep_return": torch.from_numpy(self.ep_return.copy()),
             "carry": {k: torch.from_numpy(v.copy()) for k, v in self.carry.items()},
             "rng_numpy": self.rng.bit_generator.state, "rng_torch_sample": self.gen.get_state(),
-            "rng_torch_global": torch.get_rng_state(), "agents_rng": agents_rng,
+            "agents_rng": agents_rng,
             "timers": self.timers.as_dict(), "recent": self.recent[-200:],
         }
         return {
@@ -684,7 +686,6 @@ class Trainer:
             self.carry = {k: v.numpy().copy() for k, v in tr["carry"].items()}
             self.rng.bit_generator.state = tr["rng_numpy"]
             self.gen.set_state(tr["rng_torch_sample"])
-            torch.set_rng_state(tr["rng_torch_global"])
             for k, st in tr["agents_rng"].items():
                 if int(k) in self.agents and st is not None:
                     self.agents[int(k)].rng.bit_generator.state = st

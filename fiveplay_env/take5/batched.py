@@ -66,7 +66,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 import numpy as np
 
@@ -404,7 +404,7 @@ class BatchedTake5:
             self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
         return a
 
-    def _illegal(self, i: int, a: np.ndarray) -> None:
+    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
         err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
                                  np.flatnonzero(self._mask[i]))
         err.game_index = i  # type: ignore[attr-defined]
@@ -498,7 +498,7 @@ class BatchedTake5:
                     if low.any():  # automatic pick: fewest bull heads, then fewer cards, then lowest index
                         ck = self._rbull.take(g, axis=1).astype(np.int16) * 64 + self._rlen.take(g, axis=1) * 8 + _R[:, None]
                         cheap = np.minimum(np.minimum(ck[0], ck[1]), np.minimum(ck[2], ck[3])) & 7
-                        fi = np.where(low, cheap * B + g + 1, fi)
+                        fi = np.where(low, cheap.astype(np.intp) * B + g + 1, fi)
                         force = low
                 if force is not None:
                     ln = rlen_b[fi]

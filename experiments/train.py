@@ -206,6 +206,8 @@ def plot_curves(csv_path: str, png_path: str, title: str) -> str | None:
         axes[0].plot(x, om, color=color, ls="--", label=f"{b} (its mean, same games)")
         axes[0].fill_between(x, [a - e for a, e in zip(om, oc)], [a + e for a, e in zip(om, oc)], color=color, alpha=0.08)
     n_games = rows[-1]["games"]
+    seats = int(rows[-1]["games"]) // max(int(rows[-1]["deals"]), 1)
+    axes[1].axhline(1.0 / seats, color="grey", ls=":", lw=1, label=f"equal share (1/{seats})")
     axes[0].set_title(f"mean {score_name} per game ({'lower' if lower else 'higher'} is better), {n_games} games")
     axes[1].set_title(f"win rate (ties shared), {n_games} games")
     for ax in axes:

@@ -30,9 +30,9 @@ A actions and observations of ``obs_dim`` floats:
   acts in game i at this step; ``actions`` holds one int per game (shape [B]), legal under ``mask``.
   The mask of every game always has a legal action.
 - ``rewards[i, p]`` is player p's reward in game i for this step, for **every** player of every game,
-  not only the one who acted (in Take 5 a player takes bull heads when another player's card
-  completes a row): in Take 5, minus the bull heads taken at this step, so a game's return is minus
-  its final score.
+  not only the one who acted (in Take 5 a trick is placed when its last card is chosen, so the bull
+  heads it gives reach players other than the one who acted): in Take 5, minus the bull heads taken
+  at this step, so a game's return is minus its final score.
 - Autoreset is **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``): when game i ends at a step,
   ``terminated[i]`` is True and ``rewards[i]`` are that last step's, while ``obs[i]``, ``mask[i]`` and
   ``current_player[i]`` already belong to the new game started in slot i. There is no separate reset
@@ -41,7 +41,8 @@ A actions and observations of ``obs_dim`` floats:
 - Seeding: slot i's k-th game is seeded ``core.seeding.derive(seed, i + k*B)``; ``info["seed"][i]`` is
   the seed of slot i's current game, with which it can be replayed alone by the game's reference
   engine (``fiveplay_env.take5.engine.new_game(config, seed)``). ``reset(seed)`` starts the run over;
-  ``reset()`` moves every slot on to its next game.
+  ``reset()`` moves every slot on to its next game (the first ``reset()`` of a new env shows the
+  games ``make_vec`` started).
 - Errors: a bad config value, or actions of the wrong shape or dtype, raise ``ValueError`` naming the
   field; an illegal action raises ``core.errors.IllegalActionError`` naming the game index, and
   changes nothing.

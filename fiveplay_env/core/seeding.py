@@ -41,12 +41,25 @@ def normalize_seed(seed: int | None) -> int:
     return s
 
 
+_STEPS: dict[int, np.ndarray] = {}
+
+
+def _steps(n: int) -> np.ndarray:
+    """``arange(n) * GOLDEN`` as uint64, cached (read-only)."""
+    st = _STEPS.get(n)
+    if st is None:
+        st = np.arange(n, dtype=np.uint64) * _GOLDEN
+        st.setflags(write=False)
+        _STEPS[n] = st
+    return st
+
+
 def keys(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.ndarray:
     """uint64 keys of shape ``seeds.shape + (n,)`` for event ``counters`` of games ``seeds``."""
     s = np.asarray(seeds, dtype=np.uint64)
     c = np.asarray(counters, dtype=np.uint64)
     base = mix(mix(s) ^ mix(c + _C))
-    return mix(base[..., None] + np.arange(n, dtype=np.uint64) * _GOLDEN)
+    return mix(base[..., None] + _steps(n))
 
 
 _MASK = 2**64 - 1
@@ -66,7 +79,7 @@ def _base_int(seed: int, counter: int) -> int:
 
 def permutation(seed: int, counter: int, n: int) -> np.ndarray:
     """A permutation of ``range(n)`` (int64) for event ``counter`` of the game with ``seed``."""
-    k = mix(np.uint64(_base_int(seed, counter)) + np.arange(n, dtype=np.uint64) * _GOLDEN)
+    k = mix(np.uint64(_base_int(seed, counter)) + _steps(n))
     return np.argsort(k, kind="stable")
 
 

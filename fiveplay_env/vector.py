@@ -67,6 +67,7 @@ from fiveplay_env.core.config import check_bool, check_int
 
 REGISTRY: dict[str, str] = {
     "take5": "fiveplay_env.take5.batched:make_batched",
+    "five_alive": "fiveplay_env.five_alive.batched:make_batched",
 }
 """Game name -> ``"module:factory"`` of its batched engine (imported on first use)."""
 

@@ -1,0 +1,1009 @@
+"""The batched 5 Alive engine: B games at once on numpy arrays with a leading batch axis.
+
+It plays exactly the games of the reference engine (``fiveplay_env.five_alive.engine``): the same
+decision order (Bomb answers included), the same seeded shuffles, the same rewards and observations,
+checked step by step by ``tests/five_alive/test_five_alive_batched.py``. It shares only the config, the
+constants of ``state.py`` and the counter-based randomness of ``core.seeding`` with the reference; the
+rules are written again, on arrays, so that the two implementations check each other (DESIGN.md
+section 2). There is no Python loop over games: loops run over the players (a Bomb's responders, a
+round end's teams), over the cards of one Draw, or over the rounds of a sort, each pass a few numpy
+operations on all the games concerned.
+
+Interface (Pgx's shape, the ``BatchedGame`` protocol of ``fiveplay_env.vector``): after ``reset`` and
+after every ``step``, for each game ``i`` of the batch
+
+| attribute             | dtype, shape      | meaning                                                     |
+|-----------------------|-------------------|-------------------------------------------------------------|
+| ``current_player``    | int32 [B]         | the seat that acts next in game i (a Bomb responder during an answer) |
+| ``legal_action_mask`` | int8 [B, 19]      | that seat's legal actions (= the reference's ``legal_mask``); read-only |
+| ``rewards``           | float32 [B, n]    | every player's reward for the last step (``config.reward``)  |
+| ``terminated``        | bool [B]          | game i ended at the last step (and was replaced, see Autoreset) |
+| ``final_lives``, ``final_result``, ``final_win`` | [B, n] | the games that ended at the last step (rows where ``terminated``): lives left, +1 won / -1 lost, win share |
+| ``observe()``         | float32 [B, 80+3n] | the acting seat's observation, equal to ``observation.observe`` |
+| ``lives``, ``alive``, ``result`` | [B, n] | the reference's ``lives``, ``alive``, ``result``             |
+| ``round``, ``phase``, ``total``, ``direction``, ``counter`` | [B] | as in ``FiveAliveState``          |
+| ``seeds``, ``game_index`` | uint64 / int64 [B] | the current game of each slot (see Seeding)             |
+
+``info()`` gathers them for the vector API: ``seed``, ``lives``, ``alive``, ``round``, and the finished
+games' ``final_scores`` (= ``final_lives``, as the training code reads 5 Alive scores), ``final_result``
+and ``final_win`` (1 / number of winners, or 1 for each member of the winning team).
+
+Autoreset: **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``, Pgx's ``auto_reset``). When game i
+ends at a step, that step's ``rewards[i]`` and ``terminated[i] = True`` belong to the finished game and
+the ``final_*`` rows hold its outcome, while slot i already holds a new game: ``current_player``,
+``legal_action_mask`` and ``observe()`` are the new game's. Every slot always has a legal action.
+
+Seeding: ``BatchedFiveAlive(config, B, seed)`` starts game ``k`` of slot ``i`` (k = 0, 1, ...) with seed
+``seeding.derive(seed, i + k * B)``; ``i + k * B`` is its ``game_index`` (the rule of the Take 5 batched
+engine and of the vector API). ``engine.new_game(config, seeds[i])`` replays slot i's game alone.
+Every random event is the reference's, in the same order, each advancing the game's counter once: the
+deal (``permutation`` of the deck in canonical order), the first player (``below(seed, counter, n)``),
+a reshuffle (``permutation`` of the discard pile minus its top card, kinds ascending) and a Re-Deal
+(``permutation`` of the gathered hands, kinds ascending). Events whose size differs between games use
+the first ``size`` of ``width`` keys of each game with the rest masked out (``_permutations``): the
+first keys of ``seeding.keys`` do not depend on their count, so this is each game's own permutation.
+
+State (struct of arrays; n players, K = 18 kinds, KP = 19: the hands and the discard pile carry a
+19th column, always 0, where a BUST's "card" lands, so one indexed update serves every action):
+
+| array          | dtype, shape       | meaning                                                        |
+|----------------|--------------------|----------------------------------------------------------------|
+| ``_hands``     | uint8 [B, n, KP]   | cards of each kind in each hand (0 for an eliminated seat)     |
+| ``_hsize``     | int16 [B, n]       | hand sizes                                                     |
+| ``_disc``      | uint8 [B, KP]      | cards of each kind in the discard pile                         |
+| ``_top``       | int8 [B]           | kind of the discard pile's top card, -1 if none                |
+| ``_drawq``     | uint8 [B, D]       | the draw pile in drawing order: ``_drawq[i, _dptr[i]:_dend[i]]``, first drawn first (D = deck size) |
+| ``_dptr``, ``_dend`` | int16 [B]    | the draw pile's bounds in ``_drawq``                            |
+| ``_total``     | int64 [B]          | the running total T                                            |
+| ``_dirbit``    | int64 [B]          | 1 clockwise (direction +1), 0 counter-clockwise                |
+| ``_cur``       | int64 [B]          | the acting seat                                                |
+| ``_phase``     | int64 [B]          | PLAY or BOMB_ANSWER (OVER only inside a step: finished games are replaced) |
+| ``_abits``     | int64 [B]          | bit s set iff seat s survives (indexes the next-seat tables)    |
+| ``_alive``     | bool [B, n]        | the same as flags                                              |
+| ``_lives``, ``_result`` | int8 [B, n] | lives left (teams: the team's), +1 won / -1 lost / 0 undecided |
+| ``_bomber``, ``_bcur`` | int8 [B]   | a Bomb being answered: the bomber and the last responder handled (-1 otherwise) |
+| ``_actor``     | int8 [B]           | who acted at the current step (the sudden-death tie-break starts there) |
+| ``_round``, ``_counter`` | int32 [B] | rounds completed, random events used                          |
+| ``_seeds``, ``_game_index`` | uint64, int64 [B] | see Seeding                                          |
+
+``bytes_per_game()``: about 290 bytes at 4 players (77 of them the draw pile, 19 the cached mask).
+
+A step: every game's action goes through one vectorised "common" update (the card leaves the hand for
+the discard pile, T and the direction by table, the next seat by table), which is the whole step for
+numbers and simple wild cards that are not the player's last card (about 86% of decisions in random
+play). The other games (BUST, Draw, Re-Deal, Bomb, Bomb answers, a last card) continue on their own
+subset through functions that mirror the reference's (``_lose_life``, ``_draws``, ``_redeal``,
+``_bomb_continue``, ``_round_end``, ...), each on arrays of the games concerned.
+
+``max_cycles`` (the AEC env's truncation) is refused: the vector API has no truncation.
+
+Speed (2-core machine, 4 players, random legal play drawn from the mask by ``vector.random_actions``):
+see ``bench_five_alive_batched`` at the bottom of this file and the figures in ``experiments/bench.py``.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+
+from fiveplay_env.core import seeding
+from fiveplay_env.core.config import check_int, from_kwargs
+from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
+from fiveplay_env.five_alive.observation import (
+    DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
+)
+from fiveplay_env.five_alive.state import (
+    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER,
+    PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP,
+)
+
+K = NUM_KINDS          # 18 card kinds
+KP = NUM_KINDS + 1     # hand / discard columns: the 19th (BUST's id) is always 0
+NT = MAX_TOTAL + 1     # 22 values of T
+
+# --- tables of the common update, indexed by T and the action ------------------------------------------
+_PLAYTAB = np.zeros((NT, NUM_ACTIONS), bool)
+"""``_PLAYTAB[t, k]``: kind k may be played at T = t (column BUST is False: BUST is decided apart)."""
+for _t in range(NT):
+    for _k in range(K):
+        _PLAYTAB[_t, _k] = bool((PLAYABLE_BITS[_t] >> _k) & 1)
+
+_NEW_TOTAL = np.zeros(NT * NUM_ACTIONS, np.int64)
+"""``_NEW_TOTAL[t * 19 + a]``: T after action a at T = t as the common update applies it. A Bomb keeps T
+until its answers are resolved (``_bomb_finish`` sets 0); a Re-Deal and a BUST set 0 at once. A Bomb
+answer uses the same table (answer 0 adds 0; answer BUST is restored by the rare path)."""
+for _t in range(NT):
+    for _a in range(NUM_ACTIONS):
+        if _a < NUM_NUMBERS:
+            _v = _t + _a if _t + _a <= MAX_TOTAL else _t  # unreachable when illegal
+        elif _a == EQ21:
+            _v = 21
+        elif _a == EQ10:
+            _v = 10
+        elif _a in (EQ0, REDEAL, BUST):
+            _v = 0
+        else:
+            _v = _t
+        _NEW_TOTAL[_t * NUM_ACTIONS + _a] = _v
+
+_FLIP = np.zeros(NUM_ACTIONS, np.int64)
+_FLIP[REVERSE] = 1  # XORed into the direction bit
+_RARE = np.zeros(NUM_ACTIONS, bool)
+_RARE[[DRAW1, DRAW2, REDEAL, BOMB, BUST]] = True  # always leave the common path
+_CARD = np.ones(NUM_ACTIONS, np.uint8)
+_CARD[BUST] = 0  # how many cards the action takes from the hand (a Bomb answer 0 takes one 0: 1)
+_ANSWER_ROW = np.zeros(NUM_ACTIONS, bool)
+_ANSWER_ROW[[N0, BUST]] = True
+_TOPMASK = np.uint64(~255 & (2**64 - 1))
+_U64MAX = np.uint64(2**64 - 1)
+
+
+def _next_seat(bits: int, d: int, s: int, n: int) -> int:
+    """The next surviving seat after ``s`` in direction ``d`` (``s`` itself if no other survives)."""
+    for i in range(1, n + 1):
+        t = (s + d * i) % n
+        if (bits >> t) & 1:
+            return t
+    return s
+
+
+def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(NEXT [2**n * 2 * n], STEP [2**n * 2 * 19 * n], POS [2 * n * n]) as flat int64 tables.
+
+    ``NEXT[(bits * 2 + dirbit) * n + s]``: the next survivor after seat s; ``STEP[((bits * 2 + dirbit)
+    * 19 + a) * n + s]``: who acts after s plays action a (Skip: the survivor after the next);
+    ``POS[(dirbit * n + start) * n + s]``: s's place in turn order from ``start``."""
+    nb = 1 << n
+    nxt = np.zeros((nb, 2, n), np.int64)
+    step = np.zeros((nb, 2, NUM_ACTIONS, n), np.int64)
+    pos = np.zeros((2, n, n), np.int64)
+    for bits in range(nb):
+        for db in range(2):
+            d = 1 if db else -1
+            for s in range(n):
+                q = _next_seat(bits, d, s, n)
+                nxt[bits, db, s] = q
+                step[bits, db, :, s] = q
+                step[bits, db, SKIP, s] = _next_seat(bits, d, q, n)
+    for db in range(2):
+        d = 1 if db else -1
+        for st in range(n):
+            for s in range(n):
+                pos[db, st, s] = ((s - st) * d) % n
+    return nxt.reshape(-1), step.reshape(-1), pos.reshape(-1)
+
+
+def _permutations(seeds: np.ndarray, counters: np.ndarray, width: int,
+                  sizes: np.ndarray | None = None) -> np.ndarray:
+    """int64 [m, width]: the first ``sizes[i]`` entries of row i (all ``width`` if ``sizes`` is None)
+    equal ``seeding.permutation(seeds[i], counters[i], sizes[i])``; the rest are the other indices.
+
+    ``permutation`` is the stable argsort of the keys ``seeding.keys(seed, counter, size)``, whose first
+    entries do not depend on ``size``: so row i sorts the first ``sizes[i]`` of ``width`` keys, the others
+    pushed to the end. Fast path (width <= 256): each key keeps its top 56 bits and carries its index in
+    the low 8, and the packed keys are sorted by value (several times faster than an argsort); masked
+    keys get all-ones top bits and so sort after every valid key (a valid key with all-ones top bits
+    still comes first: its index is lower). Rows where two valid keys share their top 56 bits (about
+    one shuffle in 10**14) are argsorted exactly.
+    """
+    k = seeding.keys(seeds, counters, width)
+    cols = np.arange(width)
+    invalid = None if sizes is None else cols >= np.asarray(sizes)[:, None]
+    if width > 256:  # pragma: no cover - decks are at most 255 cards (config.MAX_DECK)
+        if invalid is not None:
+            k[invalid] = _U64MAX
+        return np.argsort(k, axis=1, kind="stable")
+    raw = k.copy()
+    k &= _TOPMASK
+    k |= cols.astype(np.uint64)
+    if invalid is not None:
+        np.bitwise_or(k, _TOPMASK, out=k, where=invalid)
+    k.sort(axis=1)
+    high = k >> np.uint64(8)
+    same = high[:, 1:] == high[:, :-1]
+    if invalid is not None:
+        same &= ~invalid[:, 1:]  # only pairs of valid keys (the valid ones come first)
+    k &= np.uint64(255)
+    perm = k.view(np.int64)
+    if same.any():
+        tie = same.any(axis=1)
+        exact = raw[tie]
+        if invalid is not None:
+            exact[invalid[tie]] = _U64MAX  # stable: a valid key equal to the maximum stays first
+        perm[tie] = np.argsort(exact, axis=1, kind="stable")
+    return perm
+
+
+def _canonical(counts: np.ndarray, width: int) -> np.ndarray:
+    """int64 [m, width]: each row's multiset (``counts`` [m, K] per kind) as its kinds in ascending order
+    (the reference's ``_expand``); positions at or beyond the row's size hold K."""
+    cum = counts.cumsum(axis=1)
+    return (cum[:, None, :] <= np.arange(width)[None, :, None]).sum(axis=2)
+
+
+def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
+    """uint64 [m]: ``seeding.derive(base, index[j])`` for every j (the same formula, vectorised)."""
+    idx = np.asarray(index, dtype=np.uint64)
+    return seeding.keys(np.full(idx.shape, base, dtype=np.uint64), np.uint64(2**63) + idx, 1)[..., 0]
+
+
+class BatchedFiveAlive:
+    """``batch_size`` 5 Alive games under one ``FiveAliveConfig``, stepped together.
+
+    ``step(actions)`` takes one action per game (integers, shape [B]) for each game's
+    ``current_player``. See the module docstring for the attributes, autoreset and seeding.
+    """
+
+    def __init__(self, config: FiveAliveConfig, batch_size: int, seed: int | None = 0) -> None:
+        if not isinstance(config, FiveAliveConfig):
+            raise ValueError(f"config: expected a FiveAliveConfig, got {type(config).__name__}")
+        if config.max_cycles is not None:
+            raise ValueError(f"max_cycles: expected None (the batched engine has no truncation), "
+                             f"got {config.max_cycles}")
+        self.config = config
+        self.batch_size = B = check_int("batch_size", batch_size, 1)
+        self.num_players = n = config.num_players
+        self.num_actions = NUM_ACTIONS
+        self.observation_size = observation_size(n)
+        self._deck = D = config.deck_size
+        self._teams = config.variant == "teams"
+        self._sudden = config.variant == "sudden_death"
+        self._optional = config.bomb_zero_optional
+        self._free_bust = config.allow_voluntary_bust
+        self._resolves = config.bomb_last_card_resolves
+        self._each = config.draw_order == "each"
+        self._reshuffles = config.empty_draw_pile == "reshuffle"
+        self._reward_results = config.reward != "lives"
+        self._reward_lives = config.reward != "win_loss"
+        self._canon = np.array([k for k in range(K) for _ in range(config.deck_counts[k])], np.uint8)
+        self._next_t, self._step_t, self._pos_t = _tables(n)
+        self._seats = np.arange(n, dtype=np.int64)
+        self._seat_bits = 1 << self._seats
+        self._all_bits = (1 << n) - 1
+        self._rel = np.array([[(p + i) % n for i in range(n)] for p in range(n)], np.int64)
+        self._arange = np.arange(B, dtype=np.int64)
+        self._bn0 = self._arange * n  # game b's first row of the [B * n, KP] hands
+        self._bk0 = self._arange * KP
+        self._ba0 = self._arange * NUM_ACTIONS
+        self._arange_n = self._bn0[:, None]
+        # state (see the module docstring)
+        self._hands = np.zeros((B, n, KP), np.uint8)
+        self._hsize = np.zeros((B, n), np.int16)
+        self._disc = np.zeros((B, KP), np.uint8)
+        self._top = np.full(B, -1, np.int8)
+        self._drawq = np.zeros((B, D), np.uint8)
+        self._dptr = np.zeros(B, np.int16)
+        self._dend = np.zeros(B, np.int16)
+        self._total = np.zeros(B, np.int64)
+        self._dirbit = np.ones(B, np.int64)
+        self._cur = np.zeros(B, np.int64)
+        self._phase = np.zeros(B, np.int64)
+        self._abits = np.zeros(B, np.int64)
+        self._alive = np.ones((B, n), bool)
+        self._lives = np.zeros((B, n), np.int8)
+        self._result = np.zeros((B, n), np.int8)
+        self._bomber = np.full(B, -1, np.int8)
+        self._bcur = np.full(B, -1, np.int8)
+        self._actor = np.zeros(B, np.int8)
+        self._round = np.zeros(B, np.int32)
+        self._counter = np.zeros(B, np.int32)
+        self._seeds = np.zeros(B, np.uint64)
+        self._game_index = np.zeros(B, np.int64)
+        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
+        self._hands_f = self._hands.reshape(-1)
+        self._hands_rows = self._hands.reshape(B * n, KP)
+        self._hsize_f = self._hsize.reshape(-1)
+        self._disc_f = self._disc.reshape(-1)
+        self._drawq_f = self._drawq.reshape(-1)
+        self._lives_f = self._lives.reshape(-1)
+        # step outputs
+        self.rewards: np.ndarray = np.zeros((B, n), np.float32)
+        self.terminated: np.ndarray = np.zeros(B, bool)
+        self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_result: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_win: np.ndarray = np.zeros((B, n), np.float32)
+        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._mask_f = self._mask.reshape(-1)
+        self.reset(seed)
+
+    # ------------------------------------------------------------------ public API
+
+    def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
+        """Start B new games.
+
+        ``seed`` (an int in 0..2**64-1): start the run over with this base seed; slot i's k-th game is
+        game ``i + k*B`` of the run, seeded ``derive(seed, i + k*B)``. ``seed=None``: keep the run going,
+        every slot moves on to its next game (as if all had just finished), so nothing repeats; at
+        construction ``seed=None`` draws a fresh base seed from OS entropy. ``seeds``: optional
+        explicit seeds (one per slot) for the games started now; later games still derive from the
+        base seed. Bad values raise ``ValueError`` before anything changes.
+        """
+        B, n = self.batch_size, self.num_players
+        fresh = seed is not None or not hasattr(self, "base_seed")
+        base = seeding.normalize_seed(seed) if fresh else self.base_seed
+        explicit = None
+        if seeds is not None:
+            explicit = [seeding.normalize_seed(s) for s in seeds]
+            if len(explicit) != B:
+                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(explicit)}")
+        self.base_seed = base
+        if fresh:
+            self._game_index[:] = self._arange
+        else:
+            self._game_index += B
+        if explicit is None:
+            self._seeds[:] = _derive_batch(base, self._game_index)
+        else:
+            self._seeds[:] = np.array(explicit, dtype=np.uint64)
+        self._new_games(self._arange)
+        self.rewards = np.zeros((B, n), np.float32)
+        self.terminated = np.zeros(B, bool)
+        self.final_lives = np.zeros((B, n), np.int32)
+        self.final_result = np.zeros((B, n), np.int32)
+        self.final_win = np.zeros((B, n), np.float32)
+        self._update_mask()
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int32 [B]: the acting seat of each game."""
+        return self._cur.astype(np.int32)
+
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 [B, 19], read-only, a new array after every step: the acting seat's legal actions."""
+        return self._mask
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64 [B]: the seed of each slot's current game (``engine.new_game(config, seed)`` replays it)."""
+        return self._seeds.copy()
+
+    @property
+    def game_index(self) -> np.ndarray:
+        """int64 [B]: slot i holds game ``game_index[i]`` of the run (its seed: ``derive(base_seed, .)``)."""
+        return self._game_index.copy()
+
+    @property
+    def lives(self) -> np.ndarray:
+        """int32 [B, n]: lives left per seat (teams: the seat's team's lives)."""
+        return self._lives.astype(np.int32)
+
+    @property
+    def alive(self) -> np.ndarray:
+        """bool [B, n]: the seats still in the game."""
+        return self._alive.copy()
+
+    @property
+    def result(self) -> np.ndarray:
+        """int32 [B, n]: +1 won, -1 lost (an eliminated seat), 0 undecided (the reference's ``result``)."""
+        return self._result.astype(np.int32)
+
+    @property
+    def round(self) -> np.ndarray:
+        """int32 [B]: rounds completed in each game."""
+        return self._round.copy()
+
+    @property
+    def phase(self) -> np.ndarray:
+        """int32 [B]: PLAY or BOMB_ANSWER (``state.py`` codes; never OVER: finished games are replaced)."""
+        return self._phase.astype(np.int32)
+
+    @property
+    def total(self) -> np.ndarray:
+        """int32 [B]: the running total T."""
+        return self._total.astype(np.int32)
+
+    @property
+    def direction(self) -> np.ndarray:
+        """int32 [B]: +1 clockwise, -1 counter-clockwise."""
+        return (2 * self._dirbit - 1).astype(np.int32)
+
+    @property
+    def counter(self) -> np.ndarray:
+        """int32 [B]: random events used so far (the reference's ``counter``)."""
+        return self._counter.copy()
+
+    def hands(self) -> np.ndarray:
+        """int32 [B, n, 18]: cards of each kind in each hand (the reference's ``hands``)."""
+        return self._hands[:, :, :K].astype(np.int32)
+
+    def discard(self) -> np.ndarray:
+        """int32 [B, 18]: cards of each kind in the discard pile (the reference's ``discard``)."""
+        return self._disc[:, :K].astype(np.int32)
+
+    def top(self) -> np.ndarray:
+        """int32 [B]: kind of the discard pile's top card, -1 if none."""
+        return self._top.astype(np.int32)
+
+    def draw_pile(self, i: int) -> list[int]:
+        """Game i's draw pile as kinds in drawing order, the next card first (the reference's
+        ``draw[::-1]``)."""
+        return [int(k) for k in self._drawq[i, self._dptr[i]:self._dend[i]]]
+
+    def info(self) -> dict[str, np.ndarray]:
+        """Per-game extras (fresh arrays): ``seed``, ``lives``, ``alive`` and ``round`` of the current
+        games, and for the games that just ended (rows where ``terminated``) ``final_scores`` (their
+        lives left, int32 [B, n]), ``final_result`` (+1 / -1) and ``final_win`` (win shares)."""
+        return {"seed": self.seeds, "lives": self.lives, "alive": self.alive, "round": self.round,
+                "final_scores": self.final_lives.copy(), "final_result": self.final_result.copy(),
+                "final_win": self.final_win.copy()}
+
+    def bytes_per_game(self) -> float:
+        """Bytes of game state per game (the cached legal mask included; step outputs and the
+        tables excluded)."""
+        arrays = (self._hands, self._hsize, self._disc, self._top, self._drawq, self._dptr, self._dend,
+                  self._total, self._dirbit, self._cur, self._phase, self._abits, self._alive, self._lives,
+                  self._result, self._bomber, self._bcur, self._actor, self._round, self._counter,
+                  self._seeds, self._game_index, self._mask)
+        return sum(a.nbytes for a in arrays) / self.batch_size
+
+    # ------------------------------------------------------------------ step
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """Apply one action per game; return ``rewards`` (float32 [B, n], every player of every game).
+
+        Also updates ``terminated``, the ``final_*`` outcomes, ``current_player`` and
+        ``legal_action_mask``; finished games are replaced at once (same-step autoreset). Raises
+        ``ValueError`` if ``actions`` is not an integer array of shape [B], and ``IllegalActionError``
+        (naming the first game whose action is illegal) if any action is illegal; in both cases
+        nothing changes.
+        """
+        a = self._check_actions(actions)
+        B, n = self.batch_size, self.num_players
+        self.terminated = np.zeros(B, bool)
+        self.rewards = np.zeros((B, n), np.float32)
+        # The common update, on every game: the card (none for BUST) leaves the acting seat's hand for
+        # the discard pile and becomes its top card; T, the direction and the next seat by table. It is
+        # the whole step for a number or a simple wild card that is not the seat's last card.
+        cur, total, phase = self._cur, self._total, self._phase
+        bn = self._bn0 + cur
+        dec = _CARD[a]
+        hidx = bn * KP + a
+        self._hands_f[hidx] -= dec
+        hs = self._hsize_f[bn] - dec
+        self._hsize_f[bn] = hs
+        didx = self._bk0 + a
+        self._disc_f[didx] += dec
+        np.copyto(self._top, a, casting="same_kind", where=dec.view(bool))
+        self._total = _NEW_TOTAL[total * NUM_ACTIONS + a]
+        self._dirbit ^= _FLIP[a]
+        sidx = self._abits * 2
+        sidx += self._dirbit
+        sidx *= NUM_ACTIONS
+        sidx += a
+        sidx *= n
+        sidx += cur
+        self._cur = self._step_t[sidx]
+        rare = _RARE[a]
+        rare |= phase != PLAY
+        rare |= hs == 0
+        r = np.flatnonzero(rare)
+        if r.size:
+            # ``cur``, ``total`` and ``phase`` are the arrays from before the step (replaced, not mutated)
+            self._rare(r, a[r], phase[r], hs[r], cur[r], total[r])
+        self._update_mask()
+        return self.rewards
+
+    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        B = self.batch_size
+        a = np.asarray(actions)
+        if a.shape != (B,):
+            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
+        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
+        inside = a.view(np.uint64) < NUM_ACTIONS  # negative ids wrap to huge unsigned values
+        if not inside.all():
+            self._illegal(int(np.flatnonzero(~inside)[0]), a)
+        ok = self._mask_f[self._ba0 + a]
+        if not ok.all():
+            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
+        return a
+
+    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
+        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
+                                 np.flatnonzero(self._mask[i]))
+        err.game_index = i  # type: ignore[attr-defined]
+        raise err
+
+    def _rare(self, g: np.ndarray, a: np.ndarray, phase: np.ndarray, hs: np.ndarray, p: np.ndarray,
+              told: np.ndarray) -> None:
+        """The games ``g`` whose step goes beyond the common update (``a``: their actions, ``phase``,
+        ``p``: acting seat and ``told``: T, all from before the step; ``hs``: the seat's hand size
+        after it). Computes their rewards and replaces the games that ended."""
+        lives0 = self._lives[g]
+        res0 = self._result[g]
+        self._actor[g] = p
+        cont: list[np.ndarray] = []  # games whose Bomb resolves on (``_bomb_continue``)
+        ans = phase != PLAY
+        if ans.any():
+            ga, aa, pa = g[ans], a[ans], p[ans]
+            self._total[ga] = told[ans]  # an answer leaves T as it was (the common table set BUST's 0)
+            zero = aa == N0  # the 0 is already discarded by the common update
+            cont.append(ga[zero])
+            if not zero.all():
+                gb = ga[~zero]
+                over = self._lose_life(gb, pa[~zero])
+                cont.append(gb[~over])
+        play = ~ans
+        bust = play & (a == BUST)
+        if bust.any():
+            gb, pb = g[bust], p[bust]
+            over = self._lose_life(gb, pb)
+            go = ~over
+            self._cur[gb[go]] = self._next(gb[go], pb[go])
+        card = play & (a != BUST)
+        if card.any():
+            gc, ac, pc, hc = g[card], a[card], p[card], hs[card]
+            bomb = ac == BOMB
+            if bomb.any():
+                resolve = bomb & ((hc > 0) | self._resolves)
+                if resolve.any():
+                    gr = gc[resolve]
+                    self._bomber[gr] = pc[resolve]
+                    self._bcur[gr] = pc[resolve]
+                    cont.append(gr)
+                self._total[gc[bomb & ~resolve]] = 0  # a last-card Bomb that is not answered
+                keep = ~resolve
+                gc, ac, pc, hc = gc[keep], ac[keep], pc[keep], hc[keep]
+            draw = (ac == DRAW1) | (ac == DRAW2)
+            if draw.any():
+                self._draws(gc[draw], pc[draw], np.where(ac[draw] == DRAW2, 2, 1))
+            redeal = (ac == REDEAL) & (hc > 0)  # as the last card there is nothing to re-deal
+            if redeal.any():
+                self._redeal(gc[redeal], pc[redeal])
+            last = hc == 0
+            if last.any():
+                self._round_end(gc[last], pc[last])
+            # the others: the common update's next seat is right (Draw and Re-Deal change neither
+            # the survivors nor the direction)
+        if cont:
+            gb = np.concatenate(cont)
+            if gb.size:
+                self._bomb_continue(gb)
+        # rewards: results decided and lives lost at this step (before any replacement)
+        rew = np.zeros((g.size, self.num_players), np.float32)
+        if self._reward_results:
+            rew += self._result[g] - res0
+        if self._reward_lives:
+            rew += self._lives[g] - lives0
+        self.rewards[g] = rew
+        fin = g[self._phase[g] == OVER]
+        if fin.size:
+            self._finish(fin)
+
+    # ------------------------------------------------------------------ seats
+
+    def _next(self, g: np.ndarray, s: np.ndarray) -> np.ndarray:
+        """int64 [m]: the next survivor after seat ``s`` of games ``g`` in their direction."""
+        return self._next_t[(self._abits[g] * 2 + self._dirbit[g]) * self.num_players + s]
+
+    def _order_after(self, g: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """int64 [m, n]: column j is the (j+1)-th survivor after ``p`` in turn order (``p`` itself at
+        column ``survivors - 1``; the columns after it wrap around)."""
+        n = self.num_players
+        base = (self._abits[g] * 2 + self._dirbit[g]) * n
+        out = np.empty((g.size, n), np.int64)
+        s = p
+        for j in range(n):
+            s = self._next_t[base + s]
+            out[:, j] = s
+        return out
+
+    def _positions(self, g: np.ndarray, start: np.ndarray) -> np.ndarray:
+        """int64 [m, n]: each seat's place in turn order from ``start`` (0 for ``start``)."""
+        n = self.num_players
+        return self._pos_t[((self._dirbit[g] * n + start) * n)[:, None] + self._seats]
+
+    # ------------------------------------------------------------------ lives and the end of games
+
+    def _lose_life(self, g: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """Seat ``q`` (teams: q's team) of games ``g`` loses one life; eliminations and the end of the
+        game follow. Returns bool [m]: the game is over."""
+        n = self.num_players
+        if self._teams:
+            team = (self._seats % 2)[None, :] == (q % 2)[:, None]  # [m, n]
+            lv = self._lives[g] - team
+            self._lives[g] = lv
+            over = lv[np.arange(g.size), q] == 0
+            if over.any():
+                self._end_game(g[over], ~team[over])
+            return over
+        fi = g * n + q
+        lv = self._lives_f[fi] - 1
+        self._lives_f[fi] = lv
+        over = lv == 0
+        if over.any():
+            gd = g[over]
+            dead = np.zeros((gd.size, n), bool)
+            dead[np.arange(gd.size), q[over]] = True
+            self._eliminate(gd, dead)
+            if self._sudden:
+                self._end_sudden_death(gd)
+            else:
+                last = self._alive[gd].sum(axis=1) <= 1
+                if last.any():
+                    self._end_game(gd[last], self._alive[gd[last]])
+                over[over] = last
+        return over
+
+    def _eliminate(self, g: np.ndarray, dead: np.ndarray) -> None:
+        """The seats ``dead`` (bool [m, n]) of games ``g`` are out: their hands go to the discard pile
+        (beneath its top card, which stays), their result is -1."""
+        alive = self._alive[g] & ~dead
+        self._alive[g] = alive
+        self._abits[g] = (alive * self._seat_bits).sum(axis=1)
+        h = self._hands[g]
+        self._disc[g] += (h * dead[:, :, None]).sum(axis=1, dtype=np.uint8)
+        h[dead] = 0
+        self._hands[g] = h
+        hs = self._hsize[g]
+        hs[dead] = 0
+        self._hsize[g] = hs
+        res = self._result[g]
+        res[dead] = -1
+        self._result[g] = res
+
+    def _end_game(self, g: np.ndarray, winners: np.ndarray) -> None:
+        """Games ``g`` are over: ``winners`` (bool [m, n]) win, every undecided seat loses."""
+        res = self._result[g]
+        undecided = res == 0
+        res[undecided] = np.where(winners, 1, -1)[undecided]
+        self._result[g] = res
+        self._phase[g] = OVER
+
+    def _end_sudden_death(self, g: np.ndarray) -> None:
+        """RULES.md 2.7: most lives, then the lowest hand value, then ``final_tiebreak`` (the first in
+        turn order from the seat that acted at this step, or all of them)."""
+        cfg = self.config
+        pos = self._positions(g, self._actor[g].astype(np.int64))
+        lv = self._lives[g].astype(np.int64)
+        h = self._hands[g].astype(np.int64)
+        hv = h[:, :, :NUM_NUMBERS] @ np.arange(NUM_NUMBERS) + cfg.tiebreak_wild_value * h[:, :, NUM_NUMBERS:K].sum(axis=2)
+        # one key, larger is better: lives, then the lower hand value, then the earlier place
+        key = (lv << 24) | ((8191 - hv) << 4) | (15 - pos)
+        key[lv <= 0] = -1
+        if cfg.final_tiebreak == "shared":
+            top = key >> 4
+            winners = top == top.max(axis=1, keepdims=True)
+        else:
+            winners = key == key.max(axis=1, keepdims=True)
+        self._end_game(g, winners)
+
+    def _finish(self, g: np.ndarray) -> None:
+        """Games ``g`` ended at this step: record their outcome and start each slot's next game."""
+        res = self._result[g]
+        self.terminated[g] = True
+        self.final_lives[g] = self._lives[g]
+        self.final_result[g] = res
+        won = res == 1
+        share = np.float32(1.0) if self._teams else (1.0 / won.sum(axis=1, keepdims=True)).astype(np.float32)
+        self.final_win[g] = won * share
+        # same-step autoreset: slot i's next game is game i + k*B of the run
+        self._game_index[g] += self.batch_size
+        self._seeds[g] = _derive_batch(self.base_seed, self._game_index[g])
+        self._new_games(g)
+
+    # ------------------------------------------------------------------ Bomb
+
+    def _bomb_continue(self, g: np.ndarray) -> None:
+        """Resolve the Bomb answers of games ``g`` in turn order from the last responder handled
+        (``_bcur``) until one needs a decision (``bomb_zero_optional``), the game ends, or all are
+        done; then ``_bomb_finish``."""
+        n = self.num_players
+        done: list[np.ndarray] = []
+        active = g
+        for _ in range(n):  # at most n - 1 responders, then the bomber's seat comes round again
+            if not active.size:
+                break
+            q = self._next(active, self._bcur[active].astype(np.int64))
+            end = q == self._bomber[active]
+            if end.any():
+                done.append(active[end])
+                active, q = active[~end], q[~end]
+            self._bcur[active] = q
+            has0 = self._hands_f[(active * n + q) * KP + N0] > 0
+            if has0.any():
+                gz, qz = active[has0], q[has0]
+                if self._optional:  # the responder decides: the game waits for its answer
+                    self._phase[gz] = BOMB_ANSWER
+                    self._cur[gz] = qz
+                else:  # the 0 is discarded automatically and becomes the top card
+                    bn = gz * n + qz
+                    self._hands_f[bn * KP + N0] -= 1
+                    self._hsize_f[bn] -= 1
+                    self._disc_f[gz * KP + N0] += 1
+                    self._top[gz] = N0
+            keep = ~has0 if self._optional else np.ones(active.size, bool)
+            no0 = ~has0
+            if no0.any():
+                over = self._lose_life(active[no0], q[no0])
+                if over.any():
+                    drop = np.zeros(active.size, bool)
+                    drop[np.flatnonzero(no0)[over]] = True
+                    keep &= ~drop
+            active = active[keep]
+        if done:
+            gd = np.concatenate(done)
+            if gd.size:
+                self._bomb_finish(gd)
+
+    def _bomb_finish(self, g: np.ndarray) -> None:
+        """Every answer is in: T = 0; the round ends if a hand is empty (the bomber's last card, or a
+        responder's last card discarded), otherwise the turn passes from the bomber."""
+        p = self._bomber[g].astype(np.int64)
+        self._bomber[g] = -1
+        self._bcur[g] = -1
+        self._phase[g] = PLAY
+        self._total[g] = 0
+        empty = (self._alive[g] & (self._hsize[g] == 0)).any(axis=1)
+        if empty.any():
+            self._round_end(g[empty], p[empty])
+        go = ~empty
+        self._cur[g[go]] = self._next(g[go], p[go])
+
+    # ------------------------------------------------------------------ draws, reshuffles, Re-Deal
+
+    def _draws(self, g: np.ndarray, p: np.ndarray, count: np.ndarray) -> None:
+        """Every other survivor of games ``g`` draws ``count`` cards, in turn order from the seat after
+        ``p`` (``draw_order``: each drawer all its cards, or one card at a time around); an empty draw
+        pile is reshuffled (``empty_draw_pile``), and when nothing can be drawn the rest is skipped."""
+        n, D = self.num_players, self._deck
+        order = self._order_after(g, p)
+        others = self._alive[g].sum(axis=1) - 1
+        ndraw = count * others
+        active = np.ones(g.size, bool)
+        for j in range(int(ndraw.max())):
+            sel = np.flatnonzero(active & (j < ndraw))
+            if not sel.size:
+                break
+            gs = g[sel]
+            empty = self._dptr[gs] == self._dend[gs]
+            if empty.any():
+                ok = self._reshuffle(gs[empty]) if self._reshuffles else np.zeros(int(empty.sum()), bool)
+                if not ok.all():
+                    failed = sel[np.flatnonzero(empty)[~ok]]
+                    active[failed] = False
+                    sel = np.flatnonzero(active & (j < ndraw))
+                    gs = g[sel]
+                    if not sel.size:
+                        continue
+            slot = j // count[sel] if self._each else j % others[sel]
+            q = order[sel, slot]
+            ptr = self._dptr[gs]
+            kind = self._drawq_f[gs * D + ptr]
+            self._dptr[gs] = ptr + 1
+            bn = gs * n + q
+            self._hands_f[bn * KP + kind] += 1
+            self._hsize_f[bn] += 1
+
+    def _reshuffle(self, g: np.ndarray) -> np.ndarray:
+        """The discard piles of games ``g`` except their top cards become new draw piles (shuffled,
+        kinds ascending before the shuffle); returns bool [m]: there was something to shuffle."""
+        counts = self._disc[g, :K].astype(np.int64)
+        top = self._top[g].astype(np.int64)
+        has_top = top >= 0
+        counts[np.flatnonzero(has_top), top[has_top]] -= 1
+        size = counts.sum(axis=1)
+        ok = size > 0
+        if ok.any():
+            gg, counts, size, top = g[ok], counts[ok], size[ok], top[ok]
+            width = int(size.max())
+            perm = _permutations(self._seeds[gg], self._counter[gg], width, size)
+            self._counter[gg] += 1
+            cards = np.take_along_axis(_canonical(counts, width), perm, axis=1)
+            self._drawq[gg, :width] = cards
+            self._dptr[gg] = 0
+            self._dend[gg] = size
+            disc = np.zeros((gg.size, KP), np.uint8)
+            t = np.flatnonzero(top >= 0)
+            disc[t, top[t]] = 1
+            self._disc[gg] = disc
+        return ok
+
+    def _redeal(self, g: np.ndarray, p: np.ndarray) -> None:
+        """Hand In & Re-Deal (``p`` has cards left): all surviving hands of games ``g`` are gathered
+        (kinds ascending), shuffled, and dealt one at a time from the seat after ``p``, ``p`` last."""
+        n = self.num_players
+        m = g.size
+        order = self._order_after(g, p)
+        nal = self._alive[g].sum(axis=1)
+        counts = self._hands[g, :, :K].sum(axis=1, dtype=np.int64)  # eliminated hands are empty
+        size = counts.sum(axis=1)
+        width = int(size.max())
+        perm = _permutations(self._seeds[g], self._counter[g], width, size)
+        self._counter[g] += 1
+        cards = np.take_along_axis(_canonical(counts, width), perm, axis=1)  # [m, width]
+        i = np.arange(width)
+        owner = np.take_along_axis(order, i[None, :] % nal[:, None], axis=1)
+        idx = (np.arange(m)[:, None] * n + owner) * KP + cards
+        idx[i[None, :] >= size[:, None]] = m * n * KP  # beyond the gathered cards: a bin that is dropped
+        hands = np.bincount(idx.reshape(-1), minlength=m * n * KP + 1)[:m * n * KP].reshape(m, n, KP)
+        self._hands[g] = hands
+        self._hsize[g] = hands.sum(axis=2)
+
+    # ------------------------------------------------------------------ rounds and new games
+
+    def _round_end(self, g: np.ndarray, p: np.ndarray) -> None:
+        """RULES.md 2.5 for games ``g`` (``p``: the seat whose turn it was): losses, eliminations, the
+        end of the game, or a new round dealt by the first seat in turn order from ``p`` that went out."""
+        n = self.num_players
+        out = self._alive[g] & (self._hsize[g] == 0)
+        pos = self._positions(g, p)
+        dealer = np.where(out, pos, n).argmin(axis=1)
+        go = np.ones(g.size, bool)
+        if self._teams:
+            # each seat that went out, in turn order from p, costs the other team a life
+            at = np.argsort(pos, axis=1)  # at[:, j]: the seat at place j
+            for j in range(n):
+                s = at[:, j]
+                sel = np.flatnonzero(go & out[np.arange(g.size), s])
+                if sel.size:
+                    over = self._lose_life(g[sel], (s[sel] + 1) % n)
+                    go[sel[over]] = False
+        else:
+            losers = self._alive[g] & (self._hsize[g] > 0)  # simultaneous losses, then eliminations
+            lv = self._lives[g] - losers
+            self._lives[g] = lv
+            dead = losers & (lv == 0)
+            anyd = dead.any(axis=1)
+            if anyd.any():
+                gd = g[anyd]
+                self._eliminate(gd, dead[anyd])
+                if self._sudden:
+                    self._end_sudden_death(gd)
+                    go &= ~anyd
+                else:
+                    last = self._alive[gd].sum(axis=1) <= 1
+                    if last.any():
+                        self._end_game(gd[last], self._alive[gd[last]])
+                        go[np.flatnonzero(anyd)[last]] = False
+        if go.any():
+            self._new_round(g[go], dealer[go])
+
+    def _new_round(self, g: np.ndarray, dealer: np.ndarray) -> None:
+        """The dealer's new round: all cards reshuffled, 10 to each survivor, T = 0, the direction reset
+        (``new_round_direction``), the dealer or the seat after it starts (``new_round_start``)."""
+        self._round[g] += 1
+        self._deal(g)
+        if self.config.new_round_direction == "clockwise":
+            self._dirbit[g] = 1
+        self._cur[g] = dealer if self.config.new_round_start == "dealer" else self._next(g, dealer)
+
+    def _deal(self, g: np.ndarray) -> None:
+        """Games ``g``: the whole deck shuffled (one random event); the j-th survivor in seat order gets
+        cards 10j..10j+9 of the shuffled deck, the rest is the draw pile in order; empty discard pile."""
+        n, D = self.num_players, self._deck
+        m = g.size
+        perm = _permutations(self._seeds[g], self._counter[g], D)
+        self._counter[g] += 1
+        shuffled = self._canon[perm]  # [m, D] uint8
+        alive = self._alive[g]
+        nal = alive.sum(axis=1)
+        seat_of_rank = np.argsort(~alive, axis=1, kind="stable")  # survivors first, in seat order
+        dealt = HAND_SIZE * n
+        rank = np.arange(dealt) // HAND_SIZE
+        owner = seat_of_rank[:, rank]  # [m, 10n]
+        idx = (np.arange(m)[:, None] * n + owner) * KP + shuffled[:, :dealt]
+        idx[rank[None, :] >= nal[:, None]] = m * n * KP  # cards past the survivors' hands stay in the pile
+        hands = np.bincount(idx.reshape(-1), minlength=m * n * KP + 1)[:m * n * KP]
+        self._hands[g] = hands.reshape(m, n, KP)
+        self._hsize[g] = HAND_SIZE * alive
+        self._drawq[g] = shuffled
+        self._dptr[g] = HAND_SIZE * nal
+        self._dend[g] = D
+        self._disc[g] = 0
+        self._top[g] = -1
+        self._total[g] = 0
+        self._bomber[g] = -1
+        self._bcur[g] = -1
+        self._phase[g] = PLAY
+
+    def _new_games(self, g: np.ndarray) -> None:
+        """Games ``g`` start (their seeds already set): the deal, then the first player (a random
+        event with ``first_player="random"``)."""
+        self._lives[g] = LIVES
+        self._alive[g] = True
+        self._abits[g] = self._all_bits
+        self._result[g] = 0
+        self._round[g] = 0
+        self._counter[g] = 0
+        self._dirbit[g] = 1
+        self._deal(g)
+        if self.config.first_player == "random":
+            self._cur[g] = seeding.batch_below(self._seeds[g], self._counter[g], self.num_players)
+            self._counter[g] += 1
+        else:
+            self._cur[g] = 0
+
+    # ------------------------------------------------------------------ mask and observation
+
+    def _update_mask(self) -> None:
+        """The acting seat's legal actions: its held kinds playable at T, BUST when none is (always
+        with ``allow_voluntary_bust``); a Bomb answer's two actions (0 and BUST)."""
+        hand = self._hands_rows.take(self._bn0 + self._cur, axis=0)  # [B, KP]
+        legal = _PLAYTAB.take(self._total, axis=0)
+        np.logical_and(legal, hand, out=legal)
+        legal[:, BUST] = True if self._free_bust else ~legal.any(axis=1)
+        ans = np.flatnonzero(self._phase)
+        if ans.size:
+            legal[ans] = _ANSWER_ROW
+        m = legal.view(np.int8)
+        m.setflags(write=False)
+        self._mask = m
+        self._mask_f = m.reshape(-1)
+
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, 80 + 3n]: each game's acting seat's observation; row i equals
+        ``observation.observe(config, state_i, current_player[i])`` of the reference engine.
+
+        ``out``: an optional C-contiguous float32 [B, 80 + 3n] array to write into and return (a
+        training loop can reuse one buffer); by default a new array."""
+        B, n = self.batch_size, self.num_players
+        size = self.observation_size
+        if out is None:
+            obs = np.empty((B, size), np.float32)
+        else:
+            if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
+                    or not out.flags.c_contiguous:
+                raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
+                                 f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+            obs = out
+        cur = self._cur
+        obs[:, HAND:HAND + K] = self._hands_rows.take(self._bn0 + cur, axis=0)[:, :K]
+        obs[:, DISCARD:DISCARD + K] = self._disc[:, :K]
+        # top and total are one-hot: zeros, then the ones; "no top card" writes its 1 at the direction
+        # column, which is written just after
+        obs[:, TOP:DIRECTION] = 0
+        flat = obs.reshape(-1)
+        row = self._arange * size
+        top = self._top
+        flat[row + np.where(top >= 0, TOP + top, DIRECTION)] = 1.0
+        flat[row + TOTAL + self._total] = 1.0
+        obs[:, DIRECTION] = self._dirbit
+        obs[:, DRAW_PILE] = self._dend - self._dptr
+        obs[:, PHASE] = self._phase == PLAY
+        obs[:, PHASE + 1] = self._phase == BOMB_ANSWER
+        # relative seats: the observer (the acting seat) is seat 0, so the turn piece is always (1, 0, ...)
+        obs[:, SEATS] = 1.0
+        obs[:, SEATS + 1:SEATS + n] = 0.0
+        rel = self._rel[cur] + self._arange_n
+        obs[:, SEATS + n:SEATS + 2 * n] = self._lives_f[rel]
+        obs[:, SEATS + 2 * n:SEATS + 3 * n] = self._hsize_f[rel]
+        return obs
+
+
+def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedFiveAlive:
+    """``BatchedFiveAlive(FiveAliveConfig(**config), num_envs, seed)``; unknown config keys raise
+    ``ValueError`` naming the key. The factory ``fiveplay_env.vector.make_vec("five_alive", ...)`` calls."""
+    return BatchedFiveAlive(from_kwargs(FiveAliveConfig, config), num_envs, seed)
+
+
+def bench_five_alive_batched(num_players: int, batch_size: int, with_obs: bool, seconds: float) -> float:
+    """Decisions per second of ``BatchedFiveAlive`` (standard rules, ``num_players`` seats,
+    ``batch_size`` games): random legal play, the actions drawn from the mask with
+    ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes every step's observations
+    (into one reused buffer). Runs for about ``seconds`` after a short warm-up; one decision = one
+    game's action in one step."""
+    from fiveplay_env.vector import random_actions
+
+    env = BatchedFiveAlive(FiveAliveConfig(num_players=num_players), batch_size, seed=0)
+    rng = np.random.default_rng(0)
+    buf = np.empty((batch_size, env.observation_size), np.float32)
+    for _ in range(3):
+        env.step(random_actions(env.legal_action_mask, rng))
+    steps = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    now = t0
+    while now < deadline:
+        for _ in range(8):
+            env.step(random_actions(env.legal_action_mask, rng))
+            if with_obs:
+                env.observe(out=buf)
+        steps += 8
+        now = time.perf_counter()
+    return steps * batch_size / (now - t0)

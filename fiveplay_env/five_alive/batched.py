@@ -139,6 +139,7 @@ _ANSWER_ROW = np.zeros(NUM_ACTIONS, bool)
 _ANSWER_ROW[[N0, BUST]] = True
 _TOPMASK = np.uint64(~255 & (2**64 - 1))
 _U64MAX = np.uint64(2**64 - 1)
+_EMPTY = np.zeros(0, np.int64)
 
 
 def _next_seat(bits: int, d: int, s: int, n: int) -> int:
@@ -217,11 +218,15 @@ def _permutations(seeds: np.ndarray, counters: np.ndarray, width: int,
     return perm
 
 
-def _canonical(counts: np.ndarray, width: int) -> np.ndarray:
-    """int64 [m, width]: each row's multiset (``counts`` [m, K] per kind) as its kinds in ascending order
-    (the reference's ``_expand``); positions at or beyond the row's size hold K."""
-    cum = counts.cumsum(axis=1)
-    return (cum[:, None, :] <= np.arange(width)[None, :, None]).sum(axis=2)
+def _canonical(counts: np.ndarray, size: np.ndarray, width: int) -> np.ndarray:
+    """int64 [m, width]: each row's multiset (``counts`` [m, K] per kind, ``size`` [m] cards) as its
+    kinds in ascending order (the reference's ``_expand``); positions at or beyond the size hold K."""
+    m = counts.shape[0]
+    out = np.full(m * width, K, np.int64)
+    kinds = np.repeat(np.tile(np.arange(K), m), counts.reshape(-1))
+    start = np.cumsum(size) - size  # each row's first card in ``kinds``
+    out[np.arange(kinds.size) + np.repeat(np.arange(m) * width - start, size)] = kinds
+    return out.reshape(m, width)
 
 
 def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
@@ -299,6 +304,8 @@ class BatchedFiveAlive:
         self._disc_f = self._disc.reshape(-1)
         self._drawq_f = self._drawq.reshape(-1)
         self._lives_f = self._lives.reshape(-1)
+        self._result_f = self._result.reshape(-1)
+        self._alive_f = self._alive.reshape(-1)
         # step outputs
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
@@ -513,29 +520,30 @@ class BatchedFiveAlive:
               told: np.ndarray) -> None:
         """The games ``g`` whose step goes beyond the common update (``a``: their actions, ``phase``,
         ``p``: acting seat and ``told``: T, all from before the step; ``hs``: the seat's hand size
-        after it). Computes their rewards and replaces the games that ended."""
+        after it). Computes their rewards and replaces the games that ended.
+
+        Each stage runs once per step on all the games that reach it (fewer, larger numpy calls):
+        the acting seat's lost life (BUST, or a Bomb answer "lose a life"), the card's effect (Draw,
+        Re-Deal, the start of a Bomb), the Bomb answers, the round ends, then one deal for every new
+        round and every new game."""
         lives0 = self._lives[g]
         res0 = self._result[g]
         self._actor[g] = p
-        cont: list[np.ndarray] = []  # games whose Bomb resolves on (``_bomb_continue``)
         ans = phase != PLAY
+        bust = a == BUST
+        cont: list[np.ndarray] = []  # games whose Bomb resolves on (``_bomb_continue``)
+        ends_g: list[np.ndarray] = []  # games whose round ends, and the seat whose turn it was
+        ends_p: list[np.ndarray] = []
         if ans.any():
-            ga, aa, pa = g[ans], a[ans], p[ans]
-            self._total[ga] = told[ans]  # an answer leaves T as it was (the common table set BUST's 0)
-            zero = aa == N0  # the 0 is already discarded by the common update
-            cont.append(ga[zero])
-            if not zero.all():
-                gb = ga[~zero]
-                over = self._lose_life(gb, pa[~zero])
-                cont.append(gb[~over])
-        play = ~ans
-        bust = play & (a == BUST)
+            self._total[g[ans]] = told[ans]  # an answer leaves T as it was (the common table set BUST's 0)
+            cont.append(g[ans & ~bust])  # answer 0: the 0 is already discarded by the common update
         if bust.any():
-            gb, pb = g[bust], p[bust]
-            over = self._lose_life(gb, pb)
-            go = ~over
-            self._cur[gb[go]] = self._next(gb[go], pb[go])
-        card = play & (a != BUST)
+            gl, pl, al = g[bust], p[bust], ans[bust]
+            go = ~self._lose_life(gl, pl)
+            nxt = go & ~al  # a BUST: the turn passes; an answer: the Bomb goes on
+            self._cur[gl[nxt]] = self._next(gl[nxt], pl[nxt])
+            cont.append(gl[go & al])
+        card = ~(ans | bust)
         if card.any():
             gc, ac, pc, hc = g[card], a[card], p[card], hs[card]
             bomb = ac == BOMB
@@ -556,14 +564,21 @@ class BatchedFiveAlive:
             if redeal.any():
                 self._redeal(gc[redeal], pc[redeal])
             last = hc == 0
-            if last.any():
-                self._round_end(gc[last], pc[last])
+            ends_g.append(gc[last])
+            ends_p.append(pc[last])
             # the others: the common update's next seat is right (Draw and Re-Deal change neither
             # the survivors nor the direction)
         if cont:
             gb = np.concatenate(cont)
             if gb.size:
-                self._bomb_continue(gb)
+                eg, ep = self._bomb_continue(gb)
+                ends_g.append(eg)
+                ends_p.append(ep)
+        round_g = dealer = None
+        if ends_g:
+            ge = np.concatenate(ends_g)
+            if ge.size:
+                round_g, dealer = self._round_end(ge, np.concatenate(ends_p))
         # rewards: results decided and lives lost at this step (before any replacement)
         rew = np.zeros((g.size, self.num_players), np.float32)
         if self._reward_results:
@@ -574,6 +589,14 @@ class BatchedFiveAlive:
         fin = g[self._phase[g] == OVER]
         if fin.size:
             self._finish(fin)
+        # one deal for the new rounds and the new games, then who starts
+        deal = [x for x in (round_g, fin) if x is not None and x.size]
+        if deal:
+            self._deal(deal[0] if len(deal) == 1 else np.concatenate(deal))
+        if round_g is not None and round_g.size:
+            self._start_round(round_g, dealer)
+        if fin.size:
+            self._first_player(fin)
 
     # ------------------------------------------------------------------ seats
 
@@ -601,8 +624,8 @@ class BatchedFiveAlive:
     # ------------------------------------------------------------------ lives and the end of games
 
     def _lose_life(self, g: np.ndarray, q: np.ndarray) -> np.ndarray:
-        """Seat ``q`` (teams: q's team) of games ``g`` loses one life; eliminations and the end of the
-        game follow. Returns bool [m]: the game is over."""
+        """Seat ``q`` (teams: q's team) of games ``g`` (distinct) loses one life; eliminations and the
+        end of the game follow. Returns bool [m]: the game is over."""
         n = self.num_players
         if self._teams:
             team = (self._seats % 2)[None, :] == (q % 2)[:, None]  # [m, n]
@@ -618,34 +641,31 @@ class BatchedFiveAlive:
         over = lv == 0
         if over.any():
             gd = g[over]
-            dead = np.zeros((gd.size, n), bool)
-            dead[np.arange(gd.size), q[over]] = True
-            self._eliminate(gd, dead)
+            self._eliminate(gd, q[over])
             if self._sudden:
                 self._end_sudden_death(gd)
             else:
-                last = self._alive[gd].sum(axis=1) <= 1
+                last = np.bitwise_count(self._abits[gd]) <= 1
                 if last.any():
                     self._end_game(gd[last], self._alive[gd[last]])
                 over[over] = last
         return over
 
-    def _eliminate(self, g: np.ndarray, dead: np.ndarray) -> None:
-        """The seats ``dead`` (bool [m, n]) of games ``g`` are out: their hands go to the discard pile
-        (beneath its top card, which stays), their result is -1."""
-        alive = self._alive[g] & ~dead
-        self._alive[g] = alive
-        self._abits[g] = (alive * self._seat_bits).sum(axis=1)
-        h = self._hands[g]
-        self._disc[g] += (h * dead[:, :, None]).sum(axis=1, dtype=np.uint8)
-        h[dead] = 0
-        self._hands[g] = h
-        hs = self._hsize[g]
-        hs[dead] = 0
-        self._hsize[g] = hs
-        res = self._result[g]
-        res[dead] = -1
-        self._result[g] = res
+    def _eliminate(self, g: np.ndarray, s: np.ndarray, unique: bool = True) -> None:
+        """Seat ``s[j]`` of game ``g[j]`` is out: its hand goes to the discard pile (beneath its top
+        card, which stays), its result is -1. ``unique=False``: a game may appear several times."""
+        rows = g * self.num_players + s
+        hands = self._hands_rows[rows]
+        if unique:
+            self._disc[g] += hands
+            self._abits[g] &= ~(1 << s)
+        else:
+            np.add.at(self._disc, g, hands)
+            np.bitwise_and.at(self._abits, g, ~(1 << s))
+        self._hands_rows[rows] = 0
+        self._hsize_f[rows] = 0
+        self._result_f[rows] = -1
+        self._alive_f[rows] = False
 
     def _end_game(self, g: np.ndarray, winners: np.ndarray) -> None:
         """Games ``g`` are over: ``winners`` (bool [m, n]) win, every undecided seat loses."""
@@ -663,7 +683,7 @@ class BatchedFiveAlive:
         lv = self._lives[g].astype(np.int64)
         h = self._hands[g].astype(np.int64)
         hv = h[:, :, :NUM_NUMBERS] @ np.arange(NUM_NUMBERS) + cfg.tiebreak_wild_value * h[:, :, NUM_NUMBERS:K].sum(axis=2)
-        # one key, larger is better: lives, then the lower hand value, then the earlier place
+        # one key, larger is better: lives, then the lower hand value (< 2**13), then the earlier place
         key = (lv << 24) | ((8191 - hv) << 4) | (15 - pos)
         key[lv <= 0] = -1
         if cfg.final_tiebreak == "shared":
@@ -674,7 +694,8 @@ class BatchedFiveAlive:
         self._end_game(g, winners)
 
     def _finish(self, g: np.ndarray) -> None:
-        """Games ``g`` ended at this step: record their outcome and start each slot's next game."""
+        """Games ``g`` ended at this step: record their outcome and set up each slot's next game (its
+        deal and first player follow in ``_rare``)."""
         res = self._result[g]
         self.terminated[g] = True
         self.final_lives[g] = self._lives[g]
@@ -685,14 +706,14 @@ class BatchedFiveAlive:
         # same-step autoreset: slot i's next game is game i + k*B of the run
         self._game_index[g] += self.batch_size
         self._seeds[g] = _derive_batch(self.base_seed, self._game_index[g])
-        self._new_games(g)
+        self._init_games(g)
 
     # ------------------------------------------------------------------ Bomb
 
-    def _bomb_continue(self, g: np.ndarray) -> None:
+    def _bomb_continue(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Resolve the Bomb answers of games ``g`` in turn order from the last responder handled
         (``_bcur``) until one needs a decision (``bomb_zero_optional``), the game ends, or all are
-        done; then ``_bomb_finish``."""
+        done; then ``_bomb_finish``. Returns the games whose round ends and their bombers."""
         n = self.num_players
         done: list[np.ndarray] = []
         active = g
@@ -704,81 +725,95 @@ class BatchedFiveAlive:
             if end.any():
                 done.append(active[end])
                 active, q = active[~end], q[~end]
+                if not active.size:
+                    break
             self._bcur[active] = q
-            has0 = self._hands_f[(active * n + q) * KP + N0] > 0
-            if has0.any():
-                gz, qz = active[has0], q[has0]
-                if self._optional:  # the responder decides: the game waits for its answer
-                    self._phase[gz] = BOMB_ANSWER
-                    self._cur[gz] = qz
-                else:  # the 0 is discarded automatically and becomes the top card
-                    bn = gz * n + qz
-                    self._hands_f[bn * KP + N0] -= 1
-                    self._hsize_f[bn] -= 1
-                    self._disc_f[gz * KP + N0] += 1
-                    self._top[gz] = N0
+            bn = active * n + q
+            has0 = self._hands_f[bn * KP + N0] > 0
+            if self._optional:  # a responder with a 0 decides: the game waits for its answer
+                gz = active[has0]
+                self._phase[gz] = BOMB_ANSWER
+                self._cur[gz] = q[has0]
+            elif has0.any():  # the 0 is discarded automatically and becomes the top card
+                gz, bz = active[has0], bn[has0]
+                self._hands_f[bz * KP + N0] -= 1
+                self._hsize_f[bz] -= 1
+                self._disc_f[gz * KP + N0] += 1
+                self._top[gz] = N0
             keep = ~has0 if self._optional else np.ones(active.size, bool)
-            no0 = ~has0
-            if no0.any():
+            no0 = np.flatnonzero(~has0)
+            if no0.size:
                 over = self._lose_life(active[no0], q[no0])
-                if over.any():
-                    drop = np.zeros(active.size, bool)
-                    drop[np.flatnonzero(no0)[over]] = True
-                    keep &= ~drop
+                keep[no0[over]] = False
             active = active[keep]
-        if done:
-            gd = np.concatenate(done)
-            if gd.size:
-                self._bomb_finish(gd)
+        if not done:
+            return _EMPTY, _EMPTY
+        return self._bomb_finish(np.concatenate(done))
 
-    def _bomb_finish(self, g: np.ndarray) -> None:
-        """Every answer is in: T = 0; the round ends if a hand is empty (the bomber's last card, or a
-        responder's last card discarded), otherwise the turn passes from the bomber."""
+    def _bomb_finish(self, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every answer is in: T = 0; the turn passes from the bomber, unless a hand is empty (the
+        bomber's last card, or a responder's last card discarded): those games and their bombers are
+        returned for the round end."""
         p = self._bomber[g].astype(np.int64)
         self._bomber[g] = -1
         self._bcur[g] = -1
         self._phase[g] = PLAY
         self._total[g] = 0
         empty = (self._alive[g] & (self._hsize[g] == 0)).any(axis=1)
-        if empty.any():
-            self._round_end(g[empty], p[empty])
         go = ~empty
         self._cur[g[go]] = self._next(g[go], p[go])
+        return g[empty], p[empty]
 
     # ------------------------------------------------------------------ draws, reshuffles, Re-Deal
 
     def _draws(self, g: np.ndarray, p: np.ndarray, count: np.ndarray) -> None:
         """Every other survivor of games ``g`` draws ``count`` cards, in turn order from the seat after
         ``p`` (``draw_order``: each drawer all its cards, or one card at a time around); an empty draw
-        pile is reshuffled (``empty_draw_pile``), and when nothing can be drawn the rest is skipped."""
-        n, D = self.num_players, self._deck
+        pile is reshuffled (``empty_draw_pile``), and when nothing can be drawn the rest is skipped.
+
+        The draws are numbered j = 0, 1, ... in the reference's order; they take the draw pile's cards
+        in order, so all of them happen at once, in two batches at most: the cards the pile holds,
+        then (when it ran out) the reshuffled pile's. A second reshuffle never finds anything: the
+        discard pile is down to its top card and nothing is discarded while drawing."""
         order = self._order_after(g, p)
-        others = self._alive[g].sum(axis=1) - 1
+        others = np.bitwise_count(self._abits[g]).astype(np.int64) - 1
         ndraw = count * others
-        active = np.ones(g.size, bool)
-        for j in range(int(ndraw.max())):
-            sel = np.flatnonzero(active & (j < ndraw))
-            if not sel.size:
-                break
-            gs = g[sel]
-            empty = self._dptr[gs] == self._dend[gs]
-            if empty.any():
-                ok = self._reshuffle(gs[empty]) if self._reshuffles else np.zeros(int(empty.sum()), bool)
-                if not ok.all():
-                    failed = sel[np.flatnonzero(empty)[~ok]]
-                    active[failed] = False
-                    sel = np.flatnonzero(active & (j < ndraw))
-                    gs = g[sel]
-                    if not sel.size:
-                        continue
-            slot = j // count[sel] if self._each else j % others[sel]
-            q = order[sel, slot]
-            ptr = self._dptr[gs]
-            kind = self._drawq_f[gs * D + ptr]
-            self._dptr[gs] = ptr + 1
-            bn = gs * n + q
-            self._hands_f[bn * KP + kind] += 1
-            self._hsize_f[bn] += 1
+        avail = (self._dend[g] - self._dptr[g]).astype(np.int64)
+        first = np.minimum(ndraw, avail)
+        self._draw_run(g, order, count, others, np.zeros_like(first), first)
+        short = ndraw > avail
+        if self._reshuffles and short.any():
+            gs = g[short]
+            ok = self._reshuffle(gs)
+            if ok.any():
+                sel = np.flatnonzero(short)[ok]
+                gs = gs[ok]
+                left = np.minimum(ndraw[sel] - avail[sel], (self._dend[gs] - self._dptr[gs]).astype(np.int64))
+                self._draw_run(gs, order[sel], count[sel], others[sel], avail[sel], left)
+
+    def _draw_run(self, g: np.ndarray, order: np.ndarray, count: np.ndarray, others: np.ndarray,
+                  j0: np.ndarray, k: np.ndarray) -> None:
+        """Games ``g`` make draws ``j0 .. j0 + k - 1`` of their Draw card from the draw pile's next cards
+        (draw j goes to ``order[slot]``, slot = j // count (each) or j % others (round robin))."""
+        width = int(k.max()) if k.size else 0
+        if width <= 0:
+            return
+        n, D = self.num_players, self._deck
+        m = g.size
+        i = np.arange(width)
+        valid = i < k[:, None]  # [m, width]
+        j = j0[:, None] + i
+        slot = j // count[:, None] if self._each else j % others[:, None]
+        local = (np.arange(m) * n)[:, None]  # game-major rows of this call's [m, n] blocks
+        drawer = order.reshape(-1)[local + np.minimum(slot, n - 1)]
+        ptr = self._dptr[g].astype(np.int64)
+        kind = self._drawq_f[(g * D)[:, None] + np.minimum(ptr[:, None] + i, D - 1)]
+        row = (local + drawer)[valid]
+        # a drawer may take several cards of a kind: counted by bincount on the games' blocks
+        got = np.bincount(row * KP + kind[valid], minlength=m * n * KP).reshape(m, n, KP)
+        self._hands[g] += got.astype(np.uint8)
+        self._hsize[g] += np.bincount(row, minlength=m * n).reshape(m, n).astype(np.int16)
+        self._dptr[g] = ptr + k
 
     def _reshuffle(self, g: np.ndarray) -> np.ndarray:
         """The discard piles of games ``g`` except their top cards become new draw piles (shuffled,
@@ -794,7 +829,7 @@ class BatchedFiveAlive:
             width = int(size.max())
             perm = _permutations(self._seeds[gg], self._counter[gg], width, size)
             self._counter[gg] += 1
-            cards = np.take_along_axis(_canonical(counts, width), perm, axis=1)
+            cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(gg.size) * width)[:, None]]
             self._drawq[gg, :width] = cards
             self._dptr[gg] = 0
             self._dend[gg] = size
@@ -810,26 +845,29 @@ class BatchedFiveAlive:
         n = self.num_players
         m = g.size
         order = self._order_after(g, p)
-        nal = self._alive[g].sum(axis=1)
+        nal = np.bitwise_count(self._abits[g]).astype(np.int64)
         counts = self._hands[g, :, :K].sum(axis=1, dtype=np.int64)  # eliminated hands are empty
         size = counts.sum(axis=1)
         width = int(size.max())
         perm = _permutations(self._seeds[g], self._counter[g], width, size)
         self._counter[g] += 1
-        cards = np.take_along_axis(_canonical(counts, width), perm, axis=1)  # [m, width]
+        cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(m) * width)[:, None]]  # [m, width]
         i = np.arange(width)
-        owner = np.take_along_axis(order, i[None, :] % nal[:, None], axis=1)
-        idx = (np.arange(m)[:, None] * n + owner) * KP + cards
-        idx[i[None, :] >= size[:, None]] = m * n * KP  # beyond the gathered cards: a bin that is dropped
-        hands = np.bincount(idx.reshape(-1), minlength=m * n * KP + 1)[:m * n * KP].reshape(m, n, KP)
-        self._hands[g] = hands
-        self._hsize[g] = hands.sum(axis=2)
+        local = (np.arange(m) * n)[:, None]
+        row = local + order.reshape(-1)[local + i[None, :] % nal[:, None]]  # card i goes to order[i % nal]
+        beyond = i[None, :] >= size[:, None]  # past the gathered cards: a bin that is dropped
+        idx = row * KP + cards
+        idx[beyond] = m * n * KP
+        row[beyond] = m * n
+        self._hands[g] = np.bincount(idx.reshape(-1), minlength=m * n * KP + 1)[:m * n * KP].reshape(m, n, KP)
+        self._hsize[g] = np.bincount(row.reshape(-1), minlength=m * n + 1)[:m * n].reshape(m, n)
 
     # ------------------------------------------------------------------ rounds and new games
 
-    def _round_end(self, g: np.ndarray, p: np.ndarray) -> None:
-        """RULES.md 2.5 for games ``g`` (``p``: the seat whose turn it was): losses, eliminations, the
-        end of the game, or a new round dealt by the first seat in turn order from ``p`` that went out."""
+    def _round_end(self, g: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """RULES.md 2.5 for games ``g`` (``p``: the seat whose turn it was): losses, eliminations and
+        the end of the game. Returns the games that go on to a new round, and their dealers: the first
+        seat in turn order from ``p`` that went out."""
         n = self.num_players
         out = self._alive[g] & (self._hsize[g] == 0)
         pos = self._positions(g, p)
@@ -845,30 +883,29 @@ class BatchedFiveAlive:
                     over = self._lose_life(g[sel], (s[sel] + 1) % n)
                     go[sel[over]] = False
         else:
-            losers = self._alive[g] & (self._hsize[g] > 0)  # simultaneous losses, then eliminations
+            losers = self._alive[g] & ~out  # simultaneous losses, then eliminations
             lv = self._lives[g] - losers
             self._lives[g] = lv
             dead = losers & (lv == 0)
             anyd = dead.any(axis=1)
             if anyd.any():
+                gi, si = np.nonzero(dead)
+                self._eliminate(g[gi], si, unique=False)
                 gd = g[anyd]
-                self._eliminate(gd, dead[anyd])
                 if self._sudden:
                     self._end_sudden_death(gd)
                     go &= ~anyd
                 else:
-                    last = self._alive[gd].sum(axis=1) <= 1
+                    last = np.bitwise_count(self._abits[gd]) <= 1
                     if last.any():
                         self._end_game(gd[last], self._alive[gd[last]])
                         go[np.flatnonzero(anyd)[last]] = False
-        if go.any():
-            self._new_round(g[go], dealer[go])
+        self._round[g[go]] += 1
+        return g[go], dealer[go]
 
-    def _new_round(self, g: np.ndarray, dealer: np.ndarray) -> None:
-        """The dealer's new round: all cards reshuffled, 10 to each survivor, T = 0, the direction reset
+    def _start_round(self, g: np.ndarray, dealer: np.ndarray) -> None:
+        """Games ``g`` (dealt already) begin a new round: the direction resets
         (``new_round_direction``), the dealer or the seat after it starts (``new_round_start``)."""
-        self._round[g] += 1
-        self._deal(g)
         if self.config.new_round_direction == "clockwise":
             self._dirbit[g] = 1
         self._cur[g] = dealer if self.config.new_round_start == "dealer" else self._next(g, dealer)
@@ -882,13 +919,16 @@ class BatchedFiveAlive:
         self._counter[g] += 1
         shuffled = self._canon[perm]  # [m, D] uint8
         alive = self._alive[g]
-        nal = alive.sum(axis=1)
-        seat_of_rank = np.argsort(~alive, axis=1, kind="stable")  # survivors first, in seat order
+        nal = np.bitwise_count(self._abits[g])
         dealt = HAND_SIZE * n
-        rank = np.arange(dealt) // HAND_SIZE
-        owner = seat_of_rank[:, rank]  # [m, 10n]
-        idx = (np.arange(m)[:, None] * n + owner) * KP + shuffled[:, :dealt]
-        idx[rank[None, :] >= nal[:, None]] = m * n * KP  # cards past the survivors' hands stay in the pile
+        hand_cards = shuffled[:, :dealt].astype(np.int64)
+        if (nal == n).all():
+            idx = (np.arange(m * n) * KP).reshape(m, n, 1) + hand_cards.reshape(m, n, HAND_SIZE)
+        else:
+            seat_of_rank = np.argsort(~alive, axis=1, kind="stable")  # survivors first, in seat order
+            rank = np.arange(dealt) // HAND_SIZE
+            idx = (np.arange(m)[:, None] * n + seat_of_rank[:, rank]) * KP + hand_cards
+            idx[rank[None, :] >= nal[:, None]] = m * n * KP  # cards past the survivors' hands stay in the pile
         hands = np.bincount(idx.reshape(-1), minlength=m * n * KP + 1)[:m * n * KP]
         self._hands[g] = hands.reshape(m, n, KP)
         self._hsize[g] = HAND_SIZE * alive
@@ -902,9 +942,8 @@ class BatchedFiveAlive:
         self._bcur[g] = -1
         self._phase[g] = PLAY
 
-    def _new_games(self, g: np.ndarray) -> None:
-        """Games ``g`` start (their seeds already set): the deal, then the first player (a random
-        event with ``first_player="random"``)."""
+    def _init_games(self, g: np.ndarray) -> None:
+        """Games ``g`` (their seeds set) before their first deal: full lives, everyone in, clockwise."""
         self._lives[g] = LIVES
         self._alive[g] = True
         self._abits[g] = self._all_bits
@@ -912,12 +951,20 @@ class BatchedFiveAlive:
         self._round[g] = 0
         self._counter[g] = 0
         self._dirbit[g] = 1
-        self._deal(g)
+
+    def _first_player(self, g: np.ndarray) -> None:
+        """Games ``g`` (just dealt) choose who starts: a random event with ``first_player="random"``."""
         if self.config.first_player == "random":
             self._cur[g] = seeding.batch_below(self._seeds[g], self._counter[g], self.num_players)
             self._counter[g] += 1
         else:
             self._cur[g] = 0
+
+    def _new_games(self, g: np.ndarray) -> None:
+        """Games ``g`` start (their seeds already set): the deal, then the first player."""
+        self._init_games(g)
+        self._deal(g)
+        self._first_player(g)
 
     # ------------------------------------------------------------------ mask and observation
 

@@ -140,6 +140,7 @@ _ANSWER_ROW[[N0, BUST]] = True
 _TOPMASK = np.uint64(~255 & (2**64 - 1))
 _U64MAX = np.uint64(2**64 - 1)
 _EMPTY = np.zeros(0, np.int64)
+_ONES = np.ones(NUM_ACTIONS, np.float32)
 
 
 def _next_seat(bits: int, d: int, s: int, n: int) -> int:
@@ -974,7 +975,8 @@ class BatchedFiveAlive:
         hand = self._hands_rows.take(self._bn0 + self._cur, axis=0)  # [B, KP]
         legal = _PLAYTAB.take(self._total, axis=0)
         np.logical_and(legal, hand, out=legal)
-        legal[:, BUST] = True if self._free_bust else ~legal.any(axis=1)
+        # (row sums by a float matrix-vector product: several times faster than any(axis=1) on 19 columns)
+        legal[:, BUST] = True if self._free_bust else legal.astype(np.float32) @ _ONES == 0
         ans = np.flatnonzero(self._phase)
         if ans.size:
             legal[ans] = _ANSWER_ROW
@@ -1017,7 +1019,8 @@ class BatchedFiveAlive:
         # relative seats: the observer (the acting seat) is seat 0, so the turn piece is always (1, 0, ...)
         obs[:, SEATS] = 1.0
         obs[:, SEATS + 1:SEATS + n] = 0.0
-        rel = self._rel[cur] + self._arange_n
+        rel = self._rel.take(cur, axis=0)  # (take: several times faster than fancy indexing of rows)
+        rel += self._arange_n
         obs[:, SEATS + n:SEATS + 2 * n] = self._lives_f[rel]
         obs[:, SEATS + 2 * n:SEATS + 3 * n] = self._hsize_f[rel]
         return obs

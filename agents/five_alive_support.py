@@ -118,7 +118,8 @@ def five_alive_prepare(world: faeng.FiveAliveEngine, player: int, params: Any) -
 
 def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list[float],
                         plan: Any, params: Any) -> float:
-    """Play ``action`` in ``world``, roll out to the end of the round (or of the game) with the rollout
+    """Play ``action`` in ``world``, roll out to the end of the round (or of the game, or ``depth``
+    turns if given, then estimating the round end from the hand sizes) with the rollout
     policy (epsilon-greedy five-alive-attacker, which is five-alive-saver unless it holds a Bomb, Draw or
     Re-Deal card), and return ``own lives change - rel * mean(other players'
     lives change) + 3 * result`` (result: +1 won, -1 lost, 0 undecided; the "lives" are the team's in
@@ -136,7 +137,7 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
     k = 0
     bits_of = faeng.legal_bits
     teams = cfg.variant == "teams"
-    limit = 400  # a round cannot last forever, but guard the rollout anyway
+    limit = params.depth if params.depth else 400  # 400: a round cannot last forever, but guard anyway
     while s.phase != OVER and s.round == r0 and limit:
         limit -= 1
         if s.phase == BOMB_ANSWER:
@@ -155,13 +156,21 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
                 else:
                     a = rollout_card(s.hands[q], s.total)
         step(cfg, s, a)
-    own = s.lives[player] - lives0[player]
+    delta = [float(s.lives[q] - lives0[q]) for q in range(n)]
+    if s.phase != OVER and s.round == r0:
+        # Stopped at the depth limit: the round end is still to come. Estimate it: everyone but the
+        # player(s) with the fewest cards loses a life (k tied players: each loses with chance (k-1)/k).
+        alive = [q for q in range(n) if s.alive[q]]
+        low = min(s.hand_size[q] for q in alive)
+        tied = sum(1 for q in alive if s.hand_size[q] == low)
+        for q in alive:
+            delta[q] -= (tied - 1) / tied if s.hand_size[q] == low else 1.0
     others = [q for q in range(n) if q != player and alive0[q]]
     if cfg.variant == "teams":
         others = [q for q in others if q % 2 != player % 2]
-    value = float(own)
+    value = delta[player]
     if others and params.rel:
-        value -= params.rel * sum(s.lives[q] - lives0[q] for q in others) / len(others)
+        value -= params.rel * sum(delta[q] for q in others) / len(others)
     if s.phase == OVER or s.result[player]:
         value += WIN_WEIGHT * s.result[player]
     return value

@@ -8,8 +8,9 @@ Names:
 | ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5_heuristics``)     |
 | ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive_heuristics``) |
 | ``ismcts[:k=v,...]``        | both       | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
-|                             |            | ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``         |
-|                             |            | (``agents.search``); ``ismcts`` alone is ``sims=200``    |
+|                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
+|                             |            | ``model``, ``win``, ``depth`` (table in                 |
+|                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
 ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module

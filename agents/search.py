@@ -32,9 +32,22 @@ same seed it makes the same decision in any two engines that differ only in card
 (``sims`` budgets; a ``time`` budget depends on the machine's speed).
 
 Registry names: ``ismcts:sims=200``, ``ismcts:time=0.1``, with optional further ``key=value`` items
-separated by commas: ``alloc`` (halving | ucb), ``c`` (UCB constant, in units of the value range),
-``eps`` (rollout exploration), ``rollout`` (heuristic | random), ``rel`` (weight of the other players'
-outcome in the value, Take 5).
+separated by commas (defaults in brackets):
+
+| key     | meaning                                                                                |
+|---------|----------------------------------------------------------------------------------------|
+| sims    | simulations per decision [200 when neither sims nor time is given]                     |
+| time    | seconds per decision instead (hard deadline; the first world measures the speed)       |
+| alloc   | ``halving`` (sequential halving) or ``ucb`` (UCB1, ``c`` times the value range) [halving] |
+| c       | UCB1 exploration constant [0.7]                                                        |
+| eps     | rollout exploration: chance of a uniformly random legal move at each rollout step [0.1] |
+| rollout | ``heuristic`` or ``random`` (= eps 1) [heuristic]                                       |
+| rel     | weight of the other players' mean outcome, subtracted from one's own [1]               |
+| model   | Take 5: ``safest`` predicts the other players' cards of the current trick with         |
+|         | take5-safest from their sampled hands; ``rollout`` uses the rollout policy [safest]    |
+| win     | Take 5: bonus (in bull heads) for winning when the game ends with the round [0]        |
+| depth   | rollout length: Take 5 tricks, 5 Alive turns (then the round end is estimated from     |
+|         | the hand sizes); 0 = to the end of the round [0]                                        |
 """
 from __future__ import annotations
 
@@ -78,11 +91,11 @@ class Rollout:
 class SearchParams:
     """The search agent's options (see the module docstring); validated on construction."""
 
-    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win")
+    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth")
 
     def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
                  c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
-                 model: str = "safest", win: float = 0.0) -> None:
+                 model: str = "safest", win: float = 0.0, depth: int = 0) -> None:
         if sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
@@ -101,6 +114,9 @@ class SearchParams:
                                ("win", win, 0.0, 1000.0)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
                 raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
+            raise ValueError(f"depth: expected an integer >= 0 (0: to the end of the round), got {depth!r}")
+        self.depth = int(depth)
         self.sims = None if sims is None else int(sims)
         self.time = None if time is None else float(time)
         self.alloc = alloc
@@ -125,7 +141,7 @@ class SearchParams:
                 kwargs[key] = raw
                 continue
             try:
-                kwargs[key] = int(raw) if key == "sims" else float(raw)
+                kwargs[key] = int(raw) if key in ("sims", "depth") else float(raw)
             except ValueError:
                 raise ValueError(f"{key}: expected a number, got {raw!r}") from None
         return cls(**kwargs)
@@ -378,7 +394,8 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
     hands: list[list[int]] | None = None
     eps = params.eps
     k = 0
-    while s.phase != OVER and s.round == r0:
+    stop = trick0 + params.depth if params.depth else 1 << 30
+    while s.phase != OVER and s.round == r0 and s.trick < stop:
         phase = s.phase
         if phase == PLAY:
             if hands is None:

@@ -164,7 +164,7 @@ def test_registry_names_errors_and_prefix_hook() -> None:
     with pytest.raises(ValueError, match="not both"):
         make_agent("ismcts:sims=5,time=1", "take5", 0)
     with pytest.raises(ValueError, match="key in"):
-        make_agent("ismcts:depth=3", "take5", 0)
+        make_agent("ismcts:horizon=3", "take5", 0)
     with pytest.raises(ValueError, match="number"):
         make_agent("ismcts:time=fast", "take5", 0)
 

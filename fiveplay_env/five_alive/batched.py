@@ -97,7 +97,7 @@ from fiveplay_env.five_alive.observation import (
 )
 from fiveplay_env.five_alive.state import (
     BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER,
-    PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP,
+    PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, FiveAliveState,
 )
 
 K = NUM_KINDS          # 18 card kinds
@@ -430,6 +430,44 @@ class BatchedFiveAlive:
         """Game i's draw pile as kinds in drawing order, the next card first (the reference's
         ``draw[::-1]``)."""
         return [int(k) for k in self._drawq[i, self._dptr[i]:self._dend[i]]]
+
+    def load(self, i: int, state: FiveAliveState) -> None:
+        """Put a copy of the reference state ``state`` (a game of this config, not over) into slot i:
+        its seed and counter too, so its later random events are the reference's. For positions built
+        by hand (``engine.from_position``) and analysis; when the game ends, slot i moves on to its
+        next game of the run as usual. Raises ``ValueError`` for a bad slot or state."""
+        B, n, D = self.batch_size, self.num_players, self._deck
+        i = check_int("i", i, 0, B - 1)
+        if not isinstance(state, FiveAliveState) or state.num_players != n:
+            raise ValueError(f"state: expected a FiveAliveState of {n} players, got {state!r:.80}")
+        if state.phase == OVER:
+            raise ValueError("state: expected a game that is not over, got one that is over")
+        if len(state.draw) > D:
+            raise ValueError(f"state: expected a draw pile of at most {D} cards (the deck), got {len(state.draw)}")
+        self._hands[i] = 0
+        self._hands[i, :, :K] = state.hands
+        self._hsize[i] = state.hand_size
+        self._disc[i] = 0
+        self._disc[i, :K] = state.discard
+        self._top[i] = state.top
+        self._drawq[i, :len(state.draw)] = state.draw[::-1]  # the reference draws from the end of its list
+        self._dptr[i] = 0
+        self._dend[i] = len(state.draw)
+        self._total[i] = state.total
+        self._dirbit[i] = state.direction > 0
+        self._cur[i] = state.current
+        self._phase[i] = state.phase
+        self._alive[i] = state.alive
+        self._abits[i] = sum(1 << q for q in range(n) if state.alive[q])
+        self._lives[i] = state.lives
+        self._result[i] = state.result
+        answering = state.phase == BOMB_ANSWER
+        self._bomber[i] = state.bomber if answering else -1
+        self._bcur[i] = state.current if answering else -1  # the responders left follow it in turn order
+        self._round[i] = state.round
+        self._counter[i] = state.counter
+        self._seeds[i] = state.seed
+        self._update_mask()
 
     def info(self) -> dict[str, np.ndarray]:
         """Per-game extras (fresh arrays): ``seed``, ``lives``, ``alive`` and ``round`` of the current

@@ -52,6 +52,12 @@ A actions and observations of ``obs_dim`` floats:
 ``info`` (Take 5): ``scores``, ``round_penalty`` (int32 [B, n]), ``round`` (int32 [B]) and ``seed``
 (uint64 [B]) of the current games, and ``final_scores`` (int32 [B, n]).
 
+5 Alive runs the same loop with ``make_vec("five_alive", 1024, seed=0, num_players=4)`` (any
+``FiveAliveConfig`` field but ``max_cycles``): 19 actions, rewards +1 / -1 as each game is decided
+(``reward="lives"``: -1 per life lost), and ``info`` holds ``seed``, ``lives``, ``alive`` and ``round`` of
+the current games, and ``final_scores`` (lives left, int32 [B, n]), ``final_result`` (+1 / -1) and
+``final_win`` (win shares) of the games that just ended.
+
 Games are registered by name in ``REGISTRY`` (name -> ``"module:factory"``, imported on first use); a
 factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``BatchedGame`` shape.
 ``random_actions(mask, rng)`` is a cheap batched uniform sampler for random agents and benchmarks.

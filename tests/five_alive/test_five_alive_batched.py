@@ -198,6 +198,8 @@ BOMBS = {"bomb": 10, "n0": 3, "draw2": 4}
 DRAWS = {"draw2": 12, "draw1": 6, "redeal": 4}
 ZEROS = {"n0": 24, "bomb": 8}  # 0s discarded to Bombs as last cards: several players go out at once
 TIGHT = (7, 7, 6, 6, 6, 3, 2, 1, 2, 2, 1, 1, 1, 1, 0, 3, 0, 1)  # 50 cards for 5 players
+BIG = {"n0": 120, "n1": 40, "draw2": 20, "bomb": 10}  # 248 cards: counts near the uint8 limits
+NUMBERS = (8,) * 8 + (0,) * 10  # no wild card: busts everywhere
 
 
 def _cases() -> list[tuple[str, dict[str, Any], int, int, bool, set[str]]]:
@@ -235,6 +237,9 @@ def _cases() -> list[tuple[str, dict[str, Any], int, int, bool, set[str]]]:
         ("n3-seat0-unresolved", dict(num_players=3, first_player="seat0", bomb_last_card_resolves=False,
                                      reward="win_loss+lives"), 16, 32, False, base | {"last_bomb"}),
         ("n5-tight-deck", dict(num_players=5, deck_counts=TIGHT), 16, 24, False, base | {"reshuffle", "draw_short"}),
+        ("n6-big-deck", dict(num_players=6, deck_counts=BIG), 8, 16, True, base | {"reshuffle", "draw_short"}),
+        ("n6-teams-numbers-only", dict(num_players=6, variant="teams", deck_counts=NUMBERS), 8, 24, False,
+         {"round", "over", "bust_over"}),
         # longer runs
         ("n4-standard-long", dict(num_players=4), 64, 512, True, base | {"multi_out", "redeal", "bomb_over"}),
         ("n6-teams-optional-long", dict(num_players=6, variant="teams", bomb_zero_optional=True,

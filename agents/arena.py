@@ -25,6 +25,7 @@ class GameRecord:
             ``placing`` = 1 for the best; plus the game's metrics, e.g. Take 5 ``score``).
         decisions: decisions each seat took.
         think_s: seconds each seat's agent spent in ``act``.
+        think_max_s: each seat's longest single decision, in seconds.
         steps: decisions in the game, all seats.
         rounds: rounds played.
         truncated: True if the env truncated the game before its end.
@@ -34,6 +35,7 @@ class GameRecord:
     results: dict[str, list[float]]
     decisions: list[int]
     think_s: list[float]
+    think_max_s: list[float]
     steps: int
     rounds: int
     truncated: bool = False
@@ -54,6 +56,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     index = {a: i for i, a in enumerate(env.possible_agents)}
     decisions = [0] * n
     think = [0.0] * n
+    think_max = [0.0] * n
     elim: list[int | None] = [None] * n
     steps = 0
     truncated = False
@@ -70,7 +73,10 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
         if agent.uses_engine:
             agent.observe_engine(engine, p)
         action = agent.act(obs["observation"], obs["action_mask"])
-        think[p] += perf() - t0
+        dt = perf() - t0
+        think[p] += dt
+        if dt > think_max[p]:
+            think_max[p] = dt
         decisions[p] += 1
         env.step(action)
         steps += 1
@@ -80,5 +86,5 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
                 if not alive[q] and elim[q] is None:
                     elim[q] = steps
     results = game.results(engine, elim)
-    return GameRecord(seed=seed, results=results, decisions=decisions, think_s=think, steps=steps,
+    return GameRecord(seed=seed, results=results, decisions=decisions, think_s=think, think_max_s=think_max, steps=steps,
                       rounds=int(engine.state.round), truncated=truncated)

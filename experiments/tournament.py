@@ -22,8 +22,8 @@ Figures per entrant: the mean of each game metric (Take 5: final score in bull h
 5 Alive: placing and lives left) with a 95% confidence interval (normal approximation,
 mean +- 1.96 s / sqrt(N)), the win rate (a shared win counts 1/k to each of the k winners) with its
 95% interval, an openskill rating (Plackett-Luce; games applied in game order, ranked by placing) as
-mu +- sigma (the plot shows mu +- 1.96 sigma), the mean thinking time per decision, and the number of
-games the figures rest on.
+mu +- sigma (the plot shows mu +- 1.96 sigma), the mean (and the longest) thinking time per decision,
+and the number of games the figures rest on.
 
 Output: ``<out>/tournament__<game>__<seed>__<time>/`` with ``config.json`` (what was asked),
 ``games.csv`` (one row per game per seat, written and flushed as each game finishes), ``summary.json``,
@@ -140,7 +140,8 @@ def _play(g: int) -> list[dict[str, Any]]:
         for m in game.metrics:
             if m.name != "placing":
                 row[m.name] = rec.results[m.name][seat]
-        row.update(decisions=rec.decisions[seat], think_s=round(rec.think_s[seat], 6), steps=rec.steps,
+        row.update(decisions=rec.decisions[seat], think_s=round(rec.think_s[seat], 6),
+                   think_max_s=round(rec.think_max_s[seat], 6), steps=rec.steps,
                    rounds=rec.rounds, truncated=int(rec.truncated))
         rows.append(row)
     return rows
@@ -149,7 +150,7 @@ def _play(g: int) -> list[dict[str, Any]]:
 def csv_columns(game: games_mod.Game) -> list[str]:
     metrics = [m.name for m in game.metrics if m.name != "placing"]
     return ["game", "deal", "rotation", "game_seed", "seat", "entrant", "agent", "win", "placing", *metrics,
-            "decisions", "think_s", "steps", "rounds", "truncated"]
+            "decisions", "think_s", "think_max_s", "steps", "rounds", "truncated"]
 
 
 # --- files ---------------------------------------------------------------------------------------------
@@ -221,6 +222,7 @@ def summarize(spec: dict[str, Any], done: dict[int, list[dict[str, str]]]) -> di
     metric_names = [m.name for m in game.metrics]
     per: list[dict[str, list[float]]] = [{"win": [], **{m: [] for m in metric_names}} for _ in labels]
     think = [0.0] * len(labels)
+    think_max = [0.0] * len(labels)
     decisions = [0] * len(labels)
     seat_wins = [[0.0] * n for _ in labels]
     seat_games = [[0] * n for _ in labels]
@@ -239,6 +241,7 @@ def summarize(spec: dict[str, Any], done: dict[int, list[dict[str, str]]]) -> di
             for m in metric_names:
                 per[e][m].append(float(r[m]))
             think[e] += float(r["think_s"])
+            think_max[e] = max(think_max[e], float(r["think_max_s"]))
             decisions[e] += int(r["decisions"])
             seat_wins[e][seat] += float(r["win"])
             seat_games[e][seat] += 1
@@ -262,6 +265,7 @@ def summarize(spec: dict[str, Any], done: dict[int, list[dict[str, str]]]) -> di
             "rating": {"mu": ratings[i].mu, "sigma": ratings[i].sigma, "ordinal": ratings[i].ordinal(),
                        "ci95": [ratings[i].mu - Z95 * ratings[i].sigma, ratings[i].mu + Z95 * ratings[i].sigma]},
             "ms_per_decision": 1000.0 * think[i] / decisions[i] if decisions[i] else None,
+            "max_ms_per_decision": 1000.0 * think_max[i],
             "decisions": decisions[i],
             "win_rate_by_seat": [seat_wins[i][s] / seat_games[i][s] if seat_games[i][s] else None for s in range(n)],
             "games_by_seat": seat_games[i],
@@ -292,7 +296,7 @@ def leaderboard(summary: dict[str, Any]) -> str:
     """The summary as a text table, best rating first."""
     metric_names = [m["name"] for m in summary["metrics"]]
     head = ["#", "entrant", "games", "win rate (95% CI)"] + [f"{m} (95% CI)" for m in metric_names] + [
-        "rating mu +- sigma", "ms/dec"]
+        "rating mu +- sigma", "ms/dec (max)"]
     rows = []
     order = sorted(summary["entrants"], key=lambda e: -e["rating"]["mu"])
 
@@ -308,7 +312,8 @@ def leaderboard(summary: dict[str, Any]) -> str:
         ms = e["ms_per_decision"]
         rows.append([str(rank), e["entrant"], str(e["games"]), fmt(e["win_rate"], pct=True)]
                     + [fmt(e["metrics"][m]) for m in metric_names]
-                    + [f"{e['rating']['mu']:.2f} +- {e['rating']['sigma']:.2f}", "-" if ms is None else f"{ms:.2f}"])
+                    + [f"{e['rating']['mu']:.2f} +- {e['rating']['sigma']:.2f}",
+                       "-" if ms is None else f"{ms:.2f} ({e['max_ms_per_decision']:.0f})"])
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
     title = (f"{summary['game']} {json.dumps(summary['config'], sort_keys=True)} - {summary['games_completed']} of "

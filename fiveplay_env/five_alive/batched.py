@@ -78,8 +78,11 @@ subset through functions that mirror the reference's (``_lose_life``, ``_draws``
 
 ``max_cycles`` (the AEC env's truncation) is refused: the vector API has no truncation.
 
-Speed (2-core machine, 4 players, random legal play drawn from the mask by ``vector.random_actions``):
-see ``bench_five_alive_batched`` at the bottom of this file and the figures in ``experiments/bench.py``.
+Speed (busy 2-core machine, 4 players, random legal play drawn from the mask by
+``vector.random_actions``, ``experiments/bench.py``): about 2.1 million decisions/s without observations
+and 1.7 million with them at B = 4,096 (0.8 / 0.7 million at 1,024; 2.8 / 1.8 million at 8,192); the
+reference engine alone plays about 0.1 million. Most of a step is the rare games' stages (about 14% of
+the games, 85% of the time at B = 4,096): Bomb answers, Re-Deals and deals (their shuffles), draws.
 """
 from __future__ import annotations
 
@@ -529,7 +532,8 @@ class BatchedFiveAlive:
         rare |= hs == 0
         r = np.flatnonzero(rare)
         if r.size:
-            # ``cur``, ``total`` and ``phase`` are the arrays from before the step (replaced, not mutated)
+            # ``cur`` and ``total`` still hold the values from before the step (the common update made new
+            # arrays); ``phase`` is read here, before ``_rare`` changes it in place
             self._rare(r, a[r], phase[r], hs[r], cur[r], total[r])
         self._update_mask()
         return self.rewards

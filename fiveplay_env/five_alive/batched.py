@@ -18,7 +18,8 @@ after every ``step``, for each game ``i`` of the batch
 | ``legal_action_mask`` | int8 [B, 19]      | that seat's legal actions (= the reference's ``legal_mask``); read-only |
 | ``rewards``           | float32 [B, n]    | every player's reward for the last step (``config.reward``)  |
 | ``terminated``        | bool [B]          | game i ended at the last step (and was replaced, see Autoreset) |
-| ``final_lives``, ``final_result``, ``final_win`` | [B, n] | the games that ended at the last step (rows where ``terminated``): lives left, +1 won / -1 lost, win share |
+| ``final_lives``, ``final_result``, ``final_win`` | int32, int32, float32 [B, n] | the games that ended at |
+|                       |                   | the last step (rows where ``terminated``): lives left, +1 won / -1 lost, win share |
 | ``observe()``         | float32 [B, 80+3n] | the acting seat's observation, equal to ``observation.observe`` |
 | ``lives``, ``alive``, ``result`` | [B, n] | the reference's ``lives``, ``alive``, ``result``             |
 | ``round``, ``phase``, ``total``, ``direction``, ``counter`` | [B] | as in ``FiveAliveState``          |
@@ -726,7 +727,8 @@ class BatchedFiveAlive:
         pos = self._positions(g, self._actor[g].astype(np.int64))
         lv = self._lives[g].astype(np.int64)
         h = self._hands[g].astype(np.int64)
-        hv = h[:, :, :NUM_NUMBERS] @ np.arange(NUM_NUMBERS) + cfg.tiebreak_wild_value * h[:, :, NUM_NUMBERS:K].sum(axis=2)
+        hv = (h[:, :, :NUM_NUMBERS] @ np.arange(NUM_NUMBERS)
+              + cfg.tiebreak_wild_value * h[:, :, NUM_NUMBERS:K].sum(axis=2))
         # one key, larger is better: lives, then the lower hand value (< 2**13), then the earlier place
         key = (lv << 24) | ((8191 - hv) << 4) | (15 - pos)
         key[lv <= 0] = -1

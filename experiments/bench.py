@@ -129,6 +129,16 @@ def _batched_rate(game: str, n: int, b: int, with_obs: bool, seconds: float, rep
     return statistics.median(fn(n, b, with_obs, seconds) for _ in range(repeats))
 
 
+def _bytes_per_game(game: str, n: int) -> float | None:
+    """Memory the batched engine's state takes per game (arrays only, at B = 1,024)."""
+    try:
+        from fiveplay_env.vector import make_vec
+        env = make_vec(game, 1024, seed=0, num_players=n)
+    except ImportError:
+        return None
+    return float(env.engine.bytes_per_game())
+
+
 def available_games() -> list[str]:
     import fiveplay_env
     return sorted(fiveplay_env.GAMES)
@@ -171,6 +181,11 @@ def main(argv: list[str] | None = None) -> dict:
                     for obs in (False, True):
                         cases.append((f"batched B={b}{' + obs' if obs else ''}",
                                       lambda b=b, obs=obs: _batched_rate(game, n, b, obs, args.seconds, args.repeats)))
+            if not args.no_batched:
+                mem = _bytes_per_game(game, n)
+                if mem is not None:
+                    rows.append({"game": game, "players": n, "what": "batched state bytes/game", "bytes": mem})
+                    print(f"{game:<11}{n:>8}  {'batched state, bytes/game':<26}{mem:>14,.0f}", flush=True)
             for what, fn in cases:
                 rate = fn()
                 if rate is None:

@@ -316,7 +316,11 @@ def leaderboard(summary: dict[str, Any]) -> str:
                        "-" if ms is None else f"{ms:.2f} ({e['max_ms_per_decision']:.0f})"])
     widths = [max(len(r[i]) for r in [head] + rows) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
-    title = (f"{summary['game']} {json.dumps(summary['config'], sort_keys=True)} - {summary['games_completed']} of "
+    game = games_mod.get_game(summary["game"])
+    defaults = game.config_dict(game.make_config())
+    changed = {k: v for k, v in summary["config"].items() if defaults.get(k) != v or k == "num_players"}
+    title = (f"{summary['game']} {json.dumps(changed, sort_keys=True)} (other rules: defaults) - "
+             f"{summary['games_completed']} of "
              f"{summary['games_planned']} games, {summary['players']} players, seats rotated"
              f"{'' if summary['seat_balanced'] else ' (not yet balanced)'}")
     return "\n".join([title, line(head), line(["-" * w for w in widths]), *map(line, rows)])

@@ -22,7 +22,9 @@ Draw 1, Draw 2, Hand In & Re-Deal, Bomb); 18 is BUST.
 |                       | total low and its options open, a cautious and weaker baseline                |
 
 Every bot: BUST only when it is the only legal action (never a voluntary bust); asked for a Bomb
-answer (``bomb_zero_optional``) it discards a 0 (a life is worth more than a card).
+answer (``bomb_zero_optional``) it discards a 0 (a life is worth more than a card). The observation does
+not say which variant is played, so in teams the attacker counts teammates among the "opponents" whose
+hand sizes and lives it watches (the search agent's rollouts, which know the config, do not).
 """
 from __future__ import annotations
 

@@ -14,8 +14,9 @@ Algorithm (one decision of player P, who sees only an ``InformationSet``):
 3. Allocation: sequential halving at the root (Karnin, Koren and Somekh 2013). The budget of ``sims``
    simulations (or ``time`` seconds, converted to simulations from the measured speed of the first
    world and enforced as a hard deadline) is split into ceil(log2 k) rounds for k legal actions; in
-   each round every surviving action is evaluated on the same new worlds, then the worse half is
-   dropped. The last survivor is played.
+   each round every surviving action is evaluated on the same new worlds (at least one per round,
+   so a tiny budget is exceeded rather than skipping a round), then the worse half is dropped. The
+   last survivor is played. A single legal action is played without search.
 
 Why this and not a full IS-MCTS tree: in Take 5 every player picks a card at the same time and in
 5 Alive the other players' replies depend on hands P cannot see; a tree over P's information sets
@@ -145,10 +146,6 @@ class SearchParams:
             except ValueError:
                 raise ValueError(f"{key}: expected a number, got {raw!r}") from None
         return cls(**kwargs)
-
-    def describe(self) -> str:
-        budget = f"sims={self.sims}" if self.sims is not None else f"time={self.time:g}"
-        return budget
 
 
 class SearchAgent(Agent):

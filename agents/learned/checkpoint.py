@@ -119,7 +119,8 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     if hashlib.sha256(data).hexdigest() != header["sha256"]:
         raise CheckpointError(f"checkpoint {file}: corrupt: the payload's SHA-256 does not match its header")
     try:
-        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        with torch.serialization.safe_globals([bytes]):  # plain bytes (older snapshots) are safe to rebuild
+            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure is a bad checkpoint
         raise CheckpointError(f"checkpoint {file}: unreadable payload: {type(exc).__name__}: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("kind") != KIND:

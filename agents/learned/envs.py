@@ -10,7 +10,8 @@ fallback is slower but exact, so a game without a batched engine (5 Alive, for n
 lower is better; 5 Alive: lives left, higher is better) and win share (ties share a win).
 
 ``engine_snapshot(env)`` / ``restore_engine(env, snap)``: the complete state of a vector env's games as
-plain arrays and numbers (no pickle), restored *in place* into a freshly built env of the same game,
+plain data (dicts, lists, numbers, arrays as uint8 tensors: what ``torch.load(weights_only=True)`` reads,
+no pickled objects), restored *in place* into a freshly built env of the same game,
 size and config, so a resumed training run continues with exactly the same games.
 """
 from __future__ import annotations
@@ -230,8 +231,11 @@ _SCALARS = (bool, int, float, str, type(None))
 
 def _pack(value: Any, where: str) -> Any:
     if isinstance(value, np.ndarray):
+        import torch
+
+        raw = np.ascontiguousarray(value).reshape(-1).view(np.uint8).copy()
         return {"__ndarray__": True, "dtype": value.dtype.str, "shape": list(value.shape),
-                "data": np.ascontiguousarray(value).tobytes(), "writeable": bool(value.flags.writeable)}
+                "data": torch.from_numpy(raw), "writeable": bool(value.flags.writeable)}
     if isinstance(value, (np.integer, np.floating, np.bool_)):
         return value.item()
     if isinstance(value, _SCALARS):
@@ -257,7 +261,9 @@ def _fields(obj: Any) -> dict[str, Any]:
 def _unpack(value: Any) -> Any:
     if isinstance(value, dict):
         if value.get("__ndarray__"):
-            arr = np.frombuffer(value["data"], dtype=np.dtype(value["dtype"])).reshape(value["shape"]).copy()
+            data = value["data"]
+            raw = data.numpy() if hasattr(data, "numpy") else np.frombuffer(data, np.uint8)
+            arr = raw.view(np.dtype(value["dtype"])).reshape(value["shape"]).copy()
             if not value["writeable"]:
                 arr.setflags(write=False)
             return arr

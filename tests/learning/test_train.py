@@ -134,6 +134,8 @@ def test_five_alive_trains_on_the_fallback(tmp_path):
     assert r["decisions"] >= 300
     assert r["backend"] == ("batched" if has_batched_engine("five_alive") else "reference-loop")
     assert 0.0 <= r["evaluations"]["random"]["win"][0] <= 1.0
+    more = main(["--resume", r["run_dir"], "--total-decisions", "500", "--quiet"])  # the fallback's games resume too
+    assert more["decisions"] >= 500 and more["updates"] > r["updates"]
 
 
 def test_bad_arguments_are_named(tmp_path):

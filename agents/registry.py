@@ -20,6 +20,8 @@ Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
 
+import importlib
+
 from collections.abc import Callable
 
 from agents import games
@@ -42,6 +44,11 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return {}
 
 
+_LAZY_PREFIXES = {"ckpt": "agents.learned"}
+"""Prefixes whose module registers them when imported; imported on first use, so that names like
+``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
+
+
 def register_prefix(prefix: str, factory: AgentFactory) -> None:
     """Make names ``"<prefix>:<rest>"`` resolve to ``factory(rest, game, seed)`` (e.g. ``ckpt``).
 
@@ -58,7 +65,7 @@ def known_agents(game: str) -> list[str]:
     names = ["random", *sorted(_heuristics(game))]
     if game in ROLLOUTS:
         names += ["ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
-    names += [f"{p}:..." for p in sorted(_PREFIXES)]
+    names += [f"{p}:..." for p in sorted(set(_PREFIXES) | set(_LAZY_PREFIXES))]
     return names
 
 
@@ -72,6 +79,8 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
         raise ValueError(f"agent name: expected a non-empty string, got {name!r}")
     name = name.strip()
     base, _, rest = name.partition(":")
+    if base in _LAZY_PREFIXES and base not in _PREFIXES:
+        importlib.import_module(_LAZY_PREFIXES[base])
     agent: Agent
     if base == "random" and not rest:
         agent = RandomAgent(seed)

@@ -109,7 +109,18 @@ _W: dict[str, Any] = {}
 
 
 def _init_worker(spec: dict[str, Any]) -> None:
-    """Build the game, config and one agent per entrant, once per process."""
+    """Build the game, config and one agent per entrant, once per process.
+
+    A failure is kept and raised by ``_play`` instead: an exception in a pool initializer would make
+    ``multiprocessing`` respawn the worker forever.
+    """
+    try:
+        _setup_worker(spec)
+    except Exception as e:  # re-raised in _play, in the parent, with its message
+        _W["error"] = e
+
+
+def _setup_worker(spec: dict[str, Any]) -> None:
     game = games_mod.get_game(spec["game"])
     _W["game"] = game
     _W["config"] = game.make_config(spec["config"])
@@ -121,6 +132,8 @@ def _init_worker(spec: dict[str, Any]) -> None:
 
 def _play(g: int) -> list[dict[str, Any]]:
     """Play game g; one row per seat."""
+    if "error" in _W:
+        raise _W["error"]
     game = _W["game"]
     sched: Schedule = _W["schedule"]
     seating = sched.seating(g)

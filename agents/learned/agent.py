@@ -24,6 +24,7 @@ from agents.base import Agent, check_batch, check_mask
 from fiveplay_env.core.errors import CheckpointError
 
 _CACHE: dict[tuple[str, float, int], Any] = {}
+SMALL_BATCH = 64  # batches up to this size run on one torch thread (restored afterwards)
 
 
 def parse_ckpt_name(rest: str) -> tuple[str, bool, float]:
@@ -115,8 +116,17 @@ class PolicyAgent(Agent):
                 f"{self.name}: expected observations of {self.obs_dim} floats and masks of {self.num_actions} "
                 f"(the checkpoint's {self.meta['game']} with {self.meta['num_players']} players), got "
                 f"{obs.shape[1]} and {masks.shape[1]}")
-        with torch.no_grad():
-            logits, _ = self.model(torch.from_numpy(obs), torch.from_numpy(np.asarray(masks) != 0))
+        # small batches (a tournament's one decision at a time) are several times faster on one thread
+        threads = torch.get_num_threads()
+        few = obs.shape[0] <= SMALL_BATCH and threads > 1
+        if few:
+            torch.set_num_threads(1)
+        try:
+            with torch.no_grad():
+                logits, _ = self.model(torch.from_numpy(obs), torch.from_numpy(np.asarray(masks) != 0))
+        finally:
+            if few:
+                torch.set_num_threads(threads)
         return logits.numpy().astype(np.float64)
 
     def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -282,6 +282,10 @@ def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[st
         elif k in saved and saved[k] != v and not (k == "config" and _same_config(saved[k], v)):
             raise ValueError(f"{k.replace('_', '-')}: the run in {run_dir} was made with {saved[k]!r}, got {v!r}; "
                              f"only {', '.join('--' + x.replace('_', '-') for x in RESUME_OVERRIDABLE)} may change on resume")
+    if a.get("backend", "auto") == "auto":
+        # the games in progress continue on the engine they were saved from, even if a batched engine has
+        # been registered for the game since
+        a["backend"] = {"reference-loop": "reference", "batched": "batched"}.get(ckpt.get("backend"), "auto")
     return run_dir, a, ckpt
 
 

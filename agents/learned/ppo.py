@@ -659,9 +659,10 @@ class Trainer:
         if "trainer" not in ckpt or "optimizer" not in ckpt:
             raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): it cannot be resumed")
         saved_cfg = ckpt.get("train_config", {})
-        for key in ("num_envs", "seed", "opponents", "backend"):
+        for key in ("num_envs", "seed", "opponents"):
             want = self.cfg.to_dict()[key]
             check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want)
+        check_matches(ckpt, "vector env (the games in progress were saved from it)", ckpt.get("backend"), self.backend)
         tr = ckpt["trainer"]
         try:
             self.model.load_state_dict(ckpt["model"]["state_dict"])

@@ -123,19 +123,40 @@ def test_trainer_resume_equals_uninterrupted_update(tmp_path):
     assert len(a.pool) == len(c.pool) == 3
 
 
-def test_five_alive_trains_on_the_fallback(tmp_path):
+FIVE_ALIVE_ARGS = ["--game", "five_alive", "--config", "num_players=3", "--opponents", "random", "self",
+                   "--total-decisions", "300", "--num-envs", "8", "--rollout-steps", "16", "--minibatch-size", "64",
+                   "--epochs", "1", "--hidden", "32", "--eval-interval", "0", "--eval-games", "6",
+                   "--eval-baselines", "random", "--quiet", "--no-plots"]
+
+
+@pytest.mark.parametrize("backend", ["auto", "reference"])
+def test_five_alive_trains_and_resumes(tmp_path, backend):
     from agents.learned.envs import has_batched_engine
     from experiments.train import main
 
-    r = main(["--game", "five_alive", "--config", "num_players=3", "--opponents", "random", "self",
-              "--total-decisions", "300", "--num-envs", "8", "--rollout-steps", "16", "--minibatch-size", "64",
-              "--epochs", "1", "--hidden", "32", "--eval-interval", "0", "--eval-games", "6",
-              "--eval-baselines", "random", "--out", str(tmp_path), "--quiet", "--no-plots"])
+    r = main([*FIVE_ALIVE_ARGS, "--backend", backend, "--out", str(tmp_path)])
     assert r["decisions"] >= 300
-    assert r["backend"] == ("batched" if has_batched_engine("five_alive") else "reference-loop")
+    auto = "batched" if has_batched_engine("five_alive") else "reference-loop"
+    assert r["backend"] == (auto if backend == "auto" else "reference-loop")
     assert 0.0 <= r["evaluations"]["random"]["win"][0] <= 1.0
-    more = main(["--resume", r["run_dir"], "--total-decisions", "500", "--quiet"])  # the fallback's games resume too
-    assert more["decisions"] >= 500 and more["updates"] > r["updates"]
+    more = main(["--resume", r["run_dir"], "--total-decisions", "500", "--quiet"])  # the games in progress resume
+    assert more["decisions"] >= 500 and more["updates"] > r["updates"] and more["backend"] == r["backend"]
+
+
+def test_resume_stays_on_the_engine_it_was_saved_from(tmp_path, monkeypatch):
+    """A run started (backend auto) before a game had a batched engine resumes on the reference loop."""
+    from fiveplay_env import vector
+    from experiments.train import main
+
+    if "five_alive" not in vector.REGISTRY:
+        pytest.skip("5 Alive has no batched engine here")
+    saved = dict(vector.REGISTRY)
+    monkeypatch.delitem(vector.REGISTRY, "five_alive")
+    r = main([*FIVE_ALIVE_ARGS, "--out", str(tmp_path)])
+    assert r["backend"] == "reference-loop"
+    monkeypatch.setattr(vector, "REGISTRY", saved)
+    more = main(["--resume", r["run_dir"], "--total-decisions", "500", "--quiet"])
+    assert more["backend"] == "reference-loop" and more["decisions"] >= 500
 
 
 def test_bad_arguments_are_named(tmp_path):

@@ -15,6 +15,7 @@ Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> 
 """
 from __future__ import annotations
 
+from abc import ABCMeta, abstractmethod
 from typing import Any
 
 import numpy as np
@@ -42,7 +43,7 @@ def make_spaces(obs_size: int, num_actions: int, obs_high: float = 1.0) -> tuple
     return obs_space, spaces.Discrete(num_actions)
 
 
-class CardGameAEC(AECEnv):
+class CardGameAEC(AECEnv, metaclass=ABCMeta):
     """Shared AEC machinery; see the module docstring for what a subclass provides."""
 
     spec_record: GameSpec
@@ -70,20 +71,24 @@ class CardGameAEC(AECEnv):
         self._rewards_dirty = False
 
     # --- hooks ---------------------------------------------------------------------------------
-    def _new_engine(self, seed: int) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _new_engine(self, seed: int) -> Any:
+        """A new game engine seeded with ``seed``."""
 
-    def _observe(self, engine: Any, player: int) -> np.ndarray:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _observe(self, engine: Any, player: int) -> np.ndarray:
+        """``player``'s observation vector."""
 
-    def _info(self, engine: Any, player: int) -> dict[str, Any]:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _info(self, engine: Any, player: int) -> dict[str, Any]:
+        """``player``'s infos dict."""
 
     def _alive(self, engine: Any) -> list[bool] | None:
         return None
 
-    def _render_text(self, engine: Any) -> str:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def _render_text(self, engine: Any) -> str:
+        """The text picture of the table."""
 
     # --- PettingZoo API ------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:

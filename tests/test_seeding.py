@@ -41,3 +41,13 @@ def test_derived_seeds_differ_and_normalize_checks_input():
     for bad in (-1, 2**64, 1.5, "3", True):
         with pytest.raises(ValueError, match="seed"):
             seeding.normalize_seed(bad)
+
+
+def test_batch_derive_equals_derive_elementwise():
+    index = np.array([0, 1, 2, 7, 4095, 2**40 + 3, 2**63 - 1], np.int64)
+    for base in (0, 1, 12345, 2**64 - 1):
+        batch = seeding.batch_derive(base, index)
+        assert batch.dtype == np.uint64 and batch.shape == index.shape
+        assert [int(v) for v in batch] == [seeding.derive(base, int(i)) for i in index]
+    grid = seeding.batch_derive(9, np.arange(6).reshape(2, 3))  # any shape
+    assert grid.shape == (2, 3) and int(grid[1, 2]) == seeding.derive(9, 5)

@@ -99,6 +99,16 @@ def batch_below(seeds: np.ndarray, counters: np.ndarray, k: np.ndarray | int) ->
     return v.astype(np.int64)
 
 
+_DERIVE = np.uint64(2**63)  # derive's counters live above 2**63, away from the games' event counters
+
+
 def derive(seed: int, index: int) -> int:
     """A child seed: game ``index`` of a run seeded ``seed`` (used for batches and tournaments)."""
-    return int(keys(np.array([seed], dtype=np.uint64), np.array([2**63 + index], dtype=np.uint64), 1)[0, 0])
+    return int(keys(np.array([seed], dtype=np.uint64), np.array([int(_DERIVE) + index], dtype=np.uint64), 1)[0, 0])
+
+
+def batch_derive(base: int, index: np.ndarray) -> np.ndarray:
+    """uint64 of ``index``'s shape: ``derive(base, index[j])`` for every j, in one vectorised call (the
+    batched engines seed their slots with it). ``index`` must hold 0..2**63-1 (unchecked: hot path)."""
+    idx = np.asarray(index, dtype=np.uint64)
+    return keys(np.full(idx.shape, base, dtype=np.uint64), _DERIVE + idx, 1)[..., 0]

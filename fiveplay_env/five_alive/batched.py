@@ -235,12 +235,6 @@ def _canonical(counts: np.ndarray, size: np.ndarray, width: int) -> np.ndarray:
     return out.reshape(m, width)
 
 
-def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
-    """uint64 [m]: ``seeding.derive(base, index[j])`` for every j (the same formula, vectorised)."""
-    idx = np.asarray(index, dtype=np.uint64)
-    return seeding.keys(np.full(idx.shape, base, dtype=np.uint64), np.uint64(2**63) + idx, 1)[..., 0]
-
-
 class BatchedFiveAlive:
     """``batch_size`` 5 Alive games under one ``FiveAliveConfig``, stepped together.
 
@@ -348,7 +342,7 @@ class BatchedFiveAlive:
         else:
             self._game_index += B
         if explicit is None:
-            self._seeds[:] = _derive_batch(base, self._game_index)
+            self._seeds[:] = seeding.batch_derive(base, self._game_index)
         else:
             self._seeds[:] = np.array(explicit, dtype=np.uint64)
         self._new_games(self._arange)
@@ -751,7 +745,7 @@ class BatchedFiveAlive:
         self.final_win[g] = won * share
         # same-step autoreset: slot i's next game is game i + k*B of the run
         self._game_index[g] += self.batch_size
-        self._seeds[g] = _derive_batch(self.base_seed, self._game_index[g])
+        self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
         self._init_games(g)
 
     # ------------------------------------------------------------------ Bomb

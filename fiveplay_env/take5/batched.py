@@ -147,12 +147,6 @@ def batch_permutation(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.nda
     return perm
 
 
-def _derive_batch(base: int, index: np.ndarray) -> np.ndarray:
-    """uint64 [m]: ``seeding.derive(base, index[j])`` for every j (the same formula, vectorised)."""
-    idx = np.asarray(index, dtype=np.uint64)
-    return seeding.keys(np.full(idx.shape, base, dtype=np.uint64), np.uint64(2**63) + idx, 1)[..., 0]
-
-
 class BatchedTake5:
     """``batch_size`` Take 5 games under one ``Take5Config``, stepped together.
 
@@ -268,7 +262,7 @@ class BatchedTake5:
         else:
             self._game_index += B
         if explicit is None:
-            self._seeds[:] = _derive_batch(base, self._game_index)
+            self._seeds[:] = seeding.batch_derive(base, self._game_index)
         else:
             self._seeds[:] = np.array(explicit, dtype=np.uint64)
         self._new_games(self._arange)
@@ -546,7 +540,7 @@ class BatchedTake5:
             self.final_scores[fin] = scores[over]
             # same-step autoreset: slot i's next game is game i + k*B of the run
             self._game_index[fin] += self.batch_size
-            self._seeds[fin] = _derive_batch(self.base_seed, self._game_index[fin])
+            self._seeds[fin] = seeding.batch_derive(self.base_seed, self._game_index[fin])
             self._scores[fin] = 0
             self._round[fin] = 0
             self._counter[fin] = 0

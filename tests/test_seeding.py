@@ -51,3 +51,64 @@ def test_batch_derive_equals_derive_elementwise():
         assert [int(v) for v in batch] == [seeding.derive(base, int(i)) for i in index]
     grid = seeding.batch_derive(9, np.arange(6).reshape(2, 3))  # any shape
     assert grid.shape == (2, 3) and int(grid[1, 2]) == seeding.derive(9, 5)
+
+
+# --- the batched engines' fast shuffle -------------------------------------------------------------------
+
+def test_fast_permutation_equals_batch_permutation(monkeypatch):
+    rng = np.random.default_rng(0)
+    seeds = rng.integers(0, 2**63, 3000, dtype=np.uint64)
+    counters = rng.integers(0, 40, 3000)
+    for n in (1, 24, 44, 54, 64, 104, 255, 256, 300):  # 300: past the packed path, the exact argsort
+        np.testing.assert_array_equal(seeding.fast_batch_permutation(seeds, counters, n),
+                                      seeding.batch_permutation(seeds, counters, n))
+    # keys that agree in their top 56 bits take the exact (argsort) path
+    real_keys = seeding.keys
+
+    def tied_keys(s, c, n):
+        k = real_keys(s, c, n)
+        k[..., 5] = (k[..., 9] & np.uint64(~255 & (2**64 - 1))) | (k[..., 5] & np.uint64(255))
+        return k
+
+    monkeypatch.setattr(seeding, "keys", tied_keys)
+    np.testing.assert_array_equal(seeding.fast_batch_permutation(seeds[:50], counters[:50], 104),
+                                  seeding.batch_permutation(seeds[:50], counters[:50], 104))
+
+
+def test_fast_permutations_of_varying_sizes_equal_permutation():
+    rng = np.random.default_rng(0)
+    m = 400
+    seeds = rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
+    counters = rng.integers(0, 50, m).astype(np.int32)
+    for width in (1, 7, 77, 255, 256, 300):
+        sizes = rng.integers(1, width + 1, m)
+        perm = seeding.fast_batch_permutation(seeds, counters, width, sizes)
+        full = seeding.fast_batch_permutation(seeds, counters, width)
+        for i in range(m):
+            k = int(sizes[i])
+            np.testing.assert_array_equal(perm[i, :k], seeding.permutation(int(seeds[i]), int(counters[i]), k))
+            np.testing.assert_array_equal(full[i], seeding.permutation(int(seeds[i]), int(counters[i]), width))
+            assert sorted(perm[i].tolist()) == list(range(width))
+
+
+def test_fast_permutations_with_tied_or_maximal_keys_take_the_exact_path(monkeypatch):
+    rng = np.random.default_rng(1)
+    seeds = rng.integers(0, 2**63, 60, dtype=np.uint64)
+    counters = rng.integers(0, 9, 60)
+    sizes = rng.integers(12, 40, 60)
+    real_keys = seeding.keys
+    high = np.uint64(~255 & (2**64 - 1))
+
+    def odd_keys(s, c, n):
+        k = real_keys(s, c, n)
+        k[..., 5] = (k[..., 9] & high) | (k[..., 5] & np.uint64(255))  # top 56 bits tied
+        k[..., 3] = np.uint64(2**64 - 1)  # a valid key equal to the mask value
+        k[..., 11] = high  # top bits all ones, low bits zero
+        return k
+
+    monkeypatch.setattr(seeding, "keys", odd_keys)
+    perm = seeding.fast_batch_permutation(seeds, counters, 40, sizes)
+    for i in range(60):
+        k = int(sizes[i])
+        expected = np.argsort(odd_keys(seeds[i:i + 1], counters[i:i + 1], k)[0], kind="stable")
+        np.testing.assert_array_equal(perm[i, :k], expected)

@@ -88,6 +88,57 @@ def batch_permutation(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.nda
     return np.argsort(keys(seeds, counters, n), axis=-1, kind="stable")
 
 
+_PACK_BITS = 8  # low bits of a packed key that carry its index: rows of up to 256 keys
+_PACK_MAX = 1 << _PACK_BITS
+_LOW = np.uint64(_PACK_MAX - 1)
+_HIGH = np.uint64(~(_PACK_MAX - 1) & _MASK)
+_U64MAX = np.uint64(_MASK)
+
+
+def fast_batch_permutation(seeds: np.ndarray, counters: np.ndarray, width: int,
+                           sizes: np.ndarray | None = None) -> np.ndarray:
+    """int64 [m, width]: the batched engines' shuffles, equal to ``batch_permutation`` and several times faster.
+
+    Without ``sizes``, row i equals ``batch_permutation(seeds, counters, width)[i]``. With ``sizes``
+    (int [m], each 0..width), the first ``sizes[i]`` entries of row i equal ``permutation(seeds[i],
+    counters[i], sizes[i])`` and the rest are the other indices: one call shuffles piles of different
+    sizes, as ``permutation`` is the stable argsort of ``keys(seed, counter, size)``, whose first
+    entries do not depend on ``size``, so row i sorts its first ``sizes[i]`` of ``width`` keys with the
+    others pushed to the end.
+
+    Fast path (width <= 256): each key keeps its top 56 bits and carries its index in the low 8, and
+    the packed keys are sorted by value, which numpy does several times faster than an argsort. Masked
+    keys get all-ones top bits and so sort after every valid key (a valid key with all-ones top bits
+    still comes first: its index is lower). The order is the argsort's wherever the top 56 bits of a
+    row's valid keys differ; rows where two agree (about one shuffle in 10**14) are argsorted exactly.
+    """
+    k = keys(seeds, counters, width)
+    invalid = None if sizes is None else np.arange(width) >= np.asarray(sizes)[:, None]
+    if width > _PACK_MAX:  # the indices do not fit in the low bits: the exact argsort
+        if invalid is not None:
+            k[invalid] = _U64MAX
+        return np.argsort(k, axis=1, kind="stable")
+    k &= _HIGH
+    k |= np.arange(width, dtype=np.uint64)
+    if invalid is not None:
+        np.bitwise_or(k, _HIGH, out=k, where=invalid)
+    k.sort(axis=1)
+    high = k >> np.uint64(_PACK_BITS)
+    same = high[:, 1:] == high[:, :-1]
+    if invalid is not None:
+        same &= ~invalid[:, 1:]  # only pairs of valid keys (the valid ones come first)
+    k &= _LOW
+    perm = k.view(np.int64)  # the indices, < 256: the same bits as int64
+    if same.any():
+        tie = same.any(axis=1)
+        # the keys of the rare tied rows are drawn again rather than kept for every row: no copy
+        exact = keys(np.asarray(seeds)[tie], np.asarray(counters)[tie], width)
+        if invalid is not None:
+            exact[invalid[tie]] = _U64MAX  # stable: a valid key equal to the maximum stays first
+        perm[tie] = np.argsort(exact, axis=1, kind="stable")
+    return perm
+
+
 def below(seed: int, counter: int, k: int) -> int:
     """An integer in ``0..k-1`` for event ``counter`` of the game with ``seed``."""
     return _mix_int(_base_int(seed, counter)) % k

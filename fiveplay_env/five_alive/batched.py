@@ -41,8 +41,9 @@ Every random event is the reference's, in the same order, each advancing the gam
 deal (``permutation`` of the deck in canonical order), the first player (``below(seed, counter, n)``),
 a reshuffle (``permutation`` of the discard pile minus its top card, kinds ascending) and a Re-Deal
 (``permutation`` of the gathered hands, kinds ascending). Events whose size differs between games use
-the first ``size`` of ``width`` keys of each game with the rest masked out (``_permutations``): the
-first keys of ``seeding.keys`` do not depend on their count, so this is each game's own permutation.
+the first ``size`` of ``width`` keys of each game with the rest masked out (``sizes`` of
+``seeding.fast_batch_permutation``): the first keys of ``seeding.keys`` do not depend on their count,
+so this is each game's own permutation.
 
 State (struct of arrays; n players, K = 18 kinds, KP = 19: the hands and the discard pile carry a
 19th column, always 0, where a BUST's "card" lands, so one indexed update serves every action):
@@ -142,8 +143,6 @@ _CARD = np.ones(NUM_ACTIONS, np.uint8)
 _CARD[BUST] = 0  # how many cards the action takes from the hand (a Bomb answer 0 takes one 0: 1)
 _ANSWER_ROW = np.zeros(NUM_ACTIONS, bool)
 _ANSWER_ROW[[N0, BUST]] = True
-_TOPMASK = np.uint64(~255 & (2**64 - 1))
-_U64MAX = np.uint64(2**64 - 1)
 _EMPTY = np.zeros(0, np.int64)
 _ONES = np.ones(NUM_ACTIONS, np.float32)
 
@@ -181,47 +180,6 @@ def _tables(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
             for s in range(n):
                 pos[db, st, s] = ((s - st) * d) % n
     return nxt.reshape(-1), step.reshape(-1), pos.reshape(-1)
-
-
-def _permutations(seeds: np.ndarray, counters: np.ndarray, width: int,
-                  sizes: np.ndarray | None = None) -> np.ndarray:
-    """int64 [m, width]: the first ``sizes[i]`` entries of row i (all ``width`` if ``sizes`` is None)
-    equal ``seeding.permutation(seeds[i], counters[i], sizes[i])``; the rest are the other indices.
-
-    ``permutation`` is the stable argsort of the keys ``seeding.keys(seed, counter, size)``, whose first
-    entries do not depend on ``size``: so row i sorts the first ``sizes[i]`` of ``width`` keys, the others
-    pushed to the end. Fast path (width <= 256): each key keeps its top 56 bits and carries its index in
-    the low 8, and the packed keys are sorted by value (several times faster than an argsort); masked
-    keys get all-ones top bits and so sort after every valid key (a valid key with all-ones top bits
-    still comes first: its index is lower). Rows where two valid keys share their top 56 bits (about
-    one shuffle in 10**14) are argsorted exactly.
-    """
-    k = seeding.keys(seeds, counters, width)
-    cols = np.arange(width)
-    invalid = None if sizes is None else cols >= np.asarray(sizes)[:, None]
-    if width > 256:  # pragma: no cover - decks are at most 255 cards (config.MAX_DECK)
-        if invalid is not None:
-            k[invalid] = _U64MAX
-        return np.argsort(k, axis=1, kind="stable")
-    raw = k.copy()
-    k &= _TOPMASK
-    k |= cols.astype(np.uint64)
-    if invalid is not None:
-        np.bitwise_or(k, _TOPMASK, out=k, where=invalid)
-    k.sort(axis=1)
-    high = k >> np.uint64(8)
-    same = high[:, 1:] == high[:, :-1]
-    if invalid is not None:
-        same &= ~invalid[:, 1:]  # only pairs of valid keys (the valid ones come first)
-    k &= np.uint64(255)
-    perm = k.view(np.int64)
-    if same.any():
-        tie = same.any(axis=1)
-        exact = raw[tie]
-        if invalid is not None:
-            exact[invalid[tie]] = _U64MAX  # stable: a valid key equal to the maximum stays first
-        perm[tie] = np.argsort(exact, axis=1, kind="stable")
-    return perm
 
 
 def _canonical(counts: np.ndarray, size: np.ndarray, width: int) -> np.ndarray:
@@ -867,7 +825,7 @@ class BatchedFiveAlive:
         if ok.any():
             gg, counts, size, top = g[ok], counts[ok], size[ok], top[ok]
             width = int(size.max())
-            perm = _permutations(self._seeds[gg], self._counter[gg], width, size)
+            perm = seeding.fast_batch_permutation(self._seeds[gg], self._counter[gg], width, size)
             self._counter[gg] += 1
             cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(gg.size) * width)[:, None]]
             self._drawq[gg, :width] = cards
@@ -889,7 +847,7 @@ class BatchedFiveAlive:
         counts = self._hands[g, :, :K].sum(axis=1, dtype=np.int64)  # eliminated hands are empty
         size = counts.sum(axis=1)
         width = int(size.max())
-        perm = _permutations(self._seeds[g], self._counter[g], width, size)
+        perm = seeding.fast_batch_permutation(self._seeds[g], self._counter[g], width, size)
         self._counter[g] += 1
         cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(m) * width)[:, None]]  # [m, width]
         i = np.arange(width)
@@ -955,7 +913,7 @@ class BatchedFiveAlive:
         cards 10j..10j+9 of the shuffled deck, the rest is the draw pile in order; empty discard pile."""
         n, D = self.num_players, self._deck
         m = g.size
-        perm = _permutations(self._seeds[g], self._counter[g], D)
+        perm = seeding.fast_batch_permutation(self._seeds[g], self._counter[g], D)
         self._counter[g] += 1
         shuffled = self._canon[perm]  # [m, D] uint8
         alive = self._alive[g]

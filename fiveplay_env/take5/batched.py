@@ -37,8 +37,8 @@ Seeding: ``BatchedTake5(config, B, seed)`` starts game ``k`` of slot ``i`` (k = 
 slot i's current game and ``engine.new_game(config, seeds[i])`` replays it alone with the reference
 engine (same actions, same game). ``reset(seed)`` starts the run over, ``reset()`` moves every slot to
 its next game, ``reset(seed, seeds=...)`` sets the new games' seeds explicitly. Each deal is the
-reference's: row i of ``seeding.batch_permutation(seeds, counters, deck_size)`` (computed by this
-module's ``batch_permutation``, equal and faster), the counter advancing once per deal as there.
+reference's: row i of ``seeding.batch_permutation(seeds, counters, deck_size)`` (computed by
+``seeding.fast_batch_permutation``, equal and faster), the counter advancing once per deal as there.
 
 State (struct of arrays, the per-row fields feature-major ``[4, B]`` so that the rows of a subset of
 games are gathered with one-dimensional indexing; n players):
@@ -123,28 +123,8 @@ def sorting_network(n: int) -> list[tuple[int, int]]:
     return [(i, j) for i, j in comps if j < n]
 
 
-def batch_permutation(seeds: np.ndarray, counters: np.ndarray, n: int) -> np.ndarray:
-    """int64 [m, n]: row i equal to ``seeding.batch_permutation(seeds, counters, n)[i]``, about twice as fast.
-
-    ``seeding`` argsorts the n keys of each row. Here each key keeps its top 57 bits and carries its
-    index in the low 7 (n <= 128), and the packed keys are sorted by value, which numpy does several
-    times faster than an argsort. The order is the argsort's wherever the top 57 bits of a row's
-    keys differ; rows where two of them agree (about one deal in 10**13) are argsorted exactly.
-    """
-    if n > 128:
-        return seeding.batch_permutation(seeds, counters, n)
-    k = seeding.keys(seeds, counters, n)
-    k &= np.uint64(~127 & (2**64 - 1))
-    k |= np.arange(n, dtype=np.uint64)
-    k.sort(axis=-1)
-    high = k >> np.uint64(7)
-    same = high[:, 1:] == high[:, :-1]
-    k &= np.uint64(127)
-    perm = k.view(np.int64)  # the indices, < 128: the same bits as int64
-    if same.any():
-        tie = same.any(axis=1)
-        perm[tie] = seeding.batch_permutation(np.asarray(seeds)[tie], np.asarray(counters)[tie], n)
-    return perm
+# The deals' fast shuffle lives in ``core.seeding`` (shared with 5 Alive); this name stays for its callers.
+batch_permutation = seeding.fast_batch_permutation
 
 
 class BatchedTake5:
@@ -595,7 +575,7 @@ class BatchedTake5:
             self._rlen[:, g] = 0
             self._rbull[:, g] = 0
             return
-        perm = batch_permutation(self._seeds[g], self._counter[g], self._deck)
+        perm = seeding.fast_batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
         dealt = HAND_SIZE * n + NUM_ROWS  # the rest stays ASIDE, as blank_loc has it
         self._loc_f[(g * NUM_ACTIONS)[:, None] + perm[:, :dealt]] = self._deal_codes[:dealt]  # hands, SEEN starters

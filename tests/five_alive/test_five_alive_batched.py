@@ -368,45 +368,7 @@ def test_load_rejects_bad_slots_and_states():
         env.load(0, s)
 
 
-# --- the batched permutations ------------------------------------------------------------------------
-
-def test_permutations_of_varying_sizes_equal_seeding_permutation():
-    rng = np.random.default_rng(0)
-    m = 400
-    seeds = rng.integers(0, 2**64 - 1, m, dtype=np.uint64, endpoint=True)
-    counters = rng.integers(0, 50, m).astype(np.int32)
-    for width in (1, 7, 77, 255):
-        sizes = rng.integers(1, width + 1, m)
-        perm = fb._permutations(seeds, counters, width, sizes)
-        full = fb._permutations(seeds, counters, width)
-        for i in range(m):
-            k = int(sizes[i])
-            np.testing.assert_array_equal(perm[i, :k], seeding.permutation(int(seeds[i]), int(counters[i]), k))
-            np.testing.assert_array_equal(full[i], seeding.permutation(int(seeds[i]), int(counters[i]), width))
-            assert sorted(perm[i].tolist()) == list(range(width))
-
-
-def test_permutations_with_tied_or_maximal_keys_take_the_exact_path(monkeypatch):
-    rng = np.random.default_rng(1)
-    seeds = rng.integers(0, 2**63, 60, dtype=np.uint64)
-    counters = rng.integers(0, 9, 60)
-    sizes = rng.integers(12, 40, 60)
-    real_keys = seeding.keys
-
-    def odd_keys(s, c, n):
-        k = real_keys(s, c, n)
-        k[..., 5] = (k[..., 9] & fb._TOPMASK) | (k[..., 5] & np.uint64(255))  # top 56 bits tied
-        k[..., 3] = fb._U64MAX  # a valid key equal to the mask value
-        k[..., 11] = fb._TOPMASK  # top bits all ones, low bits zero
-        return k
-
-    monkeypatch.setattr(seeding, "keys", odd_keys)
-    perm = fb._permutations(seeds, counters, 40, sizes)
-    for i in range(60):
-        k = int(sizes[i])
-        expected = np.argsort(odd_keys(seeds[i:i + 1], counters[i:i + 1], k)[0], kind="stable")
-        np.testing.assert_array_equal(perm[i, :k], expected)
-
+# --- the piles' canonical order (the shuffles themselves: tests/test_seeding.py) ------------------------
 
 def test_canonical_expands_counts_in_kind_order():
     counts = np.array([[0] * 18, [2, 0, 1] + [0] * 14 + [3], [1] * 18])

@@ -188,26 +188,6 @@ def test_batch_of_one_and_the_seed_of_each_slot():
             ref = eng.new_game(cfg, int(env.seeds[0]))
 
 
-def test_fast_permutation_equals_seeding_batch_permutation(monkeypatch):
-    rng = np.random.default_rng(0)
-    seeds = rng.integers(0, 2**63, 3000, dtype=np.uint64)
-    counters = rng.integers(0, 40, 3000)
-    for n in (24, 44, 54, 64, 104):
-        np.testing.assert_array_equal(bt.batch_permutation(seeds, counters, n),
-                                      seeding.batch_permutation(seeds, counters, n))
-    # keys that agree in their top 57 bits take the exact (argsort) path
-    real_keys = seeding.keys
-
-    def tied_keys(s, c, n):
-        k = real_keys(s, c, n)
-        k[..., 5] = (k[..., 9] & np.uint64(~127 & (2**64 - 1))) | (k[..., 5] & np.uint64(127))
-        return k
-
-    monkeypatch.setattr(seeding, "keys", tied_keys)
-    np.testing.assert_array_equal(bt.batch_permutation(seeds[:50], counters[:50], 104),
-                                  seeding.batch_permutation(seeds[:50], counters[:50], 104))
-
-
 @pytest.mark.parametrize("n", range(1, 11))
 def test_sorting_network_sorts_every_input(n):
     # 0-1 principle: a comparator network sorts every input iff it sorts every 0/1 input

@@ -88,15 +88,14 @@ the games, 85% of the time at B = 4,096): Bomb answers, Re-Deals and deals (thei
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched
 from fiveplay_env.core.config import check_int, from_kwargs
-from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.observation import (
     DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
@@ -193,11 +192,12 @@ def _canonical(counts: np.ndarray, size: np.ndarray, width: int) -> np.ndarray:
     return out.reshape(m, width)
 
 
-class BatchedFiveAlive:
+class BatchedFiveAlive(BatchedGameBase):
     """``batch_size`` 5 Alive games under one ``FiveAliveConfig``, stepped together.
 
     ``step(actions)`` takes one action per game (integers, shape [B]) for each game's
-    ``current_player``. See the module docstring for the attributes, autoreset and seeding.
+    ``current_player``. See the module docstring for the attributes, autoreset and seeding; the
+    members every batched engine shares (seeding, masks, action checks) are ``BatchedGameBase``'s.
     """
 
     def __init__(self, config: FiveAliveConfig, batch_size: int, seed: int | None = 0) -> None:
@@ -230,7 +230,7 @@ class BatchedFiveAlive:
         self._arange = np.arange(B, dtype=np.int64)
         self._bn0 = self._arange * n  # game b's first row of the [B * n, KP] hands
         self._bk0 = self._arange * KP
-        self._ba0 = self._arange * NUM_ACTIONS
+        self._arange_a = self._arange * NUM_ACTIONS
         self._arange_n = self._bn0[:, None]
         # state (see the module docstring)
         self._hands = np.zeros((B, n, KP), np.uint8)
@@ -274,62 +274,15 @@ class BatchedFiveAlive:
         self._mask_f = self._mask.reshape(-1)
         self.reset(seed)
 
-    # ------------------------------------------------------------------ public API
+    # ------------------------------------------------------------------ public API (reset, current_player,
+    # legal_action_mask, seeds and game_index: BatchedGameBase)
 
-    def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
-        """Start B new games.
-
-        ``seed`` (an int in 0..2**64-1): start the run over with this base seed; slot i's k-th game is
-        game ``i + k*B`` of the run, seeded ``derive(seed, i + k*B)``. ``seed=None``: keep the run going,
-        every slot moves on to its next game (as if all had just finished), so nothing repeats; at
-        construction ``seed=None`` draws a fresh base seed from OS entropy. ``seeds``: optional
-        explicit seeds (one per slot) for the games started now; later games still derive from the
-        base seed. Bad values raise ``ValueError`` before anything changes.
-        """
+    def _clear_results(self) -> None:
+        """``final_lives``, ``final_result`` and ``final_win``: zeros, as no game of the new run has ended yet."""
         B, n = self.batch_size, self.num_players
-        fresh = seed is not None or not hasattr(self, "base_seed")
-        base = seeding.normalize_seed(seed) if fresh else self.base_seed
-        explicit = None
-        if seeds is not None:
-            explicit = [seeding.normalize_seed(s) for s in seeds]
-            if len(explicit) != B:
-                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(explicit)}")
-        self.base_seed = base
-        if fresh:
-            self._game_index[:] = self._arange
-        else:
-            self._game_index += B
-        if explicit is None:
-            self._seeds[:] = seeding.batch_derive(base, self._game_index)
-        else:
-            self._seeds[:] = np.array(explicit, dtype=np.uint64)
-        self._new_games(self._arange)
-        self.rewards = np.zeros((B, n), np.float32)
-        self.terminated = np.zeros(B, bool)
         self.final_lives = np.zeros((B, n), np.int32)
         self.final_result = np.zeros((B, n), np.int32)
         self.final_win = np.zeros((B, n), np.float32)
-        self._update_mask()
-
-    @property
-    def current_player(self) -> np.ndarray:
-        """int32 [B]: the acting seat of each game."""
-        return self._cur.astype(np.int32)
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, 19], read-only, a new array after every step: the acting seat's legal actions."""
-        return self._mask
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """uint64 [B]: the seed of each slot's current game (``engine.new_game(config, seed)`` replays it)."""
-        return self._seeds.copy()
-
-    @property
-    def game_index(self) -> np.ndarray:
-        """int64 [B]: slot i holds game ``game_index[i]`` of the run (its seed: ``derive(base_seed, .)``)."""
-        return self._game_index.copy()
 
     @property
     def lives(self) -> np.ndarray:
@@ -490,28 +443,6 @@ class BatchedFiveAlive:
             self._rare(r, a[r], phase[r], hs[r], cur[r], total[r])
         self._update_mask()
         return self.rewards
-
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
-        B = self.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,):
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
-        inside = a.view(np.uint64) < NUM_ACTIONS  # negative ids wrap to huge unsigned values
-        if not inside.all():
-            self._illegal(int(np.flatnonzero(~inside)[0]), a)
-        ok = self._mask_f[self._ba0 + a]
-        if not ok.all():
-            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
-        return a
-
-    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
-        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
-                                 np.flatnonzero(self._mask[i]))
-        err.game_index = i  # type: ignore[attr-defined]
-        raise err
 
     def _rare(self, g: np.ndarray, a: np.ndarray, phase: np.ndarray, hs: np.ndarray, p: np.ndarray,
               told: np.ndarray) -> None:
@@ -701,9 +632,7 @@ class BatchedFiveAlive:
         won = res == 1
         share = np.float32(1.0) if self._teams else (1.0 / won.sum(axis=1, keepdims=True)).astype(np.float32)
         self.final_win[g] = won * share
-        # same-step autoreset: slot i's next game is game i + k*B of the run
-        self._game_index[g] += self.batch_size
-        self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
+        self._next_games(g)  # same-step autoreset: slot i's next game is game i + k*B of the run
         self._init_games(g)
 
     # ------------------------------------------------------------------ Bomb
@@ -1035,22 +964,5 @@ def bench_five_alive_batched(num_players: int, batch_size: int, with_obs: bool, 
     ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes every step's observations
     (into one reused buffer). Runs for about ``seconds`` after a short warm-up; one decision = one
     game's action in one step."""
-    from fiveplay_env.vector import random_actions
-
-    env = BatchedFiveAlive(FiveAliveConfig(num_players=num_players), batch_size, seed=0)
-    rng = np.random.default_rng(0)
-    buf = np.empty((batch_size, env.observation_size), np.float32)
-    for _ in range(3):
-        env.step(random_actions(env.legal_action_mask, rng))
-    steps = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    now = t0
-    while now < deadline:
-        for _ in range(8):
-            env.step(random_actions(env.legal_action_mask, rng))
-            if with_obs:
-                env.observe(out=buf)
-        steps += 8
-        now = time.perf_counter()
-    return steps * batch_size / (now - t0)
+    return bench_batched(BatchedFiveAlive(FiveAliveConfig(num_players=num_players), batch_size, seed=0),
+                         with_obs, seconds)

@@ -64,15 +64,14 @@ million with them; see ``bench_take5_batched`` at the bottom of this file.
 """
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched
 from fiveplay_env.core.config import check_int, from_kwargs
-from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import ROW_STATS, ROWS, SCORES, observation_size
 from fiveplay_env.take5.state import (
@@ -127,11 +126,12 @@ def sorting_network(n: int) -> list[tuple[int, int]]:
 batch_permutation = seeding.fast_batch_permutation
 
 
-class BatchedTake5:
+class BatchedTake5(BatchedGameBase):
     """``batch_size`` Take 5 games under one ``Take5Config``, stepped together.
 
     ``step(actions)`` takes one action per game (integers, shape [B]) for each game's
-    ``current_player``. See the module docstring for the attributes, autoreset and seeding.
+    ``current_player``. See the module docstring for the attributes, autoreset and seeding; the
+    members every batched engine shares (seeding, masks, action checks) are ``BatchedGameBase``'s.
     """
 
     def __init__(self, config: Take5Config, batch_size: int, seed: int | None = 0) -> None:
@@ -216,60 +216,12 @@ class BatchedTake5:
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
 
-    # ------------------------------------------------------------------ public API
+    # ------------------------------------------------------------------ public API (reset, current_player,
+    # legal_action_mask, seeds and game_index: BatchedGameBase)
 
-    def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
-        """Start B new games.
-
-        ``seed`` (an int in 0..2**64-1): start the run over with this base seed; slot i's k-th game is
-        game ``i + k*B`` of the run, seeded ``derive(seed, i + k*B)``. ``seed=None``: keep the run going,
-        every slot moves on to its next game (as if all had just finished), so nothing repeats; at
-        construction ``seed=None`` draws a fresh base seed from OS entropy. ``seeds``: optional
-        explicit seeds (one per slot) for the games started now; later games still derive from the
-        base seed. Bad values raise ``ValueError`` before anything changes.
-        """
-        B = self.batch_size
-        fresh = seed is not None or not hasattr(self, "base_seed")
-        base = seeding.normalize_seed(seed) if fresh else self.base_seed
-        explicit = None
-        if seeds is not None:
-            explicit = [seeding.normalize_seed(s) for s in seeds]
-            if len(explicit) != B:
-                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(explicit)}")
-        self.base_seed = base
-        if fresh:
-            self._game_index[:] = self._arange
-        else:
-            self._game_index += B
-        if explicit is None:
-            self._seeds[:] = seeding.batch_derive(base, self._game_index)
-        else:
-            self._seeds[:] = np.array(explicit, dtype=np.uint64)
-        self._new_games(self._arange)
-        self.rewards = np.zeros((B, self.num_players), np.float32)
-        self.terminated = np.zeros(B, bool)
-        self.final_scores = np.zeros((B, self.num_players), np.int32)
-        self._update_mask()
-
-    @property
-    def current_player(self) -> np.ndarray:
-        """int32 [B]: the acting seat of each game."""
-        return self._cur.astype(np.int32)
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, 109], read-only, a new array after every step: the acting seat's legal actions."""
-        return self._mask
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """uint64 [B]: the seed of each slot's current game (``engine.new_game(config, seed)`` replays it)."""
-        return self._seeds.copy()
-
-    @property
-    def game_index(self) -> np.ndarray:
-        """int64 [B]: slot i holds game ``game_index[i]`` of the run (its seed: ``derive(base_seed, .)``)."""
-        return self._game_index.copy()
+    def _clear_results(self) -> None:
+        """``final_scores``: zeros, as no game of the new run has ended yet."""
+        self.final_scores = np.zeros((self.batch_size, self.num_players), np.int32)
 
     @property
     def scores(self) -> np.ndarray:
@@ -361,28 +313,6 @@ class BatchedTake5:
         self.rewards = rewards
         self._update_mask()
         return rewards
-
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
-        B = self.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,):
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
-        inside = a.view(np.uint64) < NUM_ACTIONS  # negative ids wrap to huge unsigned values
-        if not inside.all():
-            self._illegal(int(np.flatnonzero(~inside)[0]), a)
-        ok = self._mask_f[self._arange_a + a]
-        if not ok.all():
-            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
-        return a
-
-    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
-        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
-                                 np.flatnonzero(self._mask[i]))
-        err.game_index = i  # type: ignore[attr-defined]
-        raise err
 
     def _play(self, g: np.ndarray, a: np.ndarray) -> np.ndarray:
         """Games ``g`` (card play) choose card ``a``; return the games whose last seat just chose."""
@@ -518,9 +448,7 @@ class BatchedTake5:
             fin = g[over]
             self.terminated[fin] = True
             self.final_scores[fin] = scores[over]
-            # same-step autoreset: slot i's next game is game i + k*B of the run
-            self._game_index[fin] += self.batch_size
-            self._seeds[fin] = seeding.batch_derive(self.base_seed, self._game_index[fin])
+            self._next_games(fin)  # same-step autoreset: slot i's next game is game i + k*B of the run
             self._scores[fin] = 0
             self._round[fin] = 0
             self._counter[fin] = 0
@@ -546,6 +474,7 @@ class BatchedTake5:
     # ------------------------------------------------------------------ new games and rounds
 
     def _new_games(self, g: np.ndarray) -> None:
+        """Games ``g`` start (their seeds already set): no score, no round, the first deal (or draft)."""
         self._scores[g] = 0
         self._round[g] = 0
         self._counter[g] = 0
@@ -677,22 +606,4 @@ def bench_take5_batched(num_players: int, batch_size: int, with_obs: bool, secon
     games): random legal play, the actions drawn from the mask with ``vector.random_actions`` inside
     the timed loop; ``with_obs`` also encodes every step's observations (into one reused buffer).
     Runs for about ``seconds`` after a short warm-up; one decision = one game's action in one step."""
-    from fiveplay_env.vector import random_actions
-
-    env = BatchedTake5(Take5Config(num_players=num_players), batch_size, seed=0)
-    rng = np.random.default_rng(0)
-    buf = np.empty((batch_size, env.observation_size), np.float32)
-    for _ in range(3):
-        env.step(random_actions(env.legal_action_mask, rng))
-    steps = 0
-    t0 = time.perf_counter()
-    deadline = t0 + seconds
-    now = t0
-    while now < deadline:
-        for _ in range(8):
-            env.step(random_actions(env.legal_action_mask, rng))
-            if with_obs:
-                env.observe(out=buf)
-        steps += 8
-        now = time.perf_counter()
-    return steps * batch_size / (now - t0)
+    return bench_batched(BatchedTake5(Take5Config(num_players=num_players), batch_size, seed=0), with_obs, seconds)

@@ -1,0 +1,189 @@
+"""The shell every batched engine shares: run seeding, the acting seats and masks, action checks, a benchmark.
+
+A batched engine (``fiveplay_env.take5.batched``, ``fiveplay_env.five_alive.batched``) plays B games
+of one game on numpy arrays. What does not depend on the game lives here, once (DESIGN.md 6.10):
+
+- the run's seeding: slot i's k-th game is game ``i + k*B`` of the run, seeded
+  ``seeding.derive(base_seed, i + k*B)``; ``reset(seed, seeds)`` starts or continues the run, and
+  ``_next_games`` moves finished slots on (same-step autoreset);
+- ``current_player``, ``legal_action_mask``, ``seeds`` and ``game_index``;
+- the validation of a step's actions against the cached mask (``_check_actions``, ``_illegal``);
+- ``bench_batched``: decisions per second under random legal play.
+
+A subclass builds its state in ``__init__`` (the attributes listed below, then ``self.reset(seed)``)
+and supplies the game: ``_new_games`` (start games whose seeds are set), ``_clear_results`` (its
+finished-game outputs), ``_update_mask``, ``step`` and ``observe``. The base adds no instance
+attribute of its own: checkpoints (``agents.learned.envs.engine_snapshot``) save and compare a batched
+engine's attributes by name, so the set of names is the subclass's.
+"""
+from __future__ import annotations
+
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+import numpy as np
+
+from fiveplay_env.core import seeding
+from fiveplay_env.core.errors import IllegalActionError
+
+
+class BatchedGameBase(ABC):
+    """B games of one game stepped together: the members every batched engine shares.
+
+    The subclass's ``__init__`` sets the attributes annotated here (``base_seed`` excepted, which
+    ``reset`` sets) before it calls ``reset``.
+    """
+
+    config: Any
+    batch_size: int
+    num_players: int
+    num_actions: int
+    observation_size: int
+    base_seed: int
+    rewards: np.ndarray      # float32 [B, n]: every player's reward for the last step
+    terminated: np.ndarray   # bool [B]: the games that ended at the last step (already replaced)
+    _arange: np.ndarray      # int64 [B]: 0..B-1, the slots
+    _arange_a: np.ndarray    # int64 [B]: b * num_actions, game b's first entry in the flat mask
+    _cur: np.ndarray         # int [B]: the acting seat
+    _seeds: np.ndarray       # uint64 [B]: the seed of each slot's current game
+    _game_index: np.ndarray  # int64 [B]: each slot's current game's index in the run
+    _mask: np.ndarray        # int8 [B, num_actions], read-only: the cached legal mask
+    _mask_f: np.ndarray      # the same, flat
+
+    # ------------------------------------------------------------------ the game's parts
+
+    @abstractmethod
+    def _new_games(self, g: np.ndarray) -> None:
+        """Games ``g`` start from scratch; their seeds are set (``_seeds[g]``)."""
+
+    @abstractmethod
+    def _clear_results(self) -> None:
+        """New all-zero arrays for the game's finished-game outputs (``final_scores``, ...)."""
+
+    @abstractmethod
+    def _update_mask(self) -> None:
+        """Compute ``_mask`` (a new read-only array) and its flat view ``_mask_f`` for the acting seats."""
+
+    @abstractmethod
+    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """Apply one action per game; return ``rewards``."""
+
+    @abstractmethod
+    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, observation_size]: each game's acting seat's observation."""
+
+    # ------------------------------------------------------------------ public API
+
+    def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
+        """Start B new games.
+
+        ``seed`` (an int in 0..2**64-1): start the run over with this base seed; slot i's k-th game is
+        game ``i + k*B`` of the run, seeded ``derive(seed, i + k*B)``. ``seed=None``: keep the run going,
+        every slot moves on to its next game (as if all had just finished), so nothing repeats; at
+        construction ``seed=None`` draws a fresh base seed from OS entropy. ``seeds``: optional
+        explicit seeds (one per slot) for the games started now; later games still derive from the
+        base seed. Bad values raise ``ValueError`` before anything changes.
+        """
+        B = self.batch_size
+        fresh = seed is not None or not hasattr(self, "base_seed")
+        base = seeding.normalize_seed(seed) if fresh else self.base_seed
+        explicit = None
+        if seeds is not None:
+            explicit = [seeding.normalize_seed(s) for s in seeds]
+            if len(explicit) != B:
+                raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(explicit)}")
+        self.base_seed = base
+        if fresh:
+            self._game_index[:] = self._arange
+        else:
+            self._game_index += B
+        if explicit is None:
+            self._seeds[:] = seeding.batch_derive(base, self._game_index)
+        else:
+            self._seeds[:] = np.array(explicit, dtype=np.uint64)
+        self._new_games(self._arange)
+        self.rewards = np.zeros((B, self.num_players), np.float32)
+        self.terminated = np.zeros(B, bool)
+        self._clear_results()
+        self._update_mask()
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int32 [B]: the acting seat of each game."""
+        return self._cur.astype(np.int32)
+
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 [B, num_actions], read-only, a new array after every step: the acting seat's legal actions."""
+        return self._mask
+
+    @property
+    def seeds(self) -> np.ndarray:
+        """uint64 [B]: the seed of each slot's current game (``engine.new_game(config, seed)`` replays it)."""
+        return self._seeds.copy()
+
+    @property
+    def game_index(self) -> np.ndarray:
+        """int64 [B]: slot i holds game ``game_index[i]`` of the run (its seed: ``derive(base_seed, .)``)."""
+        return self._game_index.copy()
+
+    # ------------------------------------------------------------------ shared steps
+
+    def _next_games(self, g: np.ndarray) -> None:
+        """Slots ``g`` (their games just ended) move on to their next game of the run: index + B and its
+        derived seed. The caller then starts the games."""
+        self._game_index[g] += self.batch_size
+        self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
+
+    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """``actions`` as a private int64 [B] copy, after checking the shape, the dtype and each action
+        against the cached mask; raises ``ValueError`` or ``IllegalActionError`` (via ``_illegal``)."""
+        B = self.batch_size
+        a = np.asarray(actions)
+        if a.shape != (B,):
+            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
+        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
+        inside = a.view(np.uint64) < self.num_actions  # negative ids wrap to huge unsigned values
+        if not inside.all():
+            self._illegal(int(np.flatnonzero(~inside)[0]), a)
+        ok = self._mask_f[self._arange_a + a]
+        if not ok.all():
+            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
+        return a
+
+    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
+        """Raise ``IllegalActionError`` for game ``i``'s action ``a[i]`` (its ``game_index`` attribute: i)."""
+        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
+                                 np.flatnonzero(self._mask[i]))
+        err.game_index = i  # type: ignore[attr-defined]
+        raise err
+
+
+def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> float:
+    """Decisions per second of ``engine`` (a fresh one: it is stepped): random legal play, the actions
+    drawn from the mask with ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes
+    every step's observations (into one reused buffer). Runs for about ``seconds`` after a short
+    warm-up; one decision = one game's action in one step."""
+    from fiveplay_env.vector import random_actions  # only here: core does not depend on the vector API
+
+    batch_size = engine.batch_size
+    rng = np.random.default_rng(0)
+    buf = np.empty((batch_size, engine.observation_size), np.float32)
+    for _ in range(3):
+        engine.step(random_actions(engine.legal_action_mask, rng))
+    steps = 0
+    t0 = time.perf_counter()
+    deadline = t0 + seconds
+    now = t0
+    while now < deadline:
+        for _ in range(8):  # several steps per clock read
+            engine.step(random_actions(engine.legal_action_mask, rng))
+            if with_obs:
+                engine.observe(out=buf)
+        steps += 8
+        now = time.perf_counter()
+    return steps * batch_size / (now - t0)

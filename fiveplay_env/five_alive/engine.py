@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.engine import BoundEngine
 from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.state import (
@@ -959,32 +960,17 @@ def last_event(state: FiveAliveState) -> dict[str, Any]:
     }
 
 
-class FiveAliveEngine:
+class FiveAliveEngine(BoundEngine[FiveAliveConfig, FiveAliveState]):
     """A config and a state together: the object the environment and search agents hold.
 
     ``FiveAliveEngine(config, seed)`` starts a game; ``step(action)`` returns the step's rewards;
     ``clone()`` is cheap (no deepcopy).
     """
 
-    __slots__ = ("config", "state")
+    __slots__ = ()
 
-    def __init__(self, config: FiveAliveConfig, seed: int | None = None, state: FiveAliveState | None = None):
-        self.config = config
-        self.state = state if state is not None else new_game(config, seed)
-
-    @property
-    def current_player(self) -> int:
-        return self.state.current
-
-    @property
-    def is_over(self) -> bool:
-        return self.state.phase == OVER
-
-    def legal_mask(self) -> np.ndarray:
-        return legal_mask(self.state)
-
-    def step(self, action: int) -> list[int]:
-        return step(self.config, self.state, action)
-
-    def clone(self) -> "FiveAliveEngine":
-        return FiveAliveEngine(self.config, state=self.state.clone())
+    # the binding (current_player, is_over, legal_mask, step, clone) is BoundEngine's, on these
+    _new_game = staticmethod(new_game)
+    _legal_mask = staticmethod(legal_mask)
+    _step = staticmethod(step)
+    _over = OVER

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.engine import BoundEngine
 from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.state import (
@@ -300,35 +301,20 @@ def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.ra
     return world
 
 
-class Take5Engine:
+class Take5Engine(BoundEngine[Take5Config, Take5State]):
     """A config and a state together: the object the environments and search agents hold.
 
     ``Take5Engine(config, seed)`` starts a game; ``step(action)`` returns the step's rewards;
     ``clone()`` is cheap (no deepcopy).
     """
 
-    __slots__ = ("config", "state")
+    __slots__ = ()
 
-    def __init__(self, config: Take5Config, seed: int | None = None, state: Take5State | None = None):
-        self.config = config
-        self.state = state if state is not None else new_game(config, seed)
-
-    @property
-    def current_player(self) -> int:
-        return self.state.current
-
-    @property
-    def is_over(self) -> bool:
-        return self.state.phase == OVER
-
-    def legal_mask(self) -> np.ndarray:
-        return legal_mask(self.state)
-
-    def step(self, action: int) -> list[int]:
-        return step(self.config, self.state, action)
-
-    def clone(self) -> "Take5Engine":
-        return Take5Engine(self.config, state=self.state.clone())
+    # the binding (current_player, is_over, legal_mask, step, clone) is BoundEngine's, on these
+    _new_game = staticmethod(new_game)
+    _legal_mask = staticmethod(legal_mask)
+    _step = staticmethod(step)
+    _over = OVER
 
 
 def from_position(

@@ -1,0 +1,74 @@
+"""``BoundEngine``: a game's config and state held together, the object environments and search agents hold.
+
+Each game's reference engine is a set of module functions on a plain state (``new_game(config, seed)``,
+``legal_mask(state)``, ``step(config, state, action)``); its engine class (``Take5Engine``,
+``FiveAliveEngine``) binds them to one config and one state. The binding is the same for every game,
+so it is written once here; a game's class names its functions and its OVER phase code as class
+attributes and inherits the rest.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
+
+import numpy as np
+
+
+class GameState(Protocol):
+    """What ``BoundEngine`` reads of a game state."""
+
+    current: int  # the acting seat (-1 once the game is over)
+    phase: int
+
+    def clone(self) -> Any: ...
+
+
+C = TypeVar("C")  # the game's config class
+S = TypeVar("S", bound=GameState)  # the game's state class
+E = TypeVar("E", bound="BoundEngine[Any, Any]")
+
+
+class BoundEngine(Generic[C, S]):
+    """A config and a state together; ``clone()`` is cheap (the state's own ``clone``, no deepcopy).
+
+    ``Engine(config, seed)`` starts a game (``new_game``); ``Engine(config, state=s)`` wraps the state
+    ``s`` (not copied). A subclass sets ``_new_game``, ``_legal_mask`` and ``_step`` (its module
+    functions, as ``staticmethod``) and ``_over`` (its phase code of a finished game), and declares
+    ``__slots__ = ()`` so that its instances stay two slots, as snapshots and search clones expect.
+    """
+
+    __slots__ = ("config", "state")
+
+    _new_game: ClassVar[Callable[[Any, int | None], Any]]
+    _legal_mask: ClassVar[Callable[[Any], np.ndarray]]
+    _step: ClassVar[Callable[[Any, Any, int], list[int]]]
+    _over: ClassVar[int]
+
+    config: C
+    state: S
+
+    def __init__(self, config: C, seed: int | None = None, state: S | None = None) -> None:
+        self.config = config
+        self.state = state if state is not None else self._new_game(config, seed)
+
+    @property
+    def current_player(self) -> int:
+        """The acting seat (the state's ``current``: -1 once the game is over)."""
+        return self.state.current
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended (its phase is OVER)."""
+        return self.state.phase == self._over
+
+    def legal_mask(self) -> np.ndarray:
+        """The acting seat's legal actions (the game's ``legal_mask(state)``)."""
+        return self._legal_mask(self.state)
+
+    def step(self, action: int) -> list[int]:
+        """Apply the acting seat's ``action`` (the game's ``step``); returns every seat's reward."""
+        return self._step(self.config, self.state, action)
+
+    def clone(self: E) -> E:
+        """An independent copy of the game, of the same class (the config is shared: it is frozen)."""
+        return type(self)(self.config, state=self.state.clone())

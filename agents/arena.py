@@ -2,7 +2,7 @@
 
 ``play_game(game, config, agents, seed)`` seats ``agents[i]`` as ``player_i``, plays the game to its end
 (or the env's truncation), feeding search agents their information set (``observe_engine``) before each
-of their decisions, and returns a ``GameRecord`` with every seat's results and thinking time.
+of their decisions and after every step, and returns a ``GameRecord`` with every seat's results and thinking time.
 """
 from __future__ import annotations
 
@@ -61,6 +61,9 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     steps = 0
     truncated = False
     perf = time.perf_counter
+    watchers = [q for q in range(n) if agents[q].uses_engine]
+    for q in watchers:
+        agents[q].observe_engine(engine, q)
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
@@ -80,6 +83,10 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
         decisions[p] += 1
         env.step(action)
         steps += 1
+        for q in watchers:  # search agents follow the public events of every step
+            t1 = perf()
+            agents[q].observe_engine(engine, q)
+            think[q] += perf() - t1
         alive = game.alive(engine.state)
         if alive is not None:
             for q in range(n):

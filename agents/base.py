@@ -13,8 +13,10 @@ PettingZoo environments hand an agent (``obs["observation"]``, ``obs["action_mas
 
 Search agents (``uses_engine = True``) additionally need the game they are playing, but may only know
 what their player knows. They get it through ``observe_engine(engine, player)``, called right before
-each ``act`` of theirs: the agent wraps the engine in an ``InformationSet`` and never touches the engine
-otherwise. An ``InformationSet`` exposes the player's legal mask and observation, and ``sample(rng)``:
+each ``act`` of theirs and, optionally, after every step of the game (so that they can follow the public
+events: who played what); the agent wraps the engine in an ``InformationSet`` and never touches the
+engine otherwise. An ``InformationSet`` exposes the player's legal mask and observation, the last
+public event, and ``sample(rng)``:
 a *determinization*, i.e. a fresh engine in which every card the player cannot see is re-dealt at
 random consistently with everything observed (the game's ``sample_world``) and future chance events
 (later deals, reshuffles) are re-seeded from the agent's own generator. Before sampling, the hidden
@@ -25,10 +27,13 @@ identical samples, hence identical decisions (the no-leak test checks this).
 A tournament (or any env loop) feeds search agents like this::
 
     engine = env.unwrapped.engine                     # AEC env: the engine it plays on
-    for agent in agents: ...
     if agent.uses_engine:
         agent.observe_engine(engine, player_index)
     action = agent.act(obs["observation"], obs["action_mask"])
+    env.step(action)
+    for seat, other in enumerate(agents):              # optional: let them follow public events
+        if other.uses_engine:
+            other.observe_engine(engine, seat)
 """
 from __future__ import annotations
 
@@ -71,7 +76,8 @@ class Agent:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], dtype=np.int64)
 
     def observe_engine(self, engine: Any, player: int) -> None:
-        """Search agents: the engine and the seat they are about to act for (ignored by others)."""
+        """Search agents: the engine and their seat, before each of their decisions and optionally
+        after every step (ignored by other agents)."""
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
@@ -106,7 +112,7 @@ class InformationSet:
     and determinizations drawn through the game's ``sample_world`` (see the module docstring).
     """
 
-    __slots__ = ("_game", "_engine", "player", "_canonical")
+    __slots__ = ("_game", "_engine", "player", "_canonical", "_conditioned")
 
     def __init__(self, engine: Any, player: int) -> None:
         from agents.games import game_of_engine  # agents.games imports this module's users
@@ -118,6 +124,7 @@ class InformationSet:
         self._engine = engine
         self.player = int(player)
         self._canonical: Any = None
+        self._conditioned: dict[tuple[tuple[int, int], ...], Any] = {}
 
     @property
     def game(self) -> Any:
@@ -143,9 +150,30 @@ class InformationSet:
         """float32 [obs]: the player's observation (the env's ``obs["observation"]``)."""
         return self._game.observe(self._engine, self.player)
 
-    def sample(self, rng: np.random.Generator) -> Any:
+    def public_event(self) -> dict[str, Any] | None:
+        """What the last step did, as every player saw it (5 Alive: the env's ``infos`` event plus
+        ``turns``, the number of decisions so far); None for games without events (Take 5)."""
+        return self._game.public_event(self._engine.state)
+
+    def sample(self, rng: np.random.Generator, facts: dict[int, int] | None = None) -> Any:
         """A determinization: a new engine whose unseen cards are re-dealt and whose future chance
-        events are re-seeded, both from ``rng``; it depends only on this information set and ``rng``."""
+        events are re-seeded, both from ``rng``; it depends only on this information set and ``rng``.
+
+        ``facts`` ({player: bit set of the card kinds that player's hand may hold}) are extra beliefs
+        the caller holds about hidden hands (e.g. inferred from public plays with an opponent model);
+        worlds honour them where the game supports it (5 Alive) and ignore them where no deal can.
+        """
         if self._canonical is None:
             self._canonical = self._game.canonical_state(self._engine, self.player)
-        return self._game.sample_engine(self._engine.config, self._canonical, self.player, rng)
+        config = self._engine.config
+        if facts:
+            key = tuple(sorted(facts.items()))
+            if key not in self._conditioned:
+                self._conditioned[key] = self._game.condition(config, self._canonical, facts)
+            cond = self._conditioned[key]
+            if cond is not None:
+                try:
+                    return self._game.sample_engine(config, cond, self.player, rng)
+                except RuntimeError:  # no deal satisfies the beliefs: forget them for this decision
+                    self._conditioned[key] = None
+        return self._game.sample_engine(config, self._canonical, self.player, rng)

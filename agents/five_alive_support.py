@@ -21,7 +21,8 @@ from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.observation import observe
 from fiveplay_env.five_alive.state import (
-    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, REDEAL, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER, FiveAliveState,
+    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_ACTIONS, NUM_KINDS, NUM_NUMBERS, OVER, REDEAL,
+    FiveAliveState,
 )
 
 CANONICAL_SEED = 0x5A11
@@ -31,8 +32,96 @@ def _canonical(config: FiveAliveConfig, state: FiveAliveState, player: int) -> F
     return faeng.sample_world(state, player, np.random.default_rng(CANONICAL_SEED))
 
 
-def _sample(config: FiveAliveConfig, state: FiveAliveState, player: int, rng: np.random.Generator) -> FiveAliveState:
+class Conditioned:
+    """A canonical state plus beliefs about hidden hands (see ``_condition``)."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, state: FiveAliveState) -> None:
+        self.state = state
+
+
+def _sample(config: FiveAliveConfig, state: Any, player: int, rng: np.random.Generator) -> FiveAliveState:
+    if isinstance(state, Conditioned):
+        world = _sample_conditioned(state.state, player, rng)
+        if world is None:
+            raise RuntimeError("no deal satisfies the beliefs")  # InformationSet.sample then drops them
+        return world
     return faeng.sample_world(state, player, rng)
+
+
+CONDITIONED_TRIES = 24
+
+
+def _slot_demands(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int, int]]:
+    """Each player's recorded facts (a laminar family: "at least c cards of kinds in A") as disjoint
+    slot demands (popcount of A, player, A, slots), tightest first."""
+    demands = []
+    for q in others:
+        placed: list[tuple[int, int]] = []
+        for a, c in sorted(state.known[q].items(), key=lambda f: bin(f[0]).count("1")):
+            inside = sum(n for b, n in placed if b & a == b)
+            if c > inside:
+                placed.append((a, c - inside))
+                demands.append((bin(a).count("1"), q, a, c - inside))
+    demands.sort()
+    return demands
+
+
+def _sample_conditioned(state: FiveAliveState, player: int, rng: np.random.Generator) -> FiveAliveState | None:
+    """A determinization honouring every fact in ``state.known`` (the engine's and the model's) by
+    construction: hands are dealt first from the shuffled hidden cards, constrained slots tightest first,
+    and the cards left form the draw pile (re-tried while the draw pile breaks ``draw_cap``).
+    None if no try succeeds."""
+    others = [q for q in range(state.num_players) if q != player and state.alive[q]]
+    pool = state.draw_counts()
+    for q in others:
+        for k in range(NUM_KINDS):
+            pool[k] += state.hands[q][k]
+    cards = [k for k in range(NUM_KINDS) for _ in range(pool[k])]
+    demands = _slot_demands(state, others)
+    cap = state.draw_cap[player]
+    for _ in range(CONDITIONED_TRIES):
+        rng.shuffle(cards)
+        hands = {q: [0] * NUM_KINDS for q in others}
+        need = {q: state.hand_size[q] for q in others}
+        left = cards
+        ok = True
+        for _, q, allowed, slots in demands:
+            keep = []
+            for k in left:
+                if slots and (allowed >> k) & 1:
+                    hands[q][k] += 1
+                    slots -= 1
+                    need[q] -= 1
+                else:
+                    keep.append(k)
+            left = keep
+            if slots:
+                ok = False
+                break
+        if not ok:
+            continue
+        pos = 0
+        for q in others:
+            for k in left[pos:pos + need[q]]:
+                hands[q][k] += 1
+            pos += need[q]
+        draw = left[pos:]
+        if cap is not None:
+            counts = [0] * NUM_KINDS
+            for k in draw:
+                counts[k] += 1
+            if any(c > m for c, m in zip(counts, cap)):
+                continue
+        world = state.clone()
+        world.draw = list(draw)
+        for q in others:
+            world.hands[q] = hands[q]
+        faeng.refresh(world)
+        world.seed = int(rng.integers(0, 2**63))
+        return world
+    return None
 
 
 def _results(engine: faeng.FiveAliveEngine, elimination_turn: list[int | None]) -> dict[str, list[float]]:
@@ -55,6 +144,23 @@ def _results(engine: faeng.FiveAliveEngine, elimination_turn: list[int | None]) 
     }
 
 
+def _public_event(state: FiveAliveState) -> dict[str, Any]:
+    event = faeng.last_event(state)
+    event["turns"] = state.turns
+    return event
+
+
+def _condition(config: FiveAliveConfig, canonical: FiveAliveState, facts: dict[int, int]) -> Conditioned:
+    """The canonical state with "player q's whole hand is of kinds in ``facts[q]``" recorded as
+    knowledge (``engine.add_known``, which keeps the facts a laminar family), sampled by
+    ``_sample_conditioned``."""
+    state = canonical.clone()
+    for q, allowed in facts.items():
+        if state.alive[q] and state.hand_size[q] > 0 and allowed != ALL_KINDS:
+            faeng.add_known(state, q, allowed, state.hand_size[q])
+    return Conditioned(state)
+
+
 def make_game(game_cls: type, metric_cls: type, placings: Any) -> Any:
     """The ``agents.games.Game`` of 5 Alive (called by ``agents.games``)."""
     from fiveplay_env import five_alive_v0
@@ -74,6 +180,8 @@ def make_game(game_cls: type, metric_cls: type, placings: Any) -> Any:
             metric_cls("lives", False, "lives left at the end (higher is better)"),
         ),
         alive=lambda state: state.alive,
+        public_event=_public_event,
+        condition=_condition,
     )
 
 
@@ -101,6 +209,74 @@ def rollout_card(hand: list[int], total: int) -> int:
 
 
 SPECIAL_BITS = (1 << BOMB) | (1 << DRAW1) | (1 << DRAW2) | (1 << REDEAL)
+ALL_KINDS = (1 << NUM_KINDS) - 1
+
+
+def attacker_excludes(kind: int, total: int) -> int:
+    """Kinds (bit set) a five-alive-attacker cannot have held when it played ``kind`` at ``total``:
+    a number v means no larger number that fit; a 0, no number 1.. that fit; a wild card other than
+    Bomb, Draw and Re-Deal (which it may play on purpose), no number that fit, no 0, and none of the
+    wild cards it spends before that one (``EMERGENCY_ORDER``)."""
+    fit = min(NUM_NUMBERS - 1, MAX_TOTAL - total)
+    if kind < NUM_NUMBERS:
+        lo = kind + 1 if kind > 0 else 1
+        return sum(1 << v for v in range(lo, fit + 1))
+    if kind in (BOMB, DRAW1, DRAW2, REDEAL):
+        return 0
+    bits = sum(1 << v for v in range(0, fit + 1))
+    for k in EMERGENCY_ORDER:
+        if k == kind:
+            break
+        bits |= 1 << k
+    return bits
+
+
+def five_alive_observe(info: Any, memory: dict[str, Any], params: Any) -> None:
+    """Follow the last public event (``model=heuristic``): read every other player's play as
+    five-alive-attacker's and keep, per player, the kinds its hand may still hold
+    (``memory["facts"]``). A player's beliefs are dropped when its hand gains cards (draws, a
+    Re-Deal, a new round) or when it plays or discards a kind they excluded (it is not playing like
+    the model); all are dropped if a step was missed."""
+    event = info.public_event()
+    turns = event["turns"]
+    last = memory.get("turns")
+    if last is None or turns < last:  # a new game (or the first call)
+        memory.clear()
+        memory.update(turns=turns, total=event["total"] if turns else 0, facts={})
+        return
+    if turns == last:
+        return
+    facts: dict[int, int] = memory["facts"]
+    if turns != last + 1:
+        facts.clear()
+    else:
+        _update_facts(facts, event, memory["total"], info.player)
+    memory["turns"] = turns
+    memory["total"] = event["total"]
+
+
+def _update_facts(facts: dict[int, int], event: dict[str, Any], total_before: int, me: int) -> None:
+    p, a = event["player"], event["action"]
+    if event["dealer"] is not None or (a == REDEAL and not event["bomb_answer"]):
+        facts.clear()  # hands were dealt again
+        return
+    for q in list(event["drawn"]) + list(event["eliminated"]):
+        facts.pop(q, None)
+    for q in event["zeros_discarded"]:
+        if q in facts and not (facts[q] >> N0) & 1:
+            del facts[q]
+    if p < 0 or p == me or event["bomb_answer"] or a == BUST:
+        if event["bomb_answer"] and a == N0 and p in facts and not (facts[p] >> N0) & 1:
+            del facts[p]
+        return
+    allowed = facts.get(p, ALL_KINDS)
+    if not (allowed >> a) & 1:
+        allowed = ALL_KINDS  # it held a kind we had ruled out: the model does not fit this player
+    allowed &= ~attacker_excludes(a, total_before)
+    if allowed == ALL_KINDS:
+        facts.pop(p, None)
+    else:
+        facts[p] = allowed
 
 
 def _attacker(s: FiveAliveState, q: int, teams: bool) -> int:

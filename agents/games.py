@@ -57,6 +57,12 @@ class Game:
         results: ``(engine, elimination_turn) -> {metric: [per player]}`` plus ``"win"``, ``"placing"``.
         metrics: the figures ``results`` reports besides ``win`` and ``placing``.
         alive: ``(state) -> list[bool] | None``: players still in the game (None: nobody is eliminated).
+        public_event: ``(state) -> dict | None``: what the last step did, as every player saw it (5 Alive:
+            the env's ``infos[agent]["event"]`` plus ``turns``, the decisions taken so far); None for a
+            game without such events (Take 5).
+        condition: ``(config, canonical, facts) -> state | None``: the canonical state with extra beliefs
+            about hidden hands (``facts``: {player: kinds that player's hand may hold}) added for
+            ``sample_world`` to honour; None if the beliefs cannot be honoured (then they are ignored).
     """
 
     name: str
@@ -70,6 +76,8 @@ class Game:
     results: Callable[[Any, list[int | None]], dict[str, list[float]]]
     metrics: tuple[Metric, ...]
     alive: Callable[[Any], list[bool] | None] = field(default=lambda state: None)
+    public_event: Callable[[Any], dict[str, Any] | None] = field(default=lambda state: None)
+    condition: Callable[[Any, Any, dict[int, int]], Any] = field(default=lambda config, state, facts: None)
 
     def make_config(self, values: Mapping[str, Any] | None = None) -> Any:
         """A validated config from field values (unknown fields or bad values raise ``ValueError``)."""

@@ -44,8 +44,11 @@ separated by commas (defaults in brackets):
 | eps     | rollout exploration: chance of a uniformly random legal move at each rollout step [0.1] |
 | rollout | ``heuristic`` or ``random`` (= eps 1) [heuristic]                                       |
 | rel     | weight of the other players' mean outcome, subtracted from one's own [1]               |
-| model   | Take 5: ``safest`` predicts the other players' cards of the current trick with         |
-|         | take5-safest from their sampled hands; ``rollout`` uses the rollout policy [safest]    |
+| model   | opponent model [heuristic]: ``heuristic`` assumes the others play like the best       |
+|         | heuristic. Take 5: their cards of the current trick are take5-safest's choice from     |
+|         | their sampled hands. 5 Alive: their public plays are read as five-alive-attacker's    |
+|         | (a 3 played at T = 10 means no 4..7 in that hand), and worlds honour those beliefs     |
+|         | until the hand changes or a play contradicts them. ``none``: no opponent model         |
 | win     | Take 5: bonus (in bull heads) for winning when the game ends with the round [0]        |
 | depth   | rollout length: Take 5 tricks, 5 Alive turns (then the round end is estimated from     |
 |         | the hand sizes); 0 = to the end of the round [0]                                        |
@@ -63,7 +66,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, InformationSet, check_mask
-from agents.five_alive_support import five_alive_prepare, five_alive_simulate
+from agents.five_alive_support import five_alive_observe, five_alive_prepare, five_alive_simulate
 from agents.take5_heuristics import row_bulls, safest_card
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5.state import ACTION_ROW0, BULL, DRAFT, NUM_CARDS, NUM_ROWS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT
@@ -74,9 +77,16 @@ Prepare = Callable[[Any, int, "SearchParams"], Any]
 Simulate = Callable[[Any, int, int, list[float], Any, "SearchParams"], float]
 
 
+Observe = Callable[[InformationSet, dict[str, Any], "SearchParams"], None]
+
+
 @dataclass(frozen=True)
 class Rollout:
     """A game's search hooks.
+
+    ``observe(info, memory, params)`` (optional): follow the public event of the last step and update
+    the agent's per-game ``memory``; ``memory["facts"]``, if present, holds beliefs about hidden hands
+    ({player: kinds the hand may hold}) that worlds are then sampled to honour (``model=heuristic``).
 
     ``prepare(world, player, params) -> plan``: once per world (a determinization), whatever the
     evaluation of every candidate action on it shares (Take 5: the other players' choices for the
@@ -87,6 +97,7 @@ class Rollout:
 
     prepare: Prepare
     simulate: Simulate
+    observe: Observe | None = None
 
 
 class SearchParams:
@@ -96,7 +107,7 @@ class SearchParams:
 
     def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
                  c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
-                 model: str = "safest", win: float = 0.0, depth: int = 0) -> None:
+                 model: str = "heuristic", win: float = 0.0, depth: int = 0) -> None:
         if sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
@@ -109,8 +120,8 @@ class SearchParams:
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {alloc!r}")
         if rollout not in ("heuristic", "random"):
             raise ValueError(f"rollout: expected 'heuristic' or 'random', got {rollout!r}")
-        if model not in ("safest", "rollout"):
-            raise ValueError(f"model: expected 'safest' or 'rollout', got {model!r}")
+        if model not in ("heuristic", "none"):
+            raise ValueError(f"model: expected 'heuristic' or 'none', got {model!r}")
         for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0),
                                ("win", win, 0.0, 1000.0)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
@@ -162,15 +173,21 @@ class SearchAgent(Agent):
         self.params = params or SearchParams()
         self._rollout = ROLLOUTS[game]
         self._info: InformationSet | None = None
+        self._memory: dict[str, Any] = {}
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._info = None
+        self._memory = {}
 
     def observe_engine(self, engine: Any, player: int) -> None:
-        """Take the information set of ``player`` in ``engine`` for the next ``act``."""
-        self._info = InformationSet(engine, player)
+        """Take the information set of ``player`` in ``engine`` for the next ``act``, and follow the
+        public event of the last step (call it after every step to let the opponent model work)."""
+        info = InformationSet(engine, player)
+        if self._rollout.observe is not None:
+            self._rollout.observe(info, self._memory, self.params)
+        self._info = info
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = check_mask(action_mask)
@@ -197,7 +214,8 @@ class SearchAgent(Agent):
 
     # --- worlds ---------------------------------------------------------------------------------
     def _new_world(self, info: InformationSet) -> tuple[Any, list[float], Any]:
-        world = info.sample(self.rng)
+        facts = self._memory.get("facts") if self.params.model == "heuristic" else None
+        world = info.sample(self.rng, facts)
         plan = self._rollout.prepare(world, info.player, self.params)
         return world, self.rng.random(NOISE_LEN).tolist(), plan
 
@@ -331,13 +349,13 @@ def _round_config(config: Any) -> Any:
 
 
 def take5_prepare(world: t5eng.Take5Engine, player: int, params: SearchParams) -> dict[int, int] | None:
-    """Opponent model for the current trick (``model=safest``): in the determinization, every other
+    """Opponent model for the current trick (``model=heuristic``): in the determinization, every other
     player's card for this trick is the one take5-safest would choose from its (sampled) hand, judged
     from that player's own point of view. Players who already chose get that card as their hidden
     choice; the others' choices are returned as the plan, played when their turn comes in the
     rollout's first trick. None when there is nothing to predict."""
     s = world.state
-    if params.model != "safest" or s.phase != PLAY:
+    if params.model != "heuristic" or s.phase != PLAY:
         return None
     n = s.num_players
     deck = world.config.deck_size
@@ -443,4 +461,4 @@ def _game_ends(config: Any, state: Any) -> bool:
 
 ROLLOUTS: dict[str, Rollout] = {"take5": Rollout(take5_prepare, take5_simulate)}
 """Each game's search hooks (see ``Rollout``)."""
-ROLLOUTS["five_alive"] = Rollout(five_alive_prepare, five_alive_simulate)
+ROLLOUTS["five_alive"] = Rollout(five_alive_prepare, five_alive_simulate, five_alive_observe)

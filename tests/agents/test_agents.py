@@ -16,7 +16,7 @@ from fiveplay_env.five_alive.config import PRESETS as FA_PRESETS
 from fiveplay_env.take5.config import PRESETS as T5_PRESETS
 
 T5_AGENTS = ["random", "take5-safest", "take5-closest", "take5-dumphigh", "take5-undercut", "ismcts:sims=6",
-             "ismcts:sims=6,alloc=ucb,depth=2,model=rollout,win=20"]
+             "ismcts:sims=6,alloc=ucb,depth=2,model=none,win=20"]
 FA_AGENTS = ["random", "five-alive-saver", "five-alive-attacker", "five-alive-squeezer", "five-alive-lowball",
              "ismcts:sims=6", "ismcts:sims=6,alloc=ucb,depth=5,eps=0"]
 

@@ -8,6 +8,8 @@ import pytest
 
 from agents import games
 from agents.registry import make_agent
+from agents.arena import play_game
+from agents.five_alive_support import ALL_KINDS, attacker_excludes
 from agents.search import SearchParams
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.take5 import engine as t5eng
@@ -81,6 +83,11 @@ def test_search_never_reads_hidden_state(game_name: str, config: object) -> None
             assert np.array_equal(wa.hands, wb.hands) and wa.set_aside == wb.set_aside and wa.pending == wb.pending
         else:
             assert wa.hands == wb.hands and wa.draw == wb.draw
+            # With beliefs from an opponent model (public plays read as a heuristic's), too.
+            facts = {(player + 1) % config.num_players: ALL_KINDS & ~0b11100000}
+            fa = InformationSet(engine, player).sample(np.random.default_rng(5), facts).state
+            fb = InformationSet(other, player).sample(np.random.default_rng(5), facts).state
+            assert fa.hands == fb.hands and fa.draw == fb.draw
         assert wa.seed == wb.seed
         for name in ("ismcts:sims=40", "ismcts:sims=40,alloc=ucb"):
             assert _decide(name, game_name, engine, player, seed=i) == _decide(name, game_name, other, player, seed=i)
@@ -124,3 +131,36 @@ def test_params_validation() -> None:
         SearchParams(eps=2.0)
     with pytest.raises(ValueError, match="time"):
         SearchParams(time=-1.0)
+
+
+def test_five_alive_opponent_model_beliefs_are_exact_and_honoured() -> None:
+    """Against five-alive-attacker opponents, the beliefs read from their public plays never exclude a
+    card they hold, and sampled worlds honour them; against other opponents nothing breaks."""
+    game = games.get_game("five_alive")
+    config = game.make_config({"num_players": 4})
+    checked = honoured = 0
+    for g in range(8):
+        engine = game.new_engine(config, 50 + g)
+        search = make_agent("ismcts:sims=4", "five_alive", seed=g)
+        bots = [make_agent("five-alive-attacker", "five_alive", seed=s) for s in range(4)]
+        search.observe_engine(engine, 0)
+        while not engine.is_over:
+            p = engine.current_player
+            engine.step(bots[p].act(game.observe(engine, p), engine.legal_mask()))
+            search.observe_engine(engine, 0)
+            facts = search._memory.get("facts", {})
+            for q, allowed in facts.items():
+                checked += 1
+                assert all((allowed >> k) & 1 for k in range(18) if engine.state.hands[q][k]), (q, allowed)
+            if facts and not engine.is_over and len(facts) >= 2:
+                world = search._info.sample(np.random.default_rng(g), facts).state
+                for q, allowed in facts.items():
+                    assert all((allowed >> k) & 1 for k in range(18) if world.hands[q][k])
+                    honoured += 1
+    assert checked > 500 and honoured > 50
+    assert attacker_excludes(3, 10) == 0b11110000  # a 3 at T=10: no 4..7
+    assert attacker_excludes(0, 18) == 0b1110  # a 0 at T=18: no 1..3
+    mixed = ["ismcts:sims=6", "random", "five-alive-lowball", "five-alive-squeezer"]
+    for g in range(4):
+        rec = play_game(game, config, [make_agent(nm, "five_alive", seed=g) for nm in mixed], g)
+        assert sum(rec.results["win"]) == 1

@@ -295,7 +295,8 @@ def five_alive_prepare(world: faeng.FiveAliveEngine, player: int, params: Any) -
 def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list[float],
                         plan: Any, params: Any) -> float:
     """Play ``action`` in ``world``, roll out to the end of the round (or of the game, or ``depth``
-    turns if given, then estimating the round end from the hand sizes) with the rollout
+    turns if given, then estimating the round end from the hand sizes; with ``insure`` the searcher's own
+    later moves keep its last 0 while the Bomb is unplayed) with the rollout
     policy (epsilon-greedy five-alive-attacker, which is five-alive-saver unless it holds a Bomb, Draw or
     Re-Deal card), and return ``own lives change - rel * mean(other players'
     lives change) + 3 * result`` (result: +1 won, -1 lost, 0 undecided; the "lives" are the team's in
@@ -313,6 +314,7 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
     k = 0
     bits_of = faeng.legal_bits
     teams = cfg.variant == "teams"
+    insure = params.insure
     limit = params.depth if params.depth else 400  # 400: a round cannot last forever, but guard anyway
     while s.phase != OVER and s.round == r0 and limit:
         limit -= 1
@@ -331,6 +333,14 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
                     a = _attacker(s, q, teams)
                 else:
                     a = rollout_card(s.hands[q], s.total)
+                if a == N0 and q == player and insure and s.hands[q][N0] == 1 and s.discard[BOMB] == 0:
+                    # The searcher's own later play keeps its last 0 against the Bomb, as its search
+                    # does, spending a wild card instead where it has one.
+                    h = s.hands[q]
+                    for k in EMERGENCY_ORDER:
+                        if h[k]:
+                            a = k
+                            break
         step(cfg, s, a)
     delta = [float(s.lives[q] - lives0[q]) for q in range(n)]
     if s.phase != OVER and s.round == r0:
@@ -344,6 +354,16 @@ def five_alive_simulate(world: faeng.FiveAliveEngine, action: int, player: int, 
     others = [q for q in range(n) if q != player and alive0[q]]
     if cfg.variant == "teams":
         others = [q for q in others if q % 2 != player % 2]
+    if params.alpha:
+        # Contest value: the chance to win estimated from the lives left, l^alpha / sum of l^alpha
+        # over the contenders (teams: the two teams); a decided game counts 1 or 0.
+        if s.result[player]:
+            return 1.0 if s.result[player] > 0 else 0.0
+        left = [max(0.0, lives0[q] + delta[q]) for q in range(n)]
+        rivals = others[:1] if cfg.variant == "teams" else others
+        mine = left[player] ** params.alpha
+        total = mine + sum(left[q] ** params.alpha for q in rivals)
+        return mine / total if total > 0 else 0.0
     value = delta[player]
     if others and params.rel:
         value -= params.rel * sum(delta[q] for q in others) / len(others)

@@ -52,6 +52,12 @@ separated by commas (defaults in brackets):
 | win     | Take 5: bonus (in bull heads) for winning when the game ends with the round [0]        |
 | depth   | rollout length: Take 5 tricks, 5 Alive turns (then the round end is estimated from     |
 |         | the hand sizes); 0 = to the end of the round [0]                                        |
+| alpha   | 5 Alive value: 0 = own lives change minus ``rel`` times the others' mean, plus 3 for a  |
+|         | won game (-3 lost); > 0 = estimated chance to win, l^alpha / sum of l^alpha over the   |
+|         | contenders' lives l, 1 or 0 once decided [0]                                            |
+| insure  | 5 Alive: 1 = in rollouts the searcher's own later moves keep its last 0 against a Bomb   |
+|         | not yet played, spending a wild card instead (as its search tends to); 0 = they follow  |
+|         | the rollout policy like everyone else [1]                                               |
 """
 from __future__ import annotations
 
@@ -103,11 +109,12 @@ class Rollout:
 class SearchParams:
     """The search agent's options (see the module docstring); validated on construction."""
 
-    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth")
+    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth", "alpha", "insure")
 
     def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
                  c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
-                 model: str = "heuristic", win: float = 0.0, depth: int = 0) -> None:
+                 model: str = "heuristic", win: float = 0.0, depth: int = 0, alpha: float = 0.0,
+                 insure: float = 1.0) -> None:
         if sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
@@ -123,7 +130,7 @@ class SearchParams:
         if model not in ("heuristic", "none"):
             raise ValueError(f"model: expected 'heuristic' or 'none', got {model!r}")
         for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0),
-                               ("win", win, 0.0, 1000.0)):
+                               ("win", win, 0.0, 1000.0), ("alpha", alpha, 0.0, 10.0)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
                 raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
         if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
@@ -138,6 +145,10 @@ class SearchParams:
         self.rel = float(rel)
         self.model = model
         self.win = float(win)
+        self.alpha = float(alpha)
+        if insure not in (0, 1):
+            raise ValueError(f"insure: expected 0 or 1, got {insure!r}")
+        self.insure = bool(insure)
 
     @classmethod
     def parse(cls, spec: str) -> "SearchParams":

@@ -18,7 +18,7 @@ from fiveplay_env.take5.config import PRESETS as T5_PRESETS
 T5_AGENTS = ["random", "take5-safest", "take5-closest", "take5-dumphigh", "take5-undercut", "ismcts:sims=6",
              "ismcts:sims=6,alloc=ucb,depth=2,model=none,win=20"]
 FA_AGENTS = ["random", "five-alive-saver", "five-alive-attacker", "five-alive-squeezer", "five-alive-lowball",
-             "ismcts:sims=6", "ismcts:sims=6,alloc=ucb,depth=5,eps=0"]
+             "ismcts:sims=6", "ismcts:sims=6,alloc=ucb,depth=5,eps=0,insure=0,alpha=2"]
 
 
 class Checked(Agent):
@@ -168,6 +168,10 @@ def test_registry_names_errors_and_prefix_hook() -> None:
         make_agent("ismcts:horizon=3", "take5", 0)
     with pytest.raises(ValueError, match="number"):
         make_agent("ismcts:time=fast", "take5", 0)
+    with pytest.raises(ValueError, match="insure"):
+        make_agent("ismcts:insure=0.5", "five_alive", 0)
+    with pytest.raises(ValueError, match="model"):
+        make_agent("ismcts:model=oracle", "five_alive", 0)
 
     made = []
 

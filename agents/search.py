@@ -27,8 +27,14 @@ sequential halving (a fixed-budget best-arm identification method with no explor
 tune) and pairing the candidates on common worlds gets the most out of a small budget; the depth is
 supplied by the rollout policy, a fast heuristic. UCB1 at the root is available too (``alloc=ucb``).
 
+Rollout policies (cheap, epsilon-greedy): Take 5, take5-closest for every seat, except that the other
+players' cards of the current trick are take5-safest's choices (``model``); 5 Alive, five-alive-attacker
+for every seat (``insure`` adjusts the searcher's own later moves). The value is scored at the end of
+the round, when everything but scores or lives is dealt again anyway.
+
 It sees only what P may see: all it receives is the ``InformationSet`` (``observe_engine``); it calls
-nothing on the engine but through it, and worlds are built only by ``InformationSet.sample``. With the
+nothing on the engine but through it (observation, mask, the last public event), and worlds are built
+only by ``InformationSet.sample``. With the
 same seed it makes the same decision in any two engines that differ only in cards P cannot see
 (``sims`` budgets; a ``time`` budget depends on the machine's speed).
 

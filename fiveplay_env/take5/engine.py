@@ -265,7 +265,9 @@ def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.ra
     player keeps their hand size and their chosen-or-not status; everything ``player`` knows (own
     hand, rows, revealed and taken cards, the draft pool, scores) is unchanged. In draft mode every
     pick is public, so the other hands are known and only their unrevealed choices are re-drawn, each
-    from its owner's own cards. Search agents simulate on such copies; the no-leak tests use it too.
+    from its owner's own cards. The copy gets a fresh seed from ``rng`` (the real seed fixes every
+    later deal, which nobody may know), and the hidden cards are sorted before shuffling, so the sample
+    depends only on what ``player`` knows and on ``rng``. Search agents simulate on such copies; the no-leak tests use it too.
     """
     world = state.clone(view=False)
     if state.phase in (DRAFT, OVER):
@@ -286,6 +288,8 @@ def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.ra
         hidden.extend(state.hand(q))
         if state.pending[q] >= 0:
             hidden.append(state.pending[q])
+    hidden.sort()  # canonical: the sample must not depend on who really holds which hidden card
+    world.seed = int(rng.integers(2**63))  # later deals follow from the seed, which nobody knows
     order = rng.permutation(len(hidden))
     shuffled = [hidden[i] for i in order]
     pos = 0

@@ -63,3 +63,16 @@ def test_draft_world_redraws_only_the_unrevealed_choices():
     known = set(s.hand(0)) | {s.pending[0]}
     assert all(set(w.hand(0)) | {w.pending[0]} == known for w in worlds)
     assert len({w.pending[0] for w in worlds}) > 3
+
+
+def test_sample_depends_only_on_what_the_player_knows():
+    """Two states that differ only in hidden cards give the same sample for the same rng, with a
+    seed that is not the real one (the real seed would reveal the next deals)."""
+    cfg = Take5Config(num_players=3)
+    s = eng.new_game(cfg, seed=9)
+    other = eng.sample_world(cfg, s, 0, np.random.default_rng(5))  # same view for player 0
+    other.seed = s.seed
+    a = eng.sample_world(cfg, s, 0, np.random.default_rng(1))
+    b = eng.sample_world(cfg, other, 0, np.random.default_rng(1))
+    assert a.hands.tobytes() == b.hands.tobytes() and a.set_aside == b.set_aside
+    assert a.seed == b.seed != s.seed

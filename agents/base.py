@@ -37,12 +37,14 @@ A tournament (or any env loop) feeds search agents like this::
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from typing import Any
 
 import numpy as np
 
 
-class Agent:
+class Agent(ABC):
     """Base class of every agent: seeded by its own Generator, one decision per ``act`` call.
 
     Subclasses implement ``act``; ``act_batch`` defaults to a loop over ``act``.
@@ -66,9 +68,9 @@ class Agent:
             self.seed = seed
             self.rng = np.random.default_rng(seed)
 
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:  # pragma: no cover - abstract
+    @abstractmethod
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         """One legal action (an int with ``action_mask[a] == 1``) for this observation."""
-        raise NotImplementedError
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """int64 [B]: ``act`` on each row of ``observations`` [B, obs] and ``masks`` [B, A]."""

@@ -28,6 +28,8 @@ hand sizes and lives it watches (the search agent's rollouts, which know the con
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from dataclasses import dataclass
 
 import numpy as np
@@ -195,8 +197,9 @@ class FiveAliveHeuristic(Agent):
             a = int(legal[legal != BUST][0]) if (legal != BUST).any() else BUST
         return int(a)
 
-    def choose(self, view: FiveAliveView) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def choose(self, view: FiveAliveView) -> int:
+        """The action id this strategy picks in ``view``."""
 
 
 class SaverAgent(FiveAliveHeuristic):

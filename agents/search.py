@@ -343,16 +343,6 @@ def take5_rollout_card(hand: list[int], rows: list[list[int]]) -> int:
     return best
 
 
-def _cheapest_row(rows: list[list[int]]) -> int:
-    best, key = 0, 1 << 30
-    for r in range(NUM_ROWS):
-        row = rows[r]
-        k = (row_bulls(row) << 4) + len(row)
-        if k < key:
-            best, key = r, k
-    return best
-
-
 _ROUND_CONFIGS: dict[Any, Any] = {}
 
 
@@ -446,7 +436,7 @@ def take5_simulate(world: t5eng.Take5Engine, action: int, player: int, noise: li
             h.remove(c)
             a = c
         elif phase == ROW_CHOICE:
-            a = ACTION_ROW0 + _cheapest_row(s.rows)
+            a = ACTION_ROW0 + t5eng.cheapest_row(s.rows)
         elif phase == DRAFT:
             pool = np.flatnonzero(s.pool[:NUM_CARDS]).tolist()
             a = min(pool, key=lambda c: (BULL[c], c))

@@ -25,11 +25,14 @@ possibly in play (a small miscalibration of take5-safest's probabilities, nothin
 """
 from __future__ import annotations
 
+from abc import abstractmethod
+
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.base import Agent, check_mask
+from fiveplay_env.take5.engine import cheapest_row, target_row
 from fiveplay_env.take5.observation import HAND, POOL, ROWS, SCORES, SEEN, TRICK
 from fiveplay_env.take5.state import ACTION_ROW0, BULL, NUM_CARDS, NUM_ROWS, ROW_LIMIT
 
@@ -91,26 +94,6 @@ def row_bulls(row: list[int]) -> int:
     for c in row:
         b += BULL[c]
     return b
-
-
-def target_row(rows: list[list[int]], card: int) -> int:
-    """The row ``card`` would go on now (highest end below it); -1 if it is lower than every row end."""
-    best, best_end = -1, -1
-    for r in range(NUM_ROWS):
-        end = rows[r][-1]
-        if best_end < end < card:
-            best, best_end = r, end
-    return best
-
-
-def cheapest_row(rows: list[list[int]]) -> int:
-    """Fewest bull heads, then fewer cards, then the lowest index."""
-    best, key = 0, None
-    for r in range(NUM_ROWS):
-        k = (row_bulls(rows[r]), len(rows[r]))
-        if key is None or k < key:
-            best, key = r, k
-    return best
 
 
 def immediate_cost(rows: list[list[int]], card: int) -> tuple[int, int]:
@@ -237,8 +220,9 @@ class Take5Heuristic(Agent):
             raise ValueError(f"{self.name}: computed action {a} is not legal; legal: {legal.tolist()}")
         return int(a)
 
-    def choose(self, view: Take5View, hand: list[int]) -> int:  # pragma: no cover - abstract
-        raise NotImplementedError
+    @abstractmethod
+    def choose(self, view: Take5View, hand: list[int]) -> int:
+        """The action id this strategy picks in ``view`` with ``hand``."""
 
 
 class SafestAgent(Take5Heuristic):

@@ -174,7 +174,7 @@ def _reveal(state: Take5State) -> None:
     state.pending = [-1] * state.num_players
 
 
-def _target_row(rows: list[list[int]], card: int) -> int:
+def target_row(rows: list[list[int]], card: int) -> int:
     """The row ``card`` goes on: the one whose last card is the highest below it; -1 if too low."""
     best, best_end = -1, -1
     for r in range(NUM_ROWS):
@@ -206,7 +206,7 @@ def _place(config: Take5Config, state: Take5State, rewards: list[int]) -> None:
     queue = state.queue
     while queue:
         card, owner = queue[0]
-        r = _target_row(rows, card)
+        r = target_row(rows, card)
         if r < 0:
             if config.row_pick == "player":
                 state.phase = ROW_CHOICE

@@ -6,10 +6,23 @@
               enumerate(["ismcts:sims=200", "take5-safest", "random", "random"])]
     record = play_game(game, game.make_config({"num_players": 4}), agents, seed=0)
 
-Modules: ``base`` (the ``Agent`` protocol and the ``InformationSet`` search agents see), ``random_agent``,
-``take5_heuristics``, ``five_alive_heuristics``, ``search`` (``SearchAgent``), ``registry``
-(``make_agent``, ``known_agents``, ``register_prefix``), ``games`` (per-game adapters), ``arena``
-(``play_game``), ``five_alive_support`` (5 Alive adapter and rollouts).
+The layout mirrors ``fiveplay_env/``: generic modules at the top, one folder per game with the same
+file names.
+
+| module                 | what                                                                        |
+|------------------------|-----------------------------------------------------------------------------|
+| ``base``               | the ``Agent`` protocol and the ``InformationSet`` search agents see          |
+| ``adapter``            | the ``Game`` adapter contract (config, engine, observation, determinization, results) |
+| ``games``              | ``GAMES``/``get_game``: every game's adapter by name; ``parse_config``        |
+| ``registry``           | agents by name: ``make_agent``, ``known_agents``, ``register_prefix``          |
+| ``arena``              | ``play_game``: one game loop for every agent and game                        |
+| ``search``             | ``SearchAgent``: determinized search, written once over the per-game rollouts |
+| ``random_agent``       | ``RandomAgent``                                                             |
+| ``take5/``, ``five_alive/`` | ``heuristics.py``, ``adapter.py`` (``GAME``), ``rollouts.py`` (search hooks) |
+| ``learned/``           | torch: networks, PPO, checkpoints, the ``ckpt:`` agent                        |
+
+``agents.take5_heuristics``, ``agents.five_alive_heuristics`` and ``agents.five_alive_support`` are
+deprecated aliases of the modules that replaced them (they warn; removed in 0.3).
 """
 from __future__ import annotations
 

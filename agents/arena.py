@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import Agent
-from agents.games import Game
+from agents.adapter import Game
 
 
 @dataclass

@@ -117,7 +117,7 @@ class InformationSet:
     __slots__ = ("_game", "_engine", "player", "_canonical", "_conditioned")
 
     def __init__(self, engine: Any, player: int) -> None:
-        from agents.games import game_of_engine  # agents.games imports this module's users
+        from agents.games import game_of_engine  # imported here: the adapters' heuristics import this module
 
         self._game = game_of_engine(engine)
         n = engine.config.num_players

@@ -5,8 +5,8 @@ Names:
 | name                        | game       | agent                                                   |
 |-----------------------------|------------|---------------------------------------------------------|
 | ``random``                  | both       | ``RandomAgent``: a uniformly random legal action        |
-| ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5_heuristics``)     |
-| ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive_heuristics``) |
+| ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5.heuristics``)     |
+| ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive.heuristics``) |
 | ``ismcts[:k=v,...]``        | both       | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
 |                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
@@ -26,10 +26,11 @@ from collections.abc import Callable
 
 from agents import games
 from agents.base import Agent
-from agents.five_alive_heuristics import FIVE_ALIVE_HEURISTICS
+from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
 from agents.random_agent import RandomAgent
 from agents.search import ROLLOUTS, SearchAgent, SearchParams
-from agents.take5_heuristics import TAKE5_HEURISTICS
+from agents.take5.heuristics import TAKE5_HEURISTICS
+from fiveplay_env.core.single_agent import register_agent_resolver
 
 AgentFactory = Callable[[str, str, "int | None"], Agent]
 
@@ -96,3 +97,6 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
         raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, got {name!r}")
     agent.name = name
     return agent
+
+
+register_agent_resolver(make_agent)  # opponent names in fiveplay_env's SingleAgentEnv resolve through this registry

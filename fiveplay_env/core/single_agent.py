@@ -32,7 +32,8 @@ An illegal action raises ``IllegalActionError`` (nothing changes), as in the gam
 for tools that send unmasked random actions (Gymnasium's ``check_env``). Opponents are agents with
 ``act(observation, action_mask) -> int`` (the ``agents.base.Agent`` protocol; search agents get
 ``observe_engine`` before each move) or registry names (``"random"``, ``"take5-safest"``, ``"ckpt:PATH"``;
-resolved through ``agents.registry``, which must be importable). One opponent (name or agent) fills
+resolved by the resolver the agents package registers: see ``register_agent_resolver``; this package
+imports nothing from ``agents``). One opponent (name or agent) fills
 every other seat; a list gives one per other seat, in seat order skipping the learner's.
 
 If a game ends before the learner's first decision (possible only in exotic 5 Alive configs), ``reset``
@@ -40,7 +41,7 @@ starts another game, so every episode has at least one decision.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -52,15 +53,51 @@ from fiveplay_env.core import seeding
 _MAX_EMPTY_GAMES = 100
 
 
-def _resolve_agent(spec: Any, game: str, seed: int | None) -> Any:
-    if isinstance(spec, str):
+AGENT_RESOLVERS = "fiveplay.agent_resolvers"
+"""Entry-point group of agent-name resolvers: ``(name, game, seed) -> agent`` callables. The ``agents``
+package declares ``agents.registry:make_agent`` there, so names work as soon as it is installed, without
+this package importing it (layers import downwards only: ``docs/architecture.md``)."""
+
+AgentResolver = Callable[[str, str, "int | None"], Any]
+_resolver: AgentResolver | None = None
+
+
+def register_agent_resolver(resolver: AgentResolver | None) -> None:
+    """Resolve opponent names with ``resolver(name, game, seed)`` (``None``: back to the entry points).
+
+    ``agents.registry`` registers its ``make_agent`` when imported; a project with its own agents may
+    register another resolver (or declare one in the ``fiveplay.agent_resolvers`` entry-point group).
+    """
+    global _resolver
+    if resolver is not None and not callable(resolver):
+        raise ValueError(f"resolver: expected a callable (name, game, seed) -> agent, got {resolver!r}")
+    _resolver = resolver
+
+
+def _find_resolver() -> AgentResolver | None:
+    if _resolver is not None:
+        return _resolver
+    from importlib.metadata import entry_points
+
+    for ep in sorted(entry_points(group=AGENT_RESOLVERS), key=lambda e: e.name):
         try:
-            from agents.registry import make_agent
-        except ImportError as exc:  # pragma: no cover - depends on the install
-            raise ValueError(f"opponents: agent names such as {spec!r} need the agents package; pass agent objects") from exc
-        if spec.startswith("ckpt:"):
-            import agents.learned  # noqa: F401 - registers the ckpt: prefix
-        return make_agent(spec, game, seed=seed)
+            return ep.load()
+        except ImportError:  # the distribution that declared it is only partly importable: try the next
+            continue
+    return None
+
+
+def resolve_agent(spec: Any, game: str, seed: int | None) -> Any:
+    """An agent object: ``spec`` itself if it has ``act``, else the name resolved by the registered
+    resolver (``agents.registry.make_agent`` once the agents package is installed)."""
+    if isinstance(spec, str):
+        resolver = _find_resolver()
+        if resolver is None:
+            raise ValueError(
+                f"opponents: agent names such as {spec!r} need a resolver; install the agents package "
+                f"(pip install fiveplay-env), register one with register_agent_resolver, or pass agent objects"
+            )
+        return resolver(spec, game, seed)
     if not callable(getattr(spec, "act", None)):
         raise ValueError(f"opponents: expected agent names or objects with act(observation, action_mask), got {spec!r}")
     return spec
@@ -106,7 +143,7 @@ class SingleAgentEnv(gymnasium.Env):
                 raise ValueError(f"opponents: expected one agent or {n - 1} of them (one per other seat), got {len(specs)}")
         else:
             raise ValueError(f"opponents: expected an agent name, an agent, or a list of {n - 1}, got {opponents!r}")
-        self._opponents = [_resolve_agent(s, game, seed=k) for k, s in enumerate(specs)]
+        self._opponents = [resolve_agent(s, game, seed=k) for k, s in enumerate(specs)]
         space = self._env.observation_space(self.possible_agents[0])
         self.observation_space = space["observation"]
         self.action_space = spaces.Discrete(space["action_mask"].shape[0])

@@ -9,7 +9,8 @@ import pytest
 from agents import games
 from agents.registry import make_agent
 from agents.arena import play_game
-from agents.five_alive_support import ALL_KINDS, attacker_excludes
+from agents.five_alive.adapter import ALL_KINDS
+from agents.five_alive.rollouts import attacker_excludes
 from agents.search import SearchParams
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.take5 import engine as t5eng

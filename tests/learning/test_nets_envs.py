@@ -42,7 +42,7 @@ def test_illegal_actions_get_no_probability(arch):
 
 def test_take5_features_match_the_safest_heuristic():
     from agents.learned.nets import build_model
-    from agents.take5_heuristics import decode, expected_costs
+    from agents.take5.heuristics import decode, expected_costs
 
     obs, mask = _states(num=32, steps=9)
     net = build_model("take5", {"obs_dim": obs.shape[1], "num_actions": mask.shape[1]})

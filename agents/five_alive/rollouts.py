@@ -1,0 +1,200 @@
+"""5 Alive's hooks for the search agent (``agents.search``): rollouts and the opponent model.
+
+``observe`` follows the public events (the others' plays read as five-alive-attacker's, giving beliefs
+about their hands), ``prepare`` is empty (nothing is shared between the candidates of one world), and
+``simulate`` plays a candidate and rolls out with epsilon-greedy five-alive-attacker to the end of the
+round (or ``depth`` turns), scoring lives and the game result.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from agents.five_alive.adapter import ALL_KINDS
+from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card
+from fiveplay_env.five_alive import engine as faeng
+from fiveplay_env.five_alive.state import (
+    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER, REDEAL, FiveAliveState,
+)
+
+WIN_WEIGHT = 3.0  # value of a decided game (+1 win / -1 loss) in lives
+
+
+def rollout_card(hand: list[int], total: int) -> int:
+    """The rollout policy (five-alive-saver, inlined for speed): the largest number that fits, then a 0,
+    then a wild card in ``EMERGENCY_ORDER``; BUST if nothing is playable."""
+    v = MAX_TOTAL - total
+    if v > NUM_NUMBERS - 1:
+        v = NUM_NUMBERS - 1
+    while v > 0:
+        if hand[v]:
+            return v
+        v -= 1
+    if hand[N0]:
+        return N0
+    for k in EMERGENCY_ORDER:
+        if hand[k]:
+            return k
+    return BUST
+
+
+SPECIAL_BITS = (1 << BOMB) | (1 << DRAW1) | (1 << DRAW2) | (1 << REDEAL)
+
+
+def attacker_excludes(kind: int, total: int) -> int:
+    """Kinds (bit set) a five-alive-attacker cannot have held when it played ``kind`` at ``total``:
+    a number v means no larger number that fit; a 0, no number 1.. that fit; a wild card other than
+    Bomb, Draw and Re-Deal (which it may play on purpose), no number that fit, no 0, and none of the
+    wild cards it spends before that one (``EMERGENCY_ORDER``)."""
+    fit = min(NUM_NUMBERS - 1, MAX_TOTAL - total)
+    if kind < NUM_NUMBERS:
+        lo = kind + 1 if kind > 0 else 1
+        return sum(1 << v for v in range(lo, fit + 1))
+    if kind in (BOMB, DRAW1, DRAW2, REDEAL):
+        return 0
+    bits = sum(1 << v for v in range(0, fit + 1))
+    for k in EMERGENCY_ORDER:
+        if k == kind:
+            break
+        bits |= 1 << k
+    return bits
+
+
+def observe(info: Any, memory: dict[str, Any], params: Any) -> None:
+    """Follow the last public event (``model=heuristic``): read every other player's play as
+    five-alive-attacker's and keep, per player, the kinds its hand may still hold
+    (``memory["facts"]``). A player's beliefs are dropped when its hand gains cards (draws, a
+    Re-Deal, a new round) or when it plays or discards a kind they excluded (it is not playing like
+    the model); all are dropped if a step was missed."""
+    event = info.public_event()
+    turns = event["turns"]
+    last = memory.get("turns")
+    if last is None or turns < last:  # a new game (or the first call)
+        memory.clear()
+        memory.update(turns=turns, total=event["total"] if turns else 0, facts={})
+        return
+    if turns == last:
+        return
+    facts: dict[int, int] = memory["facts"]
+    if turns != last + 1:
+        facts.clear()
+    else:
+        _update_facts(facts, event, memory["total"], info.player)
+    memory["turns"] = turns
+    memory["total"] = event["total"]
+
+
+def _update_facts(facts: dict[int, int], event: dict[str, Any], total_before: int, me: int) -> None:
+    p, a = event["player"], event["action"]
+    if event["dealer"] is not None or (a == REDEAL and not event["bomb_answer"]):
+        facts.clear()  # hands were dealt again
+        return
+    for q in list(event["drawn"]) + list(event["eliminated"]):
+        facts.pop(q, None)
+    for q in event["zeros_discarded"]:
+        if q in facts and not (facts[q] >> N0) & 1:
+            del facts[q]
+    if p < 0 or p == me or event["bomb_answer"] or a == BUST:
+        if event["bomb_answer"] and a == N0 and p in facts and not (facts[p] >> N0) & 1:
+            del facts[p]
+        return
+    allowed = facts.get(p, ALL_KINDS)
+    if not (allowed >> a) & 1:
+        allowed = ALL_KINDS  # it held a kind we had ruled out: the model does not fit this player
+    allowed &= ~attacker_excludes(a, total_before)
+    if allowed == ALL_KINDS:
+        facts.pop(p, None)
+    else:
+        facts[p] = allowed
+
+
+def _attacker(s: FiveAliveState, q: int, teams: bool) -> int:
+    """five-alive-attacker's card for player q, from the state (opponents: the other survivors;
+    teams: the other team)."""
+    opp = [r for r in range(s.num_players) if r != q and s.alive[r] and (not teams or r % 2 != q % 2)]
+    return attacker_card(s.hands[q], s.total, s.hand_size[q], [s.hand_size[r] for r in opp],
+                         [s.lives[r] for r in opp])
+
+
+def prepare(world: faeng.FiveAliveEngine, player: int, params: Any) -> None:
+    """Nothing is shared between the candidates of one world beyond the world itself."""
+    return None
+
+
+def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list[float],
+                        plan: Any, params: Any) -> float:
+    """Play ``action`` in ``world``, roll out to the end of the round (or of the game, or ``depth``
+    turns if given, then estimating the round end from the hand sizes; with ``insure`` the searcher's own
+    later moves keep its last 0 while the Bomb is unplayed) with the rollout
+    policy (epsilon-greedy five-alive-attacker, which is five-alive-saver unless it holds a Bomb, Draw or
+    Re-Deal card), and return ``own lives change - rel * mean(other players'
+    lives change) + 3 * result`` (result: +1 won, -1 lost, 0 undecided; the "lives" are the team's in
+    teams)."""
+    cfg = world.config
+    s = world.state
+    n = s.num_players
+    step = faeng.step
+    lives0 = s.lives[:]
+    alive0 = s.alive[:]
+    step(cfg, s, action)
+    r0 = s.round
+    eps = params.eps
+    noise_len = len(noise)
+    k = 0
+    bits_of = faeng.legal_bits
+    teams = cfg.variant == "teams"
+    insure = params.insure
+    limit = params.depth if params.depth else 400  # 400: a round cannot last forever, but guard anyway
+    while s.phase != OVER and s.round == r0 and limit:
+        limit -= 1
+        if s.phase == BOMB_ANSWER:
+            a = N0
+        else:
+            u = noise[k % noise_len]
+            k += 1
+            if u < eps:
+                bits = bits_of(s)
+                legal = [b for b in range(NUM_ACTIONS) if (bits >> b) & 1]
+                a = legal[int(u / eps * len(legal))]
+            else:
+                q = s.current
+                if s.held[q] & SPECIAL_BITS:
+                    a = _attacker(s, q, teams)
+                else:
+                    a = rollout_card(s.hands[q], s.total)
+                if a == N0 and q == player and insure and s.hands[q][N0] == 1 and s.discard[BOMB] == 0:
+                    # The searcher's own later play keeps its last 0 against the Bomb, as its search
+                    # does, spending a wild card instead where it has one.
+                    h = s.hands[q]
+                    for k in EMERGENCY_ORDER:
+                        if h[k]:
+                            a = k
+                            break
+        step(cfg, s, a)
+    delta = [float(s.lives[q] - lives0[q]) for q in range(n)]
+    if s.phase != OVER and s.round == r0:
+        # Stopped at the depth limit: the round end is still to come. Estimate it: everyone but the
+        # player(s) with the fewest cards loses a life (k tied players: each loses with chance (k-1)/k).
+        alive = [q for q in range(n) if s.alive[q]]
+        low = min(s.hand_size[q] for q in alive)
+        tied = sum(1 for q in alive if s.hand_size[q] == low)
+        for q in alive:
+            delta[q] -= (tied - 1) / tied if s.hand_size[q] == low else 1.0
+    others = [q for q in range(n) if q != player and alive0[q]]
+    if cfg.variant == "teams":
+        others = [q for q in others if q % 2 != player % 2]
+    if params.alpha:
+        # Contest value: the chance to win estimated from the lives left, l^alpha / sum of l^alpha
+        # over the contenders (teams: the two teams); a decided game counts 1 or 0.
+        if s.result[player]:
+            return 1.0 if s.result[player] > 0 else 0.0
+        left = [max(0.0, lives0[q] + delta[q]) for q in range(n)]
+        rivals = others[:1] if cfg.variant == "teams" else others
+        mine = left[player] ** params.alpha
+        total = mine + sum(left[q] ** params.alpha for q in rivals)
+        return mine / total if total > 0 else 0.0
+    value = delta[player]
+    if others and params.rel:
+        value -= params.rel * sum(delta[q] for q in others) / len(others)
+    if s.phase == OVER or s.result[player]:
+        value += WIN_WEIGHT * s.result[player]
+    return value

@@ -1,0 +1,161 @@
+"""Take 5's hooks for the search agent (``agents.search``): the opponent model and fast rollouts.
+
+``prepare`` predicts, once per world, the other players' cards of the current trick with the opponent
+model (take5-safest from each one's own point of view); ``simulate`` plays a candidate and rolls out to
+the end of the round with epsilon-greedy take5-closest, and scores the bull heads taken.
+"""
+from __future__ import annotations
+
+import bisect
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from agents.take5.heuristics import row_bulls, safest_card
+from fiveplay_env.take5 import engine as t5eng
+from fiveplay_env.take5.state import ACTION_ROW0, BULL, DRAFT, NUM_CARDS, NUM_ROWS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT
+
+def rollout_card(hand: list[int], rows: list[list[int]]) -> int:
+    """The rollout policy's card: no take if avoidable, then the smallest gap (take5-closest, fast)."""
+    ends = sorted([(rows[r][-1], r) for r in range(NUM_ROWS)])
+    end_vals = [e for e, _ in ends]
+    best, best_key = hand[0], (1 << 30)
+    min_bulls = -1
+    for c in hand:
+        i = bisect.bisect_left(end_vals, c)
+        if i == 0:
+            if min_bulls < 0:
+                min_bulls = min(row_bulls(row) for row in rows)
+            key = (min_bulls << 10) + 200
+        else:
+            e, r = ends[i - 1]
+            row = rows[r]
+            key = ((row_bulls(row) << 10) if len(row) == ROW_LIMIT else 0) + (c - e)
+        if key < best_key:
+            best, best_key = c, key
+    return best
+
+
+_ROUND_CONFIGS: dict[Any, Any] = {}
+
+
+def _round_config(config: Any) -> Any:
+    """The same rules with ``mode="round"``: the rollout stops at the round's end, and the engine then
+    ends the game instead of dealing a next round nobody will play (a measurable saving)."""
+    cfg = _ROUND_CONFIGS.get(config)
+    if cfg is None:
+        cfg = _ROUND_CONFIGS[config] = dataclasses.replace(config, mode="round")
+    return cfg
+
+
+def prepare(world: t5eng.Take5Engine, player: int, params: Any) -> dict[int, int] | None:
+    """Opponent model for the current trick (``model=heuristic``): in the determinization, every other
+    player's card for this trick is the one take5-safest would choose from its (sampled) hand, judged
+    from that player's own point of view. Players who already chose get that card as their hidden
+    choice; the others' choices are returned as the plan, played when their turn comes in the
+    rollout's first trick. None when there is nothing to predict."""
+    s = world.state
+    if params.model != "heuristic" or s.phase != PLAY:
+        return None
+    n = s.num_players
+    deck = world.config.deck_size
+    base_unseen = np.flatnonzero(s.seen[:deck] == 0).tolist()
+    rows = s.rows
+    plan: dict[int, int] = {}
+    for q in range(n):
+        if q == player:
+            continue
+        hand = np.flatnonzero(s.hands[q, :NUM_CARDS]).tolist()
+        chosen = s.pending[q]
+        if chosen >= 0:
+            hand = sorted(hand + [chosen])
+        if not hand:
+            continue
+        mine = set(hand)
+        unseen = [c for c in base_unseen if c not in mine]
+        c = safest_card(hand, rows, unseen, n - 1)
+        if chosen >= 0:
+            if c != chosen:
+                s.hands[q, chosen] = 1
+                s.hands[q, c] = 0
+                s.pending[q] = c
+        else:
+            plan[q] = c
+    return plan
+
+
+def simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[float],
+                   plan: dict[int, int] | None, params: Any) -> float:
+    """Play ``action`` in ``world`` (a determinization), roll out to the end of the round and score it.
+
+    Rollout policy: the other players' cards of the current trick come from the plan (the opponent
+    model); every other card is epsilon-greedy take5-closest (with probability ``eps`` a random card
+    of the hand); a row choice takes the cheapest row. Value: ``own gain - rel * mean(other players'
+    gains)`` (gains are minus the bull heads taken), plus ``win`` times the searcher's win share if
+    the game ends with this round.
+    """
+    config = world.config
+    cfg = _round_config(config)
+    s = world.state
+    n = s.num_players
+    step = t5eng.step
+    gains = [0] * n
+    rw = step(cfg, s, action)
+    if any(rw):
+        for q in range(n):
+            gains[q] += rw[q]
+    r0 = s.round
+    trick0 = s.trick
+    hands: list[list[int]] | None = None
+    eps = params.eps
+    noise_len = len(noise)
+    k = 0
+    stop = trick0 + params.depth if params.depth else 1 << 30
+    while s.phase != OVER and s.round == r0 and s.trick < stop:
+        phase = s.phase
+        if phase == PLAY:
+            if hands is None:
+                hands = [np.flatnonzero(s.hands[q, :NUM_CARDS]).tolist() for q in range(n)]
+            q = s.current
+            h = hands[q]
+            if plan and s.trick == trick0 and q in plan:
+                c = plan[q]
+            else:
+                u = noise[k % noise_len]
+                k += 1
+                if u < eps:
+                    c = h[int(u / eps * len(h))]
+                else:
+                    c = rollout_card(h, s.rows)
+            h.remove(c)
+            a = c
+        elif phase == ROW_CHOICE:
+            a = ACTION_ROW0 + t5eng.cheapest_row(s.rows)
+        elif phase == DRAFT:
+            pool = np.flatnonzero(s.pool[:NUM_CARDS]).tolist()
+            a = min(pool, key=lambda c: (BULL[c], c))
+        else:  # pragma: no cover
+            break
+        rw = step(cfg, s, a)
+        if any(rw):
+            for q in range(n):
+                gains[q] += rw[q]
+    own = gains[player]
+    value = float(own)
+    if n > 1 and params.rel:
+        value -= params.rel * (sum(gains) - own) / (n - 1)
+    if params.win and s.phase == OVER and _game_ends(config, s):
+        low = min(s.scores)
+        if s.scores[player] == low:
+            value += params.win / s.scores.count(low)
+    return value
+
+
+def _game_ends(config: Any, state: Any) -> bool:
+    """Whether the game (under its real config) ends with the round just finished."""
+    k = config.num_rounds
+    if k is not None:
+        return state.round >= k
+    top = max(state.scores)
+    return top >= config.end_score if config.end_inclusive else top > config.end_score

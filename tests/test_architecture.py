@@ -1,0 +1,197 @@
+"""The layers of docs/architecture.md, enforced: imports go downwards only, no import cycles, every module
+imports on its own in a fresh interpreter, and ``fiveplay_env`` stands alone (numpy, gymnasium and
+pettingzoo only)."""
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = ("fiveplay_env", "agents", "experiments")
+LAYER = {"fiveplay_env": 0, "agents": 1, "experiments": 2}
+"""A package may import only packages of a lower or equal layer."""
+CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
+
+
+def _modules() -> dict[str, Path]:
+    out = {}
+    for pkg in PACKAGES:
+        for path in sorted((ROOT / pkg).rglob("*.py")):
+            rel = path.relative_to(ROOT).with_suffix("")
+            parts = list(rel.parts)
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _imports(path: Path, module: str, top_level_only: bool) -> set[str]:
+    """Names of the modules ``path`` imports (absolute; relative imports resolved); with
+    ``top_level_only``, only the imports executed when the module is imported (not inside functions,
+    not under ``if TYPE_CHECKING``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    pkg = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner = nested or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                inner = True
+            if isinstance(child, ast.Import) and not (top_level_only and nested):
+                found.update(a.name for a in child.names)
+            elif isinstance(child, ast.ImportFrom) and not (top_level_only and nested):
+                base = child.module or ""
+                if child.level:
+                    anchor = pkg.split(".")[: len(pkg.split(".")) - child.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                subs = {f"{base}.{a.name}" for a in child.names} & MODULES.keys()
+                found.update(subs or {base})  # "from agents import games" imports agents.games
+            visit(child, inner)
+
+    visit(tree, False)
+    return found
+
+
+def test_layers_import_downwards_only() -> None:
+    bad = []
+    for module, path in MODULES.items():
+        mine = LAYER[module.split(".")[0]]
+        for imported in _imports(path, module, top_level_only=False):
+            top = imported.split(".")[0]
+            if top in LAYER and LAYER[top] > mine:
+                bad.append(f"{module} imports {imported}")
+    assert not bad, "imports against the layer order (engine -> env -> agents -> experiments):\n" + "\n".join(bad)
+
+
+def test_no_import_cycles() -> None:
+    # An import of one's own ancestor package is no cycle: the package is already being initialised.
+    graph = {m: {i for i in _imports(p, m, top_level_only=True) if i in MODULES and not (m + ".").startswith(i + ".")}
+             for m, p in MODULES.items()}
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def dfs(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                return stack[stack.index(n):] + [n]
+            elif n not in state:
+                found = dfs(n)
+                if found:
+                    return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(graph):
+        if m not in state:
+            cycle = dfs(m)
+            assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
+    """The checker above is real: a planted two-module cycle is reported."""
+    a = tmp_path / "a.py"
+    a.write_text("from agents import registry\n")
+    assert "agents.registry" in _imports(a, "agents.planted", top_level_only=True)
+    b = tmp_path / "b.py"
+    b.write_text("def f():\n    import experiments.tournament\n")
+    assert _imports(b, "agents.planted", top_level_only=True) == set()
+    assert "experiments.tournament" in _imports(b, "agents.planted", top_level_only=False)
+
+
+def _import_alone(module: str) -> tuple[str, int, str]:
+    proc = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", f"import {module}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return module, proc.returncode, proc.stderr[-2000:]
+
+
+@pytest.mark.slow
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    mods = [m for m in MODULES if not m.endswith("__main__")]
+    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
+        results = list(pool.map(_import_alone, mods))
+    failed = [f"{m}: {err}" for m, rc, err in results if rc != 0]
+    assert not failed, "\n\n".join(failed)
+
+
+BLOCKER = """
+import importlib.abc, sys
+ALLOWED = {allowed!r}
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        top = name.split(".")[0]
+        if top in {blocked!r}:
+            raise ImportError(f"blocked for this test: {{name}}")
+        return None
+sys.meta_path.insert(0, Block())
+import pkgutil, importlib
+import fiveplay_env
+for info in pkgutil.walk_packages(fiveplay_env.__path__, "fiveplay_env."):
+    importlib.import_module(info.name)
+from fiveplay_env import take5_v0, five_alive_v0
+env = take5_v0.env(num_players=3)
+env.reset(seed=0)
+print("ok", len(sys.modules))
+"""
+
+
+def test_fiveplay_env_stands_alone() -> None:
+    """``import fiveplay_env`` (every submodule) works with agents, experiments and the optional
+    dependencies made unimportable."""
+    blocked = {"agents", "experiments", "torch", "ray", "matplotlib", "openskill", "tqdm", "sb3_contrib",
+               "stable_baselines3", "tianshou", "supersuit", "fastapi", "starlette", "uvicorn"}
+    code = BLOCKER.format(allowed=sorted(CORE_DEPENDENCIES), blocked=blocked)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.startswith("ok")
+
+
+def test_opponent_names_resolve_through_the_registered_hook() -> None:
+    """SingleAgentEnv resolves names through the resolver the agents package registers (entry point or
+    ``register_agent_resolver``), and says what to do when there is none."""
+    from agents.random_agent import RandomAgent  # imports agents.registry, which registers itself
+    from fiveplay_env.core import single_agent as sa
+
+    calls = []
+
+    def resolver(name, game, seed):
+        calls.append((name, game, seed))
+        return RandomAgent(seed)
+
+    previous = sa._resolver
+    sa.register_agent_resolver(resolver)
+    try:
+        env = sa.SingleAgentEnv("take5", opponents="anything", num_players=3)
+        assert calls == [("anything", "take5", 0), ("anything", "take5", 1)]
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="callable"):
+            sa.register_agent_resolver("not callable")  # type: ignore[arg-type]
+        # Without a registered one, the installed entry point (pyproject: fiveplay.agent_resolvers) is used.
+        sa.register_agent_resolver(None)
+        from agents.registry import make_agent
+        assert sa._find_resolver() is make_agent
+        env = sa.SingleAgentEnv("take5", opponents="take5-safest", num_players=3)
+        assert [o.name for o in env._opponents] == ["take5-safest", "take5-safest"]
+    finally:
+        sa.register_agent_resolver(previous)
+
+
+def test_without_any_resolver_a_name_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fiveplay_env.core import single_agent as sa
+
+    monkeypatch.setattr(sa, "_resolver", None)
+    monkeypatch.setattr(sa, "_find_resolver", lambda: None)
+    with pytest.raises(ValueError, match="need a resolver"):
+        sa.SingleAgentEnv("take5", opponents="take5-safest", num_players=3)

@@ -12,9 +12,11 @@ Names:
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
 
-Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
-``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module
-knowing about them. A factory raises ``ValueError`` for a bad ``rest``.
+Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
+resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
+module knowing about them. A factory raises ``ValueError`` for a bad ``rest``. The optional
+``fingerprint(rest) -> str | None`` says which exact state such an agent loads (a checkpoint's hash):
+``agent_fingerprint`` returns it, so that a resumed tournament can refuse a checkpoint that changed.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """
@@ -35,6 +37,7 @@ from fiveplay_env.core.single_agent import register_agent_resolver
 AgentFactory = Callable[[str, str, "int | None"], Agent]
 
 _PREFIXES: dict[str, AgentFactory] = {}
+_FINGERPRINTS: dict[str, Callable[[str], "str | None"]] = {}
 
 
 def _heuristics(game: str) -> dict[str, type[Agent]]:
@@ -50,14 +53,31 @@ _LAZY_PREFIXES = {"ckpt": "agents.learned"}
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 
 
-def register_prefix(prefix: str, factory: AgentFactory) -> None:
-    """Make names ``"<prefix>:<rest>"`` resolve to ``factory(rest, game, seed)`` (e.g. ``ckpt``).
+def register_prefix(prefix: str, factory: AgentFactory,
+                    fingerprint: Callable[[str], "str | None"] | None = None) -> None:
+    """Make names ``"<prefix>:<rest>"`` resolve to ``factory(rest, game, seed)`` (e.g. ``ckpt``);
+    ``fingerprint(rest)``, if given, identifies the exact state the agent loads (see ``agent_fingerprint``).
 
     Raises ``ValueError`` if the prefix is empty, contains ``:``, or is a built-in name.
     """
     if not prefix or ":" in prefix or prefix in ("random", "ismcts"):
         raise ValueError(f"prefix: expected a new non-empty name without ':', got {prefix!r}")
     _PREFIXES[prefix] = factory
+    if fingerprint is not None:
+        _FINGERPRINTS[prefix] = fingerprint
+    else:
+        _FINGERPRINTS.pop(prefix, None)
+
+
+def agent_fingerprint(name: str) -> str | None:
+    """What exactly the agent ``name`` loads, e.g. ``"sha256:<hex>"`` of a ``ckpt:`` checkpoint file; None
+    for agents defined by their name alone (heuristics, search, random). Two runs that give the same
+    name and the same fingerprint play the same agent."""
+    base, _, rest = name.strip().partition(":")
+    if base in _LAZY_PREFIXES and base not in _PREFIXES:
+        importlib.import_module(_LAZY_PREFIXES[base])
+    fn = _FINGERPRINTS.get(base)
+    return fn(rest) if fn is not None and rest else None
 
 
 def known_agents(game: str) -> list[str]:

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime as _dt
 import io
 import itertools
 import json
@@ -51,7 +50,8 @@ from typing import Any
 from agents import games as games_mod
 from agents.arena import play_game
 from agents.base import Agent
-from agents.registry import make_agent
+from agents.registry import agent_fingerprint, make_agent
+from experiments import runs
 from fiveplay_env.core import seeding
 
 FORMAT_VERSION = 1
@@ -114,6 +114,7 @@ def _init_worker(spec: dict[str, Any]) -> None:
     A failure is kept and raised by ``_play`` instead: an exception in a pool initializer would make
     ``multiprocessing`` respawn the worker forever.
     """
+    _W.clear()  # nothing of an earlier tournament in this process (its agents, or its set-up error)
     try:
         _setup_worker(spec)
     except Exception as e:  # re-raised in _play, in the parent, with its message
@@ -169,32 +170,98 @@ def csv_columns(game: games_mod.Game) -> list[str]:
 # --- files ---------------------------------------------------------------------------------------------
 
 
-def _atomic_write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+RESUME_KEYS = ("version", "game", "config", "players", "agents", "labels", "games", "seed")
+"""The keys of ``config.json`` a resume needs."""
 
 
-def read_games(path: str, num_players: int, columns: list[str]) -> dict[int, list[dict[str, str]]]:
-    """The complete games of a ``games.csv``: {game: rows by seat}. Rows of a game cut short by an
-    interruption (fewer than ``num_players`` rows, or a last line without its newline) are left out."""
+class GamesFileError(ValueError):
+    """A row of ``games.csv`` that this tournament cannot have written (the message names the line)."""
+
+
+def _check_row(row: dict[str, str], line: int, spec: dict[str, Any], sched: Schedule, path: str) -> tuple[int, int]:
+    """(game, seat) of a ``games.csv`` row, after checking every field against the tournament's spec
+    and schedule; ``GamesFileError`` naming the line and the field otherwise."""
+    n = spec["players"]
+    labels = spec.get("labels") or entrant_labels(spec["agents"])
+
+    def bad(field: str, expected: str) -> GamesFileError:
+        return GamesFileError(
+            f"{path} line {line}: {field}: expected {expected}, got {row.get(field)!r}; the file was edited or "
+            f"damaged: repair or delete that game's lines (deleted games are played again on --resume)")
+
+    def as_int(field: str, lo: int, hi: int) -> int:
+        try:
+            v = int(row[field])
+        except (TypeError, ValueError):
+            raise bad(field, f"an integer in {lo}..{hi}") from None
+        if not lo <= v <= hi:
+            raise bad(field, f"an integer in {lo}..{hi}")
+        return v
+
+    def as_float(field: str, lo: float = -math.inf, hi: float = math.inf) -> float:
+        try:
+            v = float(row[field])
+        except (TypeError, ValueError):
+            raise bad(field, f"a number in {lo}..{hi}") from None
+        if not (lo <= v <= hi) or math.isnan(v):
+            raise bad(field, f"a number in {lo}..{hi}")
+        return v
+
+    g = as_int("game", 0, spec["games"] - 1)
+    seat = as_int("seat", 0, n - 1)
+    if as_int("deal", 0, spec["games"]) != g // n:
+        raise bad("deal", f"{g // n} (game {g} // {n} players)")
+    if as_int("rotation", 0, n - 1) != g % n:
+        raise bad("rotation", f"{g % n} (game {g} % {n} players)")
+    if row["game_seed"] != str(sched.game_seed(g)):
+        raise bad("game_seed", f"{sched.game_seed(g)} (the tournament seed's seed of game {g})")
+    e = sched.seating(g)[seat]
+    if row["entrant"] != labels[e]:
+        raise bad("entrant", f"{labels[e]!r} (the entrant the schedule seats there)")
+    if row["agent"] != spec["agents"][e]:
+        raise bad("agent", f"{spec['agents'][e]!r}")
+    as_float("win", 0.0, 1.0)
+    as_float("placing", 1.0, float(n))
+    for field in ("think_s", "think_max_s"):
+        as_float(field, 0.0)
+    for field in ("decisions", "steps", "rounds"):
+        as_int(field, 0, 1 << 62)
+    as_int("truncated", 0, 1)
+    for field in row:
+        if field not in ("game", "deal", "rotation", "game_seed", "seat", "entrant", "agent", "win", "placing",
+                         "think_s", "think_max_s", "decisions", "steps", "rounds", "truncated"):
+            as_float(field)  # the game's metrics
+    return g, seat
+
+
+def read_games(path: str, spec: dict[str, Any], columns: list[str]) -> dict[int, list[dict[str, str]]]:
+    """The complete games of a ``games.csv``: {game: rows by seat}, each row checked against the
+    tournament (``GamesFileError`` naming the first bad line). Rows of a game cut short by an
+    interruption (fewer than ``players`` rows, or a last line without its newline) are left out."""
     if not os.path.exists(path):
         return {}
+    num_players = spec["players"]
+    sched = Schedule(len(spec["agents"]), num_players, spec["seed"])
     with open(path, encoding="utf-8", newline="") as f:
-        text = f.read()
+        try:
+            text = f.read()
+        except UnicodeDecodeError as exc:
+            raise GamesFileError(f"{path}: not UTF-8 text ({exc}); the file was damaged") from None
     if text and not text.endswith("\n"):
         text = text[:text.rfind("\n") + 1]  # a half-written last line
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is not None and list(reader.fieldnames) != columns:
-        raise ValueError(f"{path}: expected the columns {columns}, got {reader.fieldnames}")
+        raise GamesFileError(f"{path} line 1: expected the columns {columns}, got {reader.fieldnames}")
     by_game: dict[int, dict[int, dict[str, str]]] = {}
     for row in reader:
-        if None in row or any(row.get(c) in (None, "") for c in columns):
-            continue
-        by_game.setdefault(int(row["game"]), {})[int(row["seat"])] = row
+        line = reader.line_num
+        if None in row or any(row.get(c) is None for c in columns):
+            raise GamesFileError(f"{path} line {line}: expected {len(columns)} fields, got a different number; "
+                                 f"the file was edited or damaged: repair or delete that line")
+        g, seat = _check_row(row, line, spec, sched, path)
+        if seat in by_game.get(g, {}):
+            raise GamesFileError(f"{path} line {line}: game {g} seat {seat} appears twice; delete one of them")
+        by_game.setdefault(g, {})[seat] = row
     return {g: [seats[s] for s in range(num_players)] for g, seats in sorted(by_game.items())
             if sorted(seats) == list(range(num_players))}
 
@@ -205,7 +272,7 @@ def _write_games_file(path: str, columns: list[str], done: dict[int, list[dict[s
     w.writeheader()
     for g in sorted(done):
         w.writerows(done[g])
-    _atomic_write(path, buf.getvalue())
+    runs.atomic_write(path, buf.getvalue())
 
 
 # --- statistics ------------------------------------------------------------------------------------------
@@ -455,24 +522,19 @@ def _spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
             "agents": list(args.agents), "labels": entrant_labels(args.agents), "games": games, "seed": seed}
 
 
-def _new_run_dir(out: str, spec: dict[str, Any]) -> str:
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = os.path.join(out, f"tournament__{spec['game']}__{spec['seed']}__{stamp}")
-    path, k = base, 1
-    while os.path.exists(path):
-        k += 1
-        path = f"{base}-{k}"
-    os.makedirs(path)
-    return path
+def fingerprints(names: Sequence[str]) -> dict[str, str]:
+    """{name: fingerprint} of the entrants that load saved state (``ckpt:`` checkpoints ...)."""
+    out = {}
+    for name in dict.fromkeys(names):
+        fp = agent_fingerprint(name)
+        if fp is not None:
+            out[name] = fp
+    return out
 
 
 def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
     run_dir = args.resume
-    path = os.path.join(run_dir, "config.json")
-    if not os.path.isfile(path):
-        raise ValueError(f"resume: expected a run folder holding config.json, got {run_dir!r}")
-    with open(path, encoding="utf-8") as f:
-        spec = json.load(f)
+    spec = runs.read_config(run_dir, RESUME_KEYS, what="tournament run")
     given = {"game": args.game, "agents": args.agents, "players": args.players, "games": args.games, "seed": args.seed}
     for key, value in given.items():
         if value is not None and value != spec[key]:
@@ -480,6 +542,13 @@ def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
                              f"leave it out to continue the run as configured")
     if args.config:
         raise ValueError("resume: --config cannot change a run's rules; leave it out")
+    now = fingerprints(spec["agents"])
+    for name, fp in (spec.get("fingerprints") or {}).items():
+        if now.get(name) != fp:
+            raise ValueError(
+                f"resume: {name} changed since the tournament started (it was {fp}, it is now "
+                f"{now.get(name, 'missing')}): its games so far were played by another policy. Restore that "
+                f"file, or start a new tournament")
     return run_dir, spec
 
 
@@ -488,6 +557,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.workers < 1:
         raise ValueError(f"workers: expected an integer >= 1, got {args.workers}")
+    if args.workers > 4 * (os.cpu_count() or 1):
+        raise ValueError(f"workers: expected at most {4 * (os.cpu_count() or 1)} processes on this machine "
+                         f"({os.cpu_count()} cores), got {args.workers}")
     if args.max_games is not None and args.max_games < 0:
         raise ValueError(f"max-games: expected an integer >= 0, got {args.max_games}")
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
@@ -495,14 +567,22 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         run_dir, spec = _load_resume(args)
     else:
         spec = _spec_from_args(args)
-        run_dir = _new_run_dir(args.out, spec)
-        spec["created"] = _dt.datetime.now().isoformat(timespec="seconds")
+        spec["fingerprints"] = fingerprints(spec["agents"])
+        run_dir = runs.new_run_dir(args.out, "tournament", spec["game"], spec["seed"])
         spec["argv"] = list(argv) if argv is not None else sys.argv[1:]
-        _atomic_write(os.path.join(run_dir, "config.json"), json.dumps(spec, indent=2) + "\n")
+        spec["provenance"] = runs.provenance("experiments.tournament", argv)
+    with runs.RunLock(run_dir):  # one writer per run folder: a second --resume is refused, naming this one
+        if not args.resume:
+            runs.write_config(run_dir, spec)
+        return _run(args, run_dir, spec, say)
+
+
+def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any) -> dict[str, Any]:
+    """Play the missing games of the tournament in ``run_dir`` (locked by the caller) and summarise."""
     game = games_mod.get_game(spec["game"])
     columns = csv_columns(game)
     csv_path = os.path.join(run_dir, "games.csv")
-    done = read_games(csv_path, spec["players"], columns)
+    done = read_games(csv_path, spec, columns)
     done = {g: rows for g, rows in done.items() if g < spec["games"]}
     _write_games_file(csv_path, columns, done)  # drops half-written games, keeps the header
     pending = [g for g in range(spec["games"]) if g not in done]
@@ -548,7 +628,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     summary["seconds_this_session"] = round(elapsed, 3)
     summary["interrupted"] = interrupted
     summary["plots"] = make_plots(summary, run_dir) if not args.no_plots and done else []
-    _atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2) + "\n")
+    runs.atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(summary, indent=2) + "\n")
     say(leaderboard(summary))
     if summary["plots"]:
         say(f"plots: {', '.join(summary['plots'])}")
@@ -563,9 +643,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 def _cli() -> int:
     try:
         main()
-    except ValueError as exc:
+    except ValueError as exc:  # bad arguments, a locked or damaged run folder
         print(f"tournament: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a disk that filled up or went read-only while playing
+        print(f"tournament: error: {exc}; every finished game is kept (see --resume)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("tournament: interrupted; every finished game is kept (see --resume)", file=sys.stderr)
         return 130

@@ -40,8 +40,8 @@ the output flags can. A missing, truncated, corrupt or mismatched checkpoint rai
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
-import datetime as _dt
 import json
 import math
 import os
@@ -50,6 +50,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from experiments import runs
 from fiveplay_env.core.errors import CheckpointError
 
 RESUME_OVERRIDABLE = ("total_decisions", "max_minutes", "eval_interval", "eval_games", "checkpoint_interval",
@@ -141,15 +142,6 @@ def best_heuristic(game: str) -> str:
 
 # --- files ------------------------------------------------------------------------------------------------
 
-def _atomic_write(path: str, text: str) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-
-
 def _read_csv(path: str) -> list[dict[str, str]]:
     if not os.path.exists(path):
         return []
@@ -164,7 +156,7 @@ def _rewrite_csv(path: str, columns: list[str], rows: list[dict[str, Any]]) -> N
     w = csv.DictWriter(buf, fieldnames=columns, lineterminator="\n", extrasaction="ignore")
     w.writeheader()
     w.writerows(rows)
-    _atomic_write(path, buf.getvalue())
+    runs.atomic_write(path, buf.getvalue())
 
 
 def _append_csv(path: str, columns: list[str], rows: list[dict[str, Any]]) -> None:
@@ -251,10 +243,11 @@ def _train_config(a: dict[str, Any]) -> Any:
 
 
 def _check_run_args(a: dict[str, Any]) -> None:
-    for name in ("eval_games", "checkpoint_interval", "threads"):
+    for name in ("eval_games", "checkpoint_interval"):
         v = a[name]
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name.replace('_', '-')}: expected an integer >= 1, got {v!r}")
+    runs.check_threads(a["threads"])
     if a["eval_interval"] < 0:
         raise ValueError(f"eval-interval: expected an integer >= 0 (0: only at the end), got {a['eval_interval']}")
     if a["max_minutes"] is not None and not a["max_minutes"] > 0:
@@ -298,17 +291,6 @@ def _same_config(a: Any, b: Any) -> bool:
         return False
 
 
-def _new_run_dir(out: str, game: str, seed: int) -> str:
-    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
-    base = os.path.join(out, f"train__{game}__{seed}__{stamp}")
-    path, k = base, 1
-    while os.path.exists(path):
-        k += 1
-        path = f"{base}-{k}"
-    os.makedirs(path)
-    return path
-
-
 def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[str, Any]:
     return {"update": trainer.update_idx, "decisions": trainer.decisions, "env_steps": trainer.env_steps,
             "train_seconds": round(train_seconds, 3), "baseline": res["baseline"], "games": res["games"],
@@ -348,7 +330,7 @@ def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games
             f"theirs {res['opp_score'][0]:.3f} +- {res['opp_score'][1]:.3f}, difference {res['diff'][0]:+.3f} +- "
             f"{res['diff'][1]:.3f}; win rate {res['win'][0]:.3f} +- {res['win'][1]:.3f}")
     dest = os.path.join(os.path.dirname(os.path.abspath(meta["path"])), f"evaluation__{games}__{seed}.json")
-    _atomic_write(dest, json.dumps(out, indent=2, default=float) + "\n")
+    runs.atomic_write(dest, json.dumps(out, indent=2, default=float) + "\n")
     out["file"] = dest
     return out
 
@@ -374,6 +356,16 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         finally:
             torch.set_num_threads(prev)
 
+    with contextlib.ExitStack() as stack:
+        if args.resume and os.path.isdir(args.resume):
+            stack.enter_context(runs.RunLock(args.resume))  # one trainer per run folder
+        return _train(args, argv, stack)
+
+
+def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextlib.ExitStack) -> dict[str, Any]:
+    """``main`` without ``--evaluate``; a resumed run folder is locked by the caller, a new one here."""
+    import torch
+
     import agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
     from agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
     from agents.learned.ppo import Trainer, evaluate, game_defaults
@@ -398,13 +390,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if ckpt is not None:
             trainer.load_state(ckpt)
         else:
-            run_dir = _new_run_dir(a["out"], cfg.game, cfg.seed)
+            run_dir = runs.new_run_dir(a["out"], "train", cfg.game, cfg.seed)
+            stack.enter_context(runs.RunLock(run_dir))
         saved_args = {k: v for k, v in a.items()}
         meta = {"args": saved_args, "train_config": cfg.to_dict(), "backend": trainer.backend,
-                "created": _dt.datetime.now().isoformat(timespec="seconds"),
-                "argv": list(argv) if argv is not None else sys.argv[1:]}
+                "argv": list(argv) if argv is not None else sys.argv[1:],
+                "provenance": runs.provenance("experiments.train", argv)}
         if ckpt is None:
-            _atomic_write(os.path.join(run_dir, "config.json"), json.dumps(meta, indent=2) + "\n")
+            runs.write_config(run_dir, meta)
         ckpt_path = os.path.join(run_dir, CHECKPOINT_NAME)
         curves_csv = os.path.join(run_dir, "curves.csv")
         updates_csv = os.path.join(run_dir, "updates.csv")
@@ -484,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             "throughput": thr, "evaluations": last_eval, "curves_csv": curves_csv,
             "curves_png": os.path.join(run_dir, "curves.png") if not a["no_plots"] else None,
         }
-        _atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(results, indent=2, default=float) + "\n")
+        runs.atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(results, indent=2, default=float) + "\n")
         sh = thr["share"]
         say(f"train: {trainer.decisions} decisions in {trainer.update_idx} updates; "
             f"{thr['decisions_per_s']:.0f} decisions/s (engine {sh['engine']:.0%}, network {sh['network']:.0%}, "
@@ -502,9 +495,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 def _cli() -> int:
     try:
         main()
-    except ValueError as exc:  # CheckpointError included
+    except ValueError as exc:  # CheckpointError and a locked or unwritable run folder included
         print(f"train: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a disk that filled up or went read-only while training
+        print(f"train: error: {exc}; the last checkpoint is kept (see --resume)", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("train: interrupted; the last checkpoint is kept (see --resume)", file=sys.stderr)
         return 130

@@ -27,6 +27,23 @@ def _ckpt_factory(rest: str, game: str, seed: int | None) -> Any:
     return make_ckpt_agent(rest, game, seed)
 
 
-register_prefix("ckpt", _ckpt_factory)
+def _ckpt_fingerprint(rest: str) -> str | None:
+    """The checkpoint file's SHA-256 (None if there is no such file: loading it will say why)."""
+    import hashlib
+    import os
+
+    from agents.learned.checkpoint import resolve_path
+
+    path = resolve_path(rest)
+    if not os.path.isfile(path):
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return "sha256:" + h.hexdigest()
+
+
+register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
 
 __all__ = ["register_prefix"]

@@ -1,0 +1,244 @@
+"""Run folders: the one module every experiment uses for where results go and how they stay whole.
+
+A run folder is ``<out>/<kind>__<game>__<seed>__<YYYYmmdd-HHMMSS>[-k]/`` (``kind``: ``tournament``,
+``train``, ...), holding ``config.json`` (what was asked, plus ``provenance``: how to reproduce it) and
+the experiment's own files. This module gives:
+
+| piece                   | contract                                                                     |
+|-------------------------|------------------------------------------------------------------------------|
+| ``new_run_dir``         | a fresh, uniquely named folder under ``out`` (``RunFolderError`` if ``out`` is  |
+|                         | a file, not writable, or the disk is full)                                   |
+| ``atomic_write``        | write a file whole or not at all (temp file, fsync, rename); the temp file is |
+|                         | removed on any failure                                                       |
+| ``write_config`` /      | ``config.json`` written atomically / read back with the keys a resume needs   |
+| ``read_config``         | checked (``RunFolderError`` naming the missing ones)                          |
+| ``RunLock``             | the single-writer lock: one process at a time writes a run folder; a second   |
+|                         | gets ``RunFolderError`` naming the holder's pid and command                   |
+| ``provenance``          | fiveplay version, git commit and dirty flag (from a checkout), Python, key    |
+|                         | package versions, platform, the exact command line                           |
+| ``file_sha256``         | a file's hash (resume checks of checkpoints)                                 |
+| ``check_threads``       | a thread count within the machine's cores                                    |
+
+``RunFolderError`` is a ``ValueError``, so the command-line tools report it as a usage error (exit 2).
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+import platform
+import shlex
+import socket
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+LOCK_NAME = ".lock"
+OWNER_NAME = ".lock.owner"
+CONFIG_NAME = "config.json"
+PACKAGES = ("numpy", "gymnasium", "pettingzoo", "torch", "openskill", "matplotlib", "ray", "tianshou",
+            "stable-baselines3", "sb3-contrib")
+"""Packages whose versions ``provenance`` records (those installed)."""
+
+
+class RunFolderError(ValueError):
+    """A run folder cannot be created, read, locked or written (the message says what and why)."""
+
+
+# --- files ------------------------------------------------------------------------------------------------
+
+
+def atomic_write(path: str, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` whole or not at all: a temp file beside it, fsync, rename.
+
+    On any failure (disk full, read-only folder) the temp file is removed and ``RunFolderError`` names
+    the file and the cause; the previous content of ``path``, if any, is untouched."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    mode = "wb" if isinstance(data, bytes) else "w"
+    try:
+        with open(tmp, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RunFolderError(f"could not write {path}: {exc.strerror or exc}") from exc
+
+
+def new_run_dir(out: str, kind: str, game: str, seed: int) -> str:
+    """A new folder ``<out>/<kind>__<game>__<seed>__<time>[-k]`` (created, with ``out`` if needed)."""
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise RunFolderError(f"out: expected a folder to hold run folders, got the file {out!r}")
+    stamp = _dt.datetime.now().strftime("%Y%m%d-%H%M%S")
+    base = os.path.join(out, f"{kind}__{game}__{seed}__{stamp}")
+    path, k = base, 1
+    while True:
+        try:
+            os.makedirs(path)
+            return path
+        except FileExistsError:
+            k += 1
+            path = f"{base}-{k}"
+        except OSError as exc:
+            raise RunFolderError(f"out: could not create a run folder in {out!r}: {exc.strerror or exc}") from exc
+
+
+def write_config(run_dir: str, config: dict[str, Any]) -> str:
+    """``config.json`` (indented JSON), atomically; its path."""
+    path = os.path.join(run_dir, CONFIG_NAME)
+    atomic_write(path, json.dumps(config, indent=2, default=_json_default) + "\n")
+    return path
+
+
+def read_config(run_dir: str, required: Iterable[str] = (), what: str = "run") -> dict[str, Any]:
+    """``config.json`` of ``run_dir`` with every ``required`` key present (``RunFolderError`` otherwise,
+    naming the folder, the file and the missing keys)."""
+    path = os.path.join(run_dir, CONFIG_NAME)
+    if not os.path.isdir(run_dir):
+        raise RunFolderError(f"resume: expected a {what} folder holding {CONFIG_NAME}, got {run_dir!r} (not a folder)")
+    if not os.path.isfile(path):
+        raise RunFolderError(f"resume: expected a {what} folder holding {CONFIG_NAME}, got {run_dir!r}")
+    try:
+        with open(path, encoding="utf-8") as f:
+            config = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise RunFolderError(f"resume: {path} is not readable JSON ({exc})") from exc
+    if not isinstance(config, dict):
+        raise RunFolderError(f"resume: {path}: expected a JSON object, got {type(config).__name__}")
+    missing = [k for k in required if k not in config]
+    if missing:
+        raise RunFolderError(f"resume: {path} lacks {missing} (expected the keys {sorted(required)}); "
+                             f"it was not written by this tool or was edited: start a new run")
+    return config
+
+
+def file_sha256(path: str) -> str:
+    """The SHA-256 of a file, hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def check_threads(threads: Any, name: str = "threads") -> int:
+    """``threads`` as an int in 1..(the cores this process may use)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= cores:
+        raise RunFolderError(f"{name}: expected an integer in 1..{cores} (this machine's cores), got {threads!r}")
+    return threads
+
+
+# --- the single-writer lock ----------------------------------------------------------------------------------
+
+
+class RunLock:
+    """An exclusive lock on a run folder for as long as one process writes it (``with RunLock(dir):``).
+
+    The lock is the OS file lock of ``<run>/.lock`` (the ``filelock`` library), so it is released when
+    the holder exits, even by ``kill -9``; ``<run>/.lock.owner`` says who holds it (pid, host, command,
+    since when) for the error a second writer gets."""
+
+    def __init__(self, run_dir: str) -> None:
+        self.run_dir = run_dir
+        self._lock: Any = None
+
+    def __enter__(self) -> RunLock:
+        from filelock import FileLock, Timeout
+
+        lock = FileLock(os.path.join(self.run_dir, LOCK_NAME), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise RunFolderError(
+                f"run folder {self.run_dir} is in use by another process ({self._owner()}); wait for it to "
+                f"finish or stop it, then resume") from None
+        except OSError as exc:
+            raise RunFolderError(f"run folder {self.run_dir}: cannot lock it ({exc.strerror or exc})") from exc
+        self._lock = lock
+        owner = {"pid": os.getpid(), "host": socket.gethostname(), "argv": sys.argv,
+                 "since": _dt.datetime.now().isoformat(timespec="seconds")}
+        try:
+            atomic_write(os.path.join(self.run_dir, OWNER_NAME), json.dumps(owner) + "\n")
+        except RunFolderError:
+            pass  # the lock holds without the note; the error a second writer gets is just less precise
+        return self
+
+    def _owner(self) -> str:
+        try:
+            with open(os.path.join(self.run_dir, OWNER_NAME), encoding="utf-8") as f:
+                o = json.load(f)
+            return f"pid {o['pid']} on {o['host']} since {o['since']}: {' '.join(map(str, o['argv']))}"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "holder unknown"
+
+    def __exit__(self, *exc: Any) -> None:
+        try:
+            os.unlink(os.path.join(self.run_dir, OWNER_NAME))
+        except OSError:
+            pass
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
+
+
+# --- provenance -------------------------------------------------------------------------------------------
+
+
+def _git(args: Sequence[str], cwd: str) -> str | None:
+    try:
+        proc = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def provenance(prog: str, argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """What a reader needs to reproduce a run: the fiveplay version, the git commit and whether the tree
+    was dirty (when run from a checkout; None otherwise), Python, key package versions, the platform and
+    the exact command line (``python -m <prog> <argv>``; ``argv`` defaults to this process's)."""
+    from importlib import metadata
+
+    import fiveplay_env
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(fiveplay_env.__file__)))
+    commit = _git(["rev-parse", "HEAD"], root) if os.path.exists(os.path.join(root, ".git")) else None
+    dirty = None
+    if commit is not None:
+        status = _git(["status", "--porcelain", "--untracked-files=no"], root)
+        dirty = bool(status) if status is not None else None
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return {
+        "fiveplay": fiveplay_env.__version__,
+        "git_commit": commit,
+        "git_dirty": dirty,
+        "python": platform.python_version(),
+        "packages": versions,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "command": shlex.join(["python", "-m", prog, *(sys.argv[1:] if argv is None else list(argv))]),
+        "created": _dt.datetime.now().isoformat(timespec="seconds"),
+    }
+
+
+def _json_default(o: Any) -> Any:
+    try:
+        import numpy as np
+
+        if isinstance(o, np.generic):
+            return o.item()
+    except ImportError:  # pragma: no cover
+        pass
+    return str(o)

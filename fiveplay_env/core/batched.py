@@ -51,6 +51,7 @@ class BatchedGameBase(ABC):
     _game_index: np.ndarray  # int64 [B]: each slot's current game's index in the run
     _mask: np.ndarray        # int8 [B, num_actions], read-only: the cached legal mask
     _mask_f: np.ndarray      # the same, flat
+    _round: np.ndarray       # int [B]: rounds completed in each game
 
     # ------------------------------------------------------------------ the game's parts
 
@@ -120,6 +121,11 @@ class BatchedGameBase(ABC):
         return self._mask
 
     @property
+    def round(self) -> np.ndarray:
+        """int32 [B]: rounds completed in each game."""
+        return self._round.astype(np.int32)
+
+    @property
     def seeds(self) -> np.ndarray:
         """uint64 [B]: the seed of each slot's current game (``engine.new_game(config, seed)`` replays it)."""
         return self._seeds.copy()
@@ -136,6 +142,24 @@ class BatchedGameBase(ABC):
         derived seed. The caller then starts the games."""
         self._game_index[g] += self.batch_size
         self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
+
+    def _set_mask(self, m: np.ndarray) -> None:
+        """Cache ``m`` (int8 [B, num_actions], a new array) as the legal mask: read-only, and flat."""
+        m.setflags(write=False)
+        self._mask = m
+        self._mask_f = m.reshape(-1)
+
+    def _obs_out(self, out: np.ndarray | None) -> np.ndarray:
+        """The array ``observe`` writes into: ``out`` after checking it (C-contiguous float32
+        [B, observation_size]), or a new one."""
+        B, size = self.batch_size, self.observation_size
+        if out is None:
+            return np.empty((B, size), np.float32)
+        if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
+                or not out.flags.c_contiguous:
+            raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
+                             f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+        return out
 
     def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
         """``actions`` as a private int64 [B] copy, after checking the shape, the dtype and each action

@@ -300,11 +300,6 @@ class BatchedFiveAlive(BatchedGameBase):
         return self._result.astype(np.int32)
 
     @property
-    def round(self) -> np.ndarray:
-        """int32 [B]: rounds completed in each game."""
-        return self._round.copy()
-
-    @property
     def phase(self) -> np.ndarray:
         """int32 [B]: PLAY or BOMB_ANSWER (``state.py`` codes; never OVER: finished games are replaced)."""
         return self._phase.astype(np.int32)
@@ -907,9 +902,7 @@ class BatchedFiveAlive(BatchedGameBase):
         if ans.size:
             legal[ans] = _ANSWER_ROW
         m = legal.view(np.int8)
-        m.setflags(write=False)
-        self._mask = m
-        self._mask_f = m.reshape(-1)
+        self._set_mask(m)
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, 80 + 3n]: each game's acting seat's observation; row i equals
@@ -917,16 +910,8 @@ class BatchedFiveAlive(BatchedGameBase):
 
         ``out``: an optional C-contiguous float32 [B, 80 + 3n] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
-        B, n = self.batch_size, self.num_players
-        size = self.observation_size
-        if out is None:
-            obs = np.empty((B, size), np.float32)
-        else:
-            if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
-                    or not out.flags.c_contiguous:
-                raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
-                                 f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-            obs = out
+        n, size = self.num_players, self.observation_size
+        obs = self._obs_out(out)
         cur = self._cur
         obs[:, HAND:HAND + K] = self._hands_rows.take(self._bn0 + cur, axis=0)[:, :K]
         obs[:, DISCARD:DISCARD + K] = self._disc[:, :K]

@@ -234,11 +234,6 @@ class BatchedTake5(BatchedGameBase):
         return self._rpen.copy()
 
     @property
-    def round(self) -> np.ndarray:
-        """int32 [B]: rounds completed in each game."""
-        return self._round.copy()
-
-    @property
     def trick(self) -> np.ndarray:
         """int32 [B]: tricks completed in the current round."""
         return self._trick.astype(np.int32)
@@ -525,9 +520,7 @@ class BatchedTake5(BatchedGameBase):
                 target[self._phase == ROW_CHOICE] = ROWPICK
         m = np.empty((self.batch_size, NUM_ACTIONS), np.int8)
         np.equal(self._loc, target[:, None], out=m)
-        m.setflags(write=False)
-        self._mask = m
-        self._mask_f = m.reshape(-1)
+        self._set_mask(m)
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, 848 + 3n]: each game's acting seat's observation; row i equals
@@ -535,16 +528,8 @@ class BatchedTake5(BatchedGameBase):
 
         ``out``: an optional C-contiguous float32 [B, 848 + 3n] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
-        B, n = self.batch_size, self.num_players
-        size = self.observation_size
-        if out is None:
-            obs = np.empty((B, size), np.float32)
-        else:
-            if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
-                    or not out.flags.c_contiguous:
-                raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
-                                 f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-            obs = out
+        B = self.batch_size
+        obs = self._obs_out(out)
         # Blocks of games small enough for the cache: the pieces are written in several passes, and
         # a block's passes then meet in the cache instead of going to memory each time.
         for lo in range(0, B, _OBS_BLOCK):

@@ -32,6 +32,7 @@ from fiveplay_env.five_alive.state import (
     BOMB, BUST, DRAW1, DRAW2, N0, NUM_ACTIONS, OVER, REDEAL,
 )
 from fiveplay_env.vector import random_actions
+from tests.batched_replay import BatchedReplay
 
 
 def _events(cfg: FiveAliveConfig, s: Any, before: dict[str, Any]) -> list[str]:
@@ -73,123 +74,59 @@ def _events(cfg: FiveAliveConfig, s: Any, before: dict[str, Any]) -> list[str]:
     return ev
 
 
-class Replay:
-    """A batch and its reference twins, stepped together and compared field by field."""
+class Replay(BatchedReplay):
+    """5 Alive's twins (``tests.batched_replay``): also the whole true state, the outcome, and a count
+    of the rare events that happened."""
+
+    engine = eng
+    batched_cls = BatchedFiveAlive
+    observe = staticmethod(observe)
+    OVER = OVER
 
     def __init__(self, cfg: FiveAliveConfig, batch: int, base: int) -> None:
-        self.cfg, self.base = cfg, base
-        self.env = BatchedFiveAlive(cfg, batch, seed=base)
-        self.refs = [eng.new_game(cfg, int(s)) for s in self.env.seeds]
-        self.steps = [0] * batch  # steps taken in each slot's current game
-        self.games = [0] * batch  # games finished in each slot
+        super().__init__(cfg, batch, base)
         self.events: Counter[str] = Counter()
-        self.seeds_seen: set[int] = {int(s) for s in self.env.seeds}
-        for i, s in enumerate(self.env.seeds):
-            assert int(s) == seeding.derive(base, i), f"slot {i}: seed of game 0 is not derive(base, {i})"
 
-    def where(self, i: int) -> str:
-        return f"{self.cfg} seed {self.refs[i].seed} (slot {i}), step {self.steps[i]}"
+    def fields(self) -> dict[str, Any]:
+        env = self.env
+        return {"hands": env.hands(), "discard": env.discard(), "top": env.top(), "total": env.total,
+                "direction": env.direction, "lives": env.lives, "alive": env.alive, "result": env.result,
+                "phase": env.phase, "round": env.round, "counter": env.counter}
 
-    def fail(self, i: int, field: str, got: object, expected: object) -> None:
-        raise AssertionError(f"{self.where(i)}: {field} {got} != reference {expected}")
+    def compare(self, i: int, s: Any, f: dict[str, Any]) -> None:
+        for field, got, exp in (
+            ("hands", f["hands"][i].tolist(), s.hands),
+            ("draw pile", self.env.draw_pile(i), s.draw[::-1]),
+            ("discard", f["discard"][i].tolist(), s.discard),
+            ("top", f["top"][i], s.top),
+            ("total", f["total"][i], s.total),
+            ("direction", f["direction"][i], s.direction),
+            ("lives", f["lives"][i].tolist(), s.lives),
+            ("alive", f["alive"][i].tolist(), s.alive),
+            ("result", f["result"][i].tolist(), s.result),
+            ("phase", f["phase"][i], s.phase),
+            ("round", f["round"][i], s.round),
+            ("counter", f["counter"][i], s.counter),
+        ):
+            if got != exp:
+                self.fail(i, field, got, exp)
 
-    def check(self) -> None:
+    def before_step(self, i: int, s: Any, mask: np.ndarray) -> dict[str, int]:
+        return {"alive": s.n_alive, "hand": s.hand_size[s.current], "choices": int(mask[i].sum())}
+
+    def after_step(self, i: int, s: Any, before: dict[str, int]) -> None:
+        self.events.update(_events(self.cfg, s, before))
+
+    def compare_outcome(self, i: int, s: Any) -> None:
         env, cfg = self.env, self.cfg
-        obs, mask, cur = env.observe(), env.legal_action_mask, env.current_player
-        hands, disc, top = env.hands(), env.discard(), env.top()
-        lives, alive, result = env.lives, env.alive, env.result
-        total, direction, phase, rounds, counter = env.total, env.direction, env.phase, env.round, env.counter
-        for i, s in enumerate(self.refs):
-            if cur[i] != s.current:
-                self.fail(i, "current_player", cur[i], s.current)
-            ref_mask = eng.legal_mask(s)
-            if not np.array_equal(mask[i], ref_mask):
-                self.fail(i, "legal_action_mask", np.flatnonzero(mask[i]).tolist(), np.flatnonzero(ref_mask).tolist())
-            ref_obs = observe(cfg, s, s.current)
-            if not np.array_equal(obs[i], ref_obs):
-                bad = np.flatnonzero(obs[i] != ref_obs)
-                raise AssertionError(f"{self.where(i)}: observation differs at offsets {bad.tolist()[:12]}: "
-                                     f"batched {obs[i][bad][:12]}, reference {ref_obs[bad][:12]}")
-            for field, got, exp in (
-                ("hands", hands[i].tolist(), s.hands),
-                ("draw pile", env.draw_pile(i), s.draw[::-1]),
-                ("discard", disc[i].tolist(), s.discard),
-                ("top", top[i], s.top),
-                ("total", total[i], s.total),
-                ("direction", direction[i], s.direction),
-                ("lives", lives[i].tolist(), s.lives),
-                ("alive", alive[i].tolist(), s.alive),
-                ("result", result[i].tolist(), s.result),
-                ("phase", phase[i], s.phase),
-                ("round", rounds[i], s.round),
-                ("counter", counter[i], s.counter),
-            ):
-                if got != exp:
-                    self.fail(i, field, got, exp)
-
-    def step(self, rng: np.random.Generator) -> None:
-        env, cfg = self.env, self.cfg
-        mask = env.legal_action_mask
-        actions = random_actions(mask, rng)
-        choices = mask.sum(axis=1)
-        before = [{"alive": s.n_alive, "hand": s.hand_size[s.current], "choices": int(choices[i])}
-                  for i, s in enumerate(self.refs)]
-        rewards = env.step(actions)
-        assert rewards.dtype == np.float32 and rewards.shape == (env.batch_size, cfg.num_players)
-        for i, s in enumerate(self.refs):
-            ref_rewards = eng.step(cfg, s, int(actions[i]))
-            if rewards[i].tolist() != [float(r) for r in ref_rewards]:
-                self.fail(i, "rewards", rewards[i].tolist(), ref_rewards)
-            over = s.phase == OVER
-            if bool(env.terminated[i]) != over:
-                self.fail(i, "terminated", bool(env.terminated[i]), over)
-            self.events.update(_events(cfg, s, before[i]))
-            self.steps[i] += 1
-            if over:
-                if env.final_lives[i].tolist() != s.lives:
-                    self.fail(i, "final_lives", env.final_lives[i].tolist(), s.lives)
-                if env.final_result[i].tolist() != s.result:
-                    self.fail(i, "final_result", env.final_result[i].tolist(), s.result)
-                share = 1.0 if cfg.variant == "teams" else 1.0 / len(s.winners)
-                win = [np.float32(share) if q in s.winners else 0.0 for q in range(cfg.num_players)]
-                if env.final_win[i].tolist() != win:
-                    self.fail(i, "final_win", env.final_win[i].tolist(), win)
-                self.games[i] += 1
-                seed = int(env.seeds[i])
-                expected = seeding.derive(self.base, i + self.games[i] * env.batch_size)
-                if seed != expected:
-                    raise AssertionError(f"slot {i}: game {self.games[i]} has seed {seed}, expected {expected}")
-                self.refs[i] = eng.new_game(cfg, seed)  # autoreset: the slot's new game must match it
-                self.steps[i] = 0
-                self.seeds_seen.add(seed)
-
-    def load(self, i: int, state: Any) -> None:
-        """Slot i continues from ``state`` (a hand-built position), in both engines."""
-        self.env.load(i, state)
-        self.refs[i] = state.clone()
-        self.steps[i] = 0
-
-    def run(self, games: int, rng_seed: int, positions: Any = None, max_steps: int = 200_000) -> None:
-        """Until ``games`` games have finished (at least one in every slot). ``positions(rng)``: a
-        generator of hand-built positions: every slot starts from one, and after each finished game
-        the slot is loaded with a new one (after checking the autoreset game it had started)."""
-        rng = np.random.default_rng(rng_seed)
-        if positions is not None:
-            for i in range(self.env.batch_size):
-                self.load(i, positions(rng))
-        for _ in range(max_steps):
-            self.check()
-            if sum(self.games) >= games and min(self.games) >= 1:
-                return
-            before = list(self.games)
-            self.step(rng)
-            if positions is not None:
-                ended = [i for i, g in enumerate(self.games) if g != before[i]]
-                if ended:
-                    self.check()  # the autoreset games are right, then new positions replace them
-                    for i in ended:
-                        self.load(i, positions(rng))
-        raise AssertionError("the games did not finish")
+        if env.final_lives[i].tolist() != s.lives:
+            self.fail(i, "final_lives", env.final_lives[i].tolist(), s.lives)
+        if env.final_result[i].tolist() != s.result:
+            self.fail(i, "final_result", env.final_result[i].tolist(), s.result)
+        share = 1.0 if cfg.variant == "teams" else 1.0 / len(s.winners)
+        win = [np.float32(share) if q in s.winners else 0.0 for q in range(cfg.num_players)]
+        if env.final_win[i].tolist() != win:
+            self.fail(i, "final_win", env.final_win[i].tolist(), win)
 
 
 # Decks that make rare events common: many Bombs and few 0s (eliminations and game ends inside a Bomb),

@@ -23,81 +23,32 @@ from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observe, observation_size
 from fiveplay_env.take5.state import NUM_ACTIONS, OVER
 from fiveplay_env.vector import random_actions
+from tests.batched_replay import BatchedReplay
 
 
-class Replay:
-    """A batch and its reference twins, stepped together and compared field by field."""
+class Replay(BatchedReplay):
+    """Take 5's twins (``tests.batched_replay``): also scores, round penalties, rounds, final scores."""
 
-    def __init__(self, cfg: Take5Config, batch: int, base: int) -> None:
-        self.cfg, self.base = cfg, base
-        self.env = BatchedTake5(cfg, batch, seed=base)
-        self.refs = [eng.new_game(cfg, int(s)) for s in self.env.seeds]
-        self.steps = [0] * batch  # steps taken in each slot's current game
-        self.games = [0] * batch  # games finished in each slot
-        self.seeds_seen: set[int] = set(int(s) for s in self.env.seeds)
-        for i, s in enumerate(self.env.seeds):
-            assert int(s) == seeding.derive(base, i), f"slot {i}: seed of game 0 is not derive(base, {i})"
+    engine = eng
+    batched_cls = BatchedTake5
+    observe = staticmethod(observe)
+    OVER = OVER
 
-    def where(self, i: int) -> str:
-        return f"{self.cfg} seed {self.refs[i].seed} (slot {i}), step {self.steps[i]}"
+    def fields(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        return self.env.scores, self.env.round_penalty, self.env.round
 
-    def check(self) -> None:
-        env, cfg = self.env, self.cfg
-        obs, mask, cur = env.observe(), env.legal_action_mask, env.current_player
-        scores, pens, rounds = env.scores, env.round_penalty, env.round
-        for i, s in enumerate(self.refs):
-            if cur[i] != s.current:
-                raise AssertionError(f"{self.where(i)}: current_player {cur[i]} != reference {s.current}")
-            if not np.array_equal(mask[i], eng.legal_mask(s)):
-                raise AssertionError(f"{self.where(i)}: legal_action_mask differs at ids "
-                                     f"{np.flatnonzero(mask[i] != eng.legal_mask(s)).tolist()}")
-            ref_obs = observe(cfg, s, s.current)
-            if not np.array_equal(obs[i], ref_obs):
-                bad = np.flatnonzero(obs[i] != ref_obs)
-                raise AssertionError(f"{self.where(i)}: observation differs at offsets {bad.tolist()[:12]}: "
-                                     f"batched {obs[i][bad][:12]}, reference {ref_obs[bad][:12]}")
-            if scores[i].tolist() != s.scores:
-                raise AssertionError(f"{self.where(i)}: scores {scores[i].tolist()} != reference {s.scores}")
-            if pens[i].tolist() != s.round_pen:
-                raise AssertionError(f"{self.where(i)}: round_penalty {pens[i].tolist()} != reference {s.round_pen}")
-            if rounds[i] != s.round:
-                raise AssertionError(f"{self.where(i)}: round {rounds[i]} != reference {s.round}")
+    def compare(self, i: int, s, fields) -> None:
+        scores, pens, rounds = fields
+        if scores[i].tolist() != s.scores:
+            self.fail(i, "scores", scores[i].tolist(), s.scores)
+        if pens[i].tolist() != s.round_pen:
+            self.fail(i, "round_penalty", pens[i].tolist(), s.round_pen)
+        if rounds[i] != s.round:
+            self.fail(i, "round", rounds[i], s.round)
 
-    def step(self, rng: np.random.Generator) -> None:
-        env, cfg = self.env, self.cfg
-        actions = random_actions(env.legal_action_mask, rng)
-        rewards = env.step(actions)
-        assert rewards.dtype == np.float32 and rewards.shape == (env.batch_size, cfg.num_players)
-        for i, s in enumerate(self.refs):
-            ref_rewards = eng.step(cfg, s, int(actions[i]))
-            if rewards[i].tolist() != [float(r) for r in ref_rewards]:
-                raise AssertionError(f"{self.where(i)}: rewards {rewards[i].tolist()} != reference {ref_rewards}")
-            over = s.phase == OVER
-            if bool(env.terminated[i]) != over:
-                raise AssertionError(f"{self.where(i)}: terminated {bool(env.terminated[i])} != reference {over}")
-            self.steps[i] += 1
-            if over:
-                if env.final_scores[i].tolist() != s.scores:
-                    raise AssertionError(f"{self.where(i)}: final_scores {env.final_scores[i].tolist()} "
-                                         f"!= reference {s.scores}")
-                self.games[i] += 1
-                seed = int(env.seeds[i])
-                expected = seeding.derive(self.base, i + self.games[i] * env.batch_size)
-                if seed != expected:
-                    raise AssertionError(f"slot {i}: game {self.games[i]} has seed {seed}, expected {expected}")
-                self.refs[i] = eng.new_game(cfg, seed)  # autoreset: the slot's new game must match it
-                self.steps[i] = 0
-                self.seeds_seen.add(seed)
-
-    def run(self, games: int, rng_seed: int, max_steps: int = 100_000) -> None:
-        """Until ``games`` games have finished (at least one in every slot)."""
-        rng = np.random.default_rng(rng_seed)
-        for _ in range(max_steps):
-            self.check()
-            if sum(self.games) >= games and min(self.games) >= 1:
-                return
-            self.step(rng)
-        raise AssertionError("the games did not finish")
+    def compare_outcome(self, i: int, s) -> None:
+        if self.env.final_scores[i].tolist() != s.scores:
+            self.fail(i, "final_scores", self.env.final_scores[i].tolist(), s.scores)
 
 
 def _cases() -> list[tuple[str, Take5Config, int, int, bool]]:

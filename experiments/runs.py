@@ -18,6 +18,7 @@ the experiment's own files. This module gives:
 |                         | package versions, platform, the exact command line                           |
 | ``file_sha256``         | a file's hash (resume checks of checkpoints)                                 |
 | ``check_threads``       | a thread count within the machine's cores                                    |
+| ``run_cli``             | a script's ``main`` as a command: one-line errors, exit codes 2 / 1 / 130     |
 
 ``RunFolderError`` is a ``ValueError``, so the command-line tools report it as a usage error (exit 2).
 """
@@ -32,7 +33,7 @@ import shlex
 import socket
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 LOCK_NAME = ".lock"
@@ -186,6 +187,28 @@ class RunLock:
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+# --- command-line entry points --------------------------------------------------------------------------------
+
+
+def run_cli(main: Callable[[], Any], prog: str, kept: str) -> int:
+    """Call ``main()`` as a command-line tool: a usage error (``ValueError``: bad arguments, a locked or
+    damaged run folder, a bad checkpoint) exits 2, an ``OSError`` (a disk that filled up or went
+    read-only) exits 1, Ctrl-C exits 130; each prints one line ``<prog>: ...`` (``kept``: what was kept,
+    e.g. "every finished game is kept (see --resume)") instead of a traceback."""
+    try:
+        main()
+    except ValueError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"{prog}: error: {exc}; {kept}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted; {kept}", file=sys.stderr)
+        return 130
+    return 0
 
 
 # --- provenance -------------------------------------------------------------------------------------------

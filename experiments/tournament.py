@@ -641,18 +641,7 @@ def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any)
 
 
 def _cli() -> int:
-    try:
-        main()
-    except ValueError as exc:  # bad arguments, a locked or damaged run folder
-        print(f"tournament: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a disk that filled up or went read-only while playing
-        print(f"tournament: error: {exc}; every finished game is kept (see --resume)", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("tournament: interrupted; every finished game is kept (see --resume)", file=sys.stderr)
-        return 130
-    return 0
+    return runs.run_cli(main, "tournament", "every finished game is kept (see --resume)")
 
 
 if __name__ == "__main__":

@@ -493,18 +493,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
 
 
 def _cli() -> int:
-    try:
-        main()
-    except ValueError as exc:  # CheckpointError and a locked or unwritable run folder included
-        print(f"train: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a disk that filled up or went read-only while training
-        print(f"train: error: {exc}; the last checkpoint is kept (see --resume)", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("train: interrupted; the last checkpoint is kept (see --resume)", file=sys.stderr)
-        return 130
-    return 0
+    return runs.run_cli(main, "train", "the last checkpoint is kept (see --resume)")
 
 
 if __name__ == "__main__":

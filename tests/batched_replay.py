@@ -142,3 +142,25 @@ class BatchedReplay:
                     for i in ended:
                         self.load(i, positions(rng))
         raise AssertionError("the games did not finish")
+
+
+def check_sampled_slots(replay: type[BatchedReplay], cfg: Any, batch: int, steps: int, samples: int = 100) -> None:
+    """A large batch (``batch`` games, e.g. 20,000: index arithmetic past int16) against reference games on
+    ``samples`` sampled slots, for ``steps`` steps: masks, observations and rewards."""
+    eng, observe = replay.engine, replay.observe
+    env = replay.batched_cls(cfg, batch, seed=5)
+    rng = np.random.default_rng(0)
+    sample = rng.choice(batch, samples, replace=False)
+    refs = {int(i): eng.new_game(cfg, int(env.seeds[i])) for i in sample}
+    for t in range(steps):
+        obs, mask = env.observe(), env.legal_action_mask
+        for i, s in refs.items():
+            assert np.array_equal(mask[i], eng.legal_mask(s)), f"seed {s.seed} (slot {i}), step {t}: mask"
+            assert np.array_equal(obs[i], observe(cfg, s, s.current)), f"seed {s.seed} (slot {i}), step {t}: observation"
+        actions = random_actions(mask, rng)
+        rewards = env.step(actions)
+        for i in refs:
+            ref_rewards = eng.step(cfg, refs[i], int(actions[i]))
+            assert rewards[i].tolist() == [float(r) for r in ref_rewards], f"seed {refs[i].seed} (slot {i}), step {t}: rewards"
+            if refs[i].phase == replay.OVER:
+                refs[i] = eng.new_game(cfg, int(env.seeds[i]))

@@ -32,7 +32,7 @@ from fiveplay_env.five_alive.state import (
     BOMB, BUST, DRAW1, DRAW2, N0, NUM_ACTIONS, OVER, REDEAL,
 )
 from fiveplay_env.vector import random_actions
-from tests.batched_replay import BatchedReplay
+from tests.batched_replay import BatchedReplay, check_sampled_slots
 
 
 def _events(cfg: FiveAliveConfig, s: Any, before: dict[str, Any]) -> list[str]:
@@ -544,20 +544,4 @@ def test_training_envs_agree_with_the_reference_loop_and_snapshots_restore():
 def test_a_large_batch_matches_on_sampled_slots(kw):
     """B = 20,000: 100 sampled slots are compared with their reference games."""
     cfg = FiveAliveConfig(**kw)
-    B = 20_000
-    env = BatchedFiveAlive(cfg, B, seed=5)
-    rng = np.random.default_rng(0)
-    sample = rng.choice(B, 100, replace=False)
-    refs = {int(i): eng.new_game(cfg, int(env.seeds[i])) for i in sample}
-    for t in range(150):
-        obs, mask = env.observe(), env.legal_action_mask
-        for i, s in refs.items():
-            assert np.array_equal(mask[i], eng.legal_mask(s)), f"seed {s.seed} (slot {i}), step {t}: mask"
-            assert np.array_equal(obs[i], observe(cfg, s, s.current)), f"seed {s.seed} (slot {i}), step {t}: observation"
-        actions = random_actions(mask, rng)
-        rewards = env.step(actions)
-        for i in refs:
-            ref_rewards = eng.step(cfg, refs[i], int(actions[i]))
-            assert rewards[i].tolist() == ref_rewards, f"seed {refs[i].seed} (slot {i}), step {t}: rewards"
-            if refs[i].phase == OVER:
-                refs[i] = eng.new_game(cfg, int(env.seeds[i]))
+    check_sampled_slots(Replay, cfg, 20_000, 150)

@@ -23,7 +23,7 @@ from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observe, observation_size
 from fiveplay_env.take5.state import NUM_ACTIONS, OVER
 from fiveplay_env.vector import random_actions
-from tests.batched_replay import BatchedReplay
+from tests.batched_replay import BatchedReplay, check_sampled_slots
 
 
 class Replay(BatchedReplay):
@@ -228,20 +228,4 @@ def test_benchmark_function_runs():
                                  Take5Config(num_players=10)], ids=["n2-auto-round", "n10"])
 def test_a_large_batch_matches_on_sampled_slots(cfg):
     """B = 20,000: flat indices into the [4, B] row buffers exceed int16; 100 sampled slots are compared."""
-    B = 20_000
-    env = BatchedTake5(cfg, B, seed=5)
-    rng = np.random.default_rng(0)
-    sample = rng.choice(B, 100, replace=False)
-    refs = {int(i): eng.new_game(cfg, int(env.seeds[i])) for i in sample}
-    for t in range(100):
-        obs, mask = env.observe(), env.legal_action_mask
-        for i, s in refs.items():
-            assert np.array_equal(mask[i], eng.legal_mask(s)), f"seed {s.seed} (slot {i}), step {t}: mask"
-            assert np.array_equal(obs[i], observe(cfg, s, s.current)), f"seed {s.seed} (slot {i}), step {t}: observation"
-        actions = random_actions(mask, rng)
-        rewards = env.step(actions)
-        for i in refs:
-            ref_rewards = eng.step(cfg, refs[i], int(actions[i]))
-            assert rewards[i].tolist() == ref_rewards, f"seed {refs[i].seed} (slot {i}), step {t}: rewards"
-            if refs[i].phase == OVER:
-                refs[i] = eng.new_game(cfg, int(env.seeds[i]))
+    check_sampled_slots(Replay, cfg, 20_000, 100)

@@ -195,3 +195,22 @@ def test_without_any_resolver_a_name_is_a_clear_error(monkeypatch: pytest.Monkey
     monkeypatch.setattr(sa, "_find_resolver", lambda: None)
     with pytest.raises(ValueError, match="need a resolver"):
         sa.SingleAgentEnv("take5", opponents="take5-safest", num_players=3)
+
+
+RULE_FILES = ("config", "state", "engine", "observation", "render")
+
+
+def test_engines_import_only_numpy_core_and_their_own_game() -> None:
+    """The pure core (DESIGN.md): no PettingZoo or gymnasium in a game's rules, no other game."""
+    bad = []
+    for game in ("take5", "five_alive"):
+        for name in RULE_FILES:
+            module = f"fiveplay_env.{game}.{name}"
+            for imported in _imports(MODULES[module], module, top_level_only=False):
+                top = imported.split(".")[0]
+                ok = (top in ("numpy", "__future__") or imported in sys.stdlib_module_names
+                      or top in sys.stdlib_module_names or imported.startswith("fiveplay_env.core")
+                      or imported.startswith(f"fiveplay_env.{game}."))
+                if not ok:
+                    bad.append(f"{module} imports {imported}")
+    assert not bad, "\n".join(bad)

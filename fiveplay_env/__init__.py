@@ -10,7 +10,7 @@ from typing import Any
 from fiveplay_env import five_alive_v0, take5_v0
 from fiveplay_env.core.errors import CheckpointError, IllegalActionError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the one place the version is written (pyproject.toml reads it)
 
 GAMES = {"take5": take5_v0, "five_alive": five_alive_v0}
 

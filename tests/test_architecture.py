@@ -214,3 +214,18 @@ def test_engines_import_only_numpy_core_and_their_own_game() -> None:
                 if not ok:
                     bad.append(f"{module} imports {imported}")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("old,new,name", [
+    ("agents.take5_heuristics", "agents.take5.heuristics", "TAKE5_HEURISTICS"),
+    ("agents.five_alive_heuristics", "agents.five_alive.heuristics", "FIVE_ALIVE_HEURISTICS"),
+    ("agents.five_alive_support", "agents.five_alive.rollouts", "attacker_excludes"),
+])
+def test_moved_modules_still_import_with_a_deprecation_warning(old: str, new: str, name: str) -> None:
+    code = (f"import warnings, importlib\nwarnings.simplefilter('error', DeprecationWarning)\n"
+            f"try:\n    importlib.import_module({old!r})\nexcept DeprecationWarning as w:\n    print('warned', w)\n"
+            f"warnings.simplefilter('ignore')\nold = importlib.import_module({old!r}); new = importlib.import_module({new!r})\n"
+            f"assert getattr(old, {name!r}) is getattr(new, {name!r})\nprint('same')\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"warned {old} moved to" in proc.stdout and "same" in proc.stdout

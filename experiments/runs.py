@@ -10,6 +10,7 @@ the experiment's own files. This module gives:
 |                         | a file, not writable, or the disk is full)                                   |
 | ``atomic_write``        | write a file whole or not at all (temp file, fsync, rename); the temp file is |
 |                         | removed on any failure                                                       |
+| ``save_figure``         | the same for a matplotlib figure (PNG plots)                                 |
 | ``write_config`` /      | ``config.json`` written atomically / read back with the keys a resume needs   |
 | ``read_config``         | checked (``RunFolderError`` naming the missing ones)                          |
 | ``RunLock``             | the single-writer lock: one process at a time writes a run folder; a second   |
@@ -70,6 +71,23 @@ def atomic_write(path: str, data: str | bytes) -> None:
         except OSError:
             pass
         raise RunFolderError(f"could not write {path}: {exc.strerror or exc}") from exc
+
+
+def save_figure(fig: Any, path: str, **savefig_kwargs: Any) -> str:
+    """Save a matplotlib figure as ``path`` whole or not at all (a temp file, then a rename; the temp
+    file removed on failure, ``RunFolderError`` naming the file). Returns ``path``."""
+    root, ext = os.path.splitext(path)
+    tmp = f"{root}.tmp{os.getpid()}{ext}"
+    try:
+        fig.savefig(tmp, **savefig_kwargs)
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RunFolderError(f"could not write {path}: {exc.strerror or exc}") from exc
+    return path
 
 
 def new_run_dir(out: str, kind: str, game: str, seed: int) -> str:

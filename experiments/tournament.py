@@ -422,12 +422,10 @@ def make_plots(summary: dict[str, Any], run_dir: str) -> list[str]:
     h = 1.0 + 0.45 * len(labels)
 
     def save(fig: Any, name: str) -> None:
-        path = os.path.join(run_dir, name)
-        tmp = path + ".tmp.png"
-        fig.savefig(tmp, dpi=110, bbox_inches="tight")
-        plt.close(fig)
-        os.replace(tmp, path)
-        paths.append(path)
+        try:
+            paths.append(runs.save_figure(fig, os.path.join(run_dir, name), dpi=110, bbox_inches="tight"))
+        finally:
+            plt.close(fig)
 
     title = f"{summary['game']}: {summary['games_completed']} games, {summary['players']} players"
     fig, ax = plt.subplots(figsize=(7.5, h))

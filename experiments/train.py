@@ -208,11 +208,10 @@ def plot_curves(csv_path: str, png_path: str, title: str) -> str | None:
         ax.legend(fontsize=8)
     fig.suptitle(title)
     fig.tight_layout()
-    tmp = png_path + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
-    plt.close(fig)
-    os.replace(tmp, png_path)
-    return png_path
+    try:
+        return runs.save_figure(fig, png_path, dpi=110)
+    finally:
+        plt.close(fig)
 
 
 # --- run setup --------------------------------------------------------------------------------------------

@@ -269,3 +269,15 @@ def test_a_set_up_error_does_not_leak_into_the_next_tournament(tmp_path) -> None
     assert "error" in T._W
     r = _tournament(tmp_path, games=3)  # the same process, a good tournament
     assert r["complete"]
+
+
+def test_a_plot_that_cannot_be_written_leaves_no_temp_file(tmp_path) -> None:
+    class Fig:
+        def savefig(self, path, **kw):
+            with open(path, "wb") as f:
+                f.write(b"\x89PNG partial")
+            raise OSError(28, "No space left on device")
+
+    with pytest.raises(runs.RunFolderError, match="could not write .*ratings.png: No space left"):
+        runs.save_figure(Fig(), str(tmp_path / "ratings.png"))
+    assert list(tmp_path.iterdir()) == []

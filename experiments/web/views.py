@@ -76,12 +76,17 @@ def step_events(game: str, config: Any, before: Any, action: int, after: Any) ->
         return _take5_events(config, before, action, after)
     ev = fa_engine.last_event(after)
     text = fa_render.describe_event(after)
+    skipped = None
+    if ev["action"] == fa_state.SKIP and not ev["bomb_answer"] and not ev["game_over"] and not ev["went_out"]:
+        skipped = fa_engine._next(after, ev["player"])  # the survivor the Skip passed over (the engine's rule)
+        text += f"; player_{skipped} is skipped"
     return [{"type": "play", "player": ev["player"], "card": ev["card"], "action": ev["action"],
              "bomb_answer": ev["bomb_answer"], "total": ev["total"],
              "drawn": {str(k): v for k, v in ev["drawn"].items()},
              "lives_lost": {str(k): v for k, v in ev["lives_lost"].items()}, "eliminated": ev["eliminated"],
              "went_out": ev["went_out"], "dealer": ev["dealer"], "game_over": ev["game_over"],
-             "round": after.round, "text": text.replace("player_", "P")}]
+             "skipped": skipped, "round": after.round, "text": text.replace("player_", "P")}]
+
 
 
 def _take5_events(config: Any, b: t5_state.Take5State, a: int, s: t5_state.Take5State) -> list[dict[str, Any]]:

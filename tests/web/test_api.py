@@ -383,3 +383,12 @@ def test_cli_binds_localhost_by_default():
     args = build_parser().parse_args([])
     assert args.host == "127.0.0.1" and args.port == 8000 and args.runs == "runs"
     assert main(["--port", "0"]) == 2 and main(["--max-games", "0"]) == 2
+
+
+def test_bench_script_runs_bounded_on_localhost():
+    from experiments.web import bench
+
+    out = bench.main(["--bots", "random", "--moves", "2", "--games", "6", "--clients", "2"])
+    assert out["url"].startswith("http://127.0.0.1:")
+    assert [r["game"] for r in out["latency"]] == ["take5", "five_alive"]
+    assert out["load"]["games_held"] == 6 and out["load"]["failures"] == 0

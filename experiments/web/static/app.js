@@ -186,7 +186,7 @@ function renderFiveAlive(area, v, o) {
     counts.forEach((c, k) => {
       for (let i = 0; i < c; i++) cards.append(seat === o.viewer ? cardButton(fiveAliveCard(k), k, o) : el("span", { class: "card" }, fiveAliveCard(k, { small: true })));
     });
-    if (seat === o.viewer && o.onAction) {
+    if (seat === o.viewer && o.onAction && !v.over) {
       const legal = o.legal && o.legal.has(18);
       cards.append(el("button", { class: "bust" + (legal ? " legal" : ""), type: "button", "data-action": 18, text: "BUST", onclick: () => o.onAction(18) }));
     }

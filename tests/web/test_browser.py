@@ -105,7 +105,7 @@ def shot(page, tmp_path, name: str) -> str:
     return path
 
 
-def start_game(page, server, game: str, players: int, bots: list[str] | None = None) -> None:
+def start_game(page, server, game: str, players: int, bots: list[str] | None = None, seed: int | None = None) -> None:
     page.goto(f"{server.url}/?speed=fast#play")
     page.wait_for_selector("body[data-ready='1']")
     page.select_option("#setup-game", game)
@@ -114,30 +114,43 @@ def start_game(page, server, game: str, players: int, bots: list[str] | None = N
     if bots:
         for i, name in enumerate(bots):
             page.fill(f"[data-bot='{i}']", name)
+    if seed is not None:
+        page.fill("#setup-seed", str(seed))
     page.click("#setup-start")
 
 
-def play_by_clicking(page, max_clicks: int = 2000) -> int:
-    """Click the first legal control until the final result shows; returns the clicks made."""
-    clicks = 0
+def play_by_clicking(page, on_row_pick=None, max_clicks: int = 2000) -> tuple[int, int]:
+    """Click the first legal control until the final result shows; returns (clicks, row choices made).
+    ``on_row_pick()`` is called before the first row choice is clicked."""
+    clicks = rows = 0
     while True:
         page.wait_for_selector("#play-area button.legal, #final-result, #result.error")
         if page.locator("#final-result").count() or page.locator("#result.error").count():
-            return clicks
-        page.locator("#play-area button.legal").first.click()
+            return clicks, rows
+        first = page.locator("#play-area button.legal").first
+        if "pick-row" in (first.get_attribute("class") or ""):
+            if rows == 0 and on_row_pick:
+                on_row_pick()
+            rows += 1
+        first.click()
         clicks += 1
         page.wait_for_selector("body[data-busy='0']")
         assert clicks < max_clicks
 
 
 def test_play_a_whole_take5_game(page, server, tmp_path):
-    start_game(page, server, "take5", 4)
+    start_game(page, server, "take5", 4, seed=1)  # seed 1: playing the lowest card, P0 must once pick a row
     page.wait_for_selector("#play-area .hand button.card")
     assert page.locator("#play-area .hand button.card").count() == 10
     assert page.locator("#play-area .row").count() == 4
     shot(page, tmp_path, "play_take5_start.png")
-    clicks = play_by_clicking(page)
-    assert clicks >= 10  # ten tricks, plus any row choices
+
+    def at_row_pick() -> None:
+        assert "lower than every row: click a row" in page.inner_text("#trick")
+        shot(page, tmp_path, "play_take5_row_choice.png")
+
+    clicks, rows = play_by_clicking(page, at_row_pick)
+    assert rows >= 1 and clicks == 10 + rows  # ten tricks plus the row choices
     text = page.inner_text("#result")
     assert "Game over" in text and "final score" in text
     assert page.locator("#play-log .ev-reveal").count() == 10
@@ -156,7 +169,7 @@ def test_play_a_whole_five_alive_game(page, server, tmp_path):
     if bad.count():
         bad.first.click()
         assert "Illegal move" in page.inner_text("#message")
-    clicks = play_by_clicking(page)
+    clicks, _ = play_by_clicking(page)
     assert clicks >= 1
     text = page.inner_text("#result")
     assert "Game over" in text and "lives" in text
@@ -184,6 +197,7 @@ def test_replay_step_to_the_end(page, server, tmp_path):
             shot(page, tmp_path, "replay_take5_mid.png")
     assert steps >= 20 and "end of the game" in page.inner_text("#rp-pos")
     shot(page, tmp_path, "replay_take5_end.png")
+    assert page.input_value("#rp-round") == "0"  # the last frame still belongs to round 1 (mode round)
     page.click("#rp-back")
     assert "end of the game" not in page.inner_text("#rp-pos")
     page.click("#rp-first")
@@ -204,6 +218,7 @@ def test_results_page_and_replay_link(page, server, tmp_path):
     page.wait_for_selector("#replay-controls:not([hidden])")
     page.click("#rp-last")
     assert "end of the game" in page.inner_text("#rp-pos")
+    assert "tournament__take5" in page.input_value("#replay-file")
     shot(page, tmp_path, "replay_from_results.png")
 
 

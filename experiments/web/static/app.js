@@ -225,9 +225,9 @@ function renderResult(g) {
     return;
   }
   if (!snap.over) {
-    const last = g.lastRoundEnd;
-    if (last && snap.game === "take5") {
-      result.append(el("div", { class: "summary", text: `End of round ${last.round}: penalties ${last.penalties.map((x, p) => `P${p} ${x}`).join(", ")}; scores ${last.scores.map((x, p) => `P${p} ${x}`).join(", ")}` }));
+    const last = g.roundNote;
+    if (last) {
+      result.append(el("div", { class: "summary round-summary", text: last }));
       result.className = "panel result show";
     } else result.className = "panel result";
     return;
@@ -285,10 +285,23 @@ async function animate(g, prevView, events) {
       if (trick) trick = trick.filter(([c]) => c !== e.card);
       renderTake5(area, prevView, { ...base, rows, trick: trick || [], flashRow: e.row });
       await sleep(STEP_MS);
-    } else if (e.type === "round_end") {
-      g.lastRoundEnd = e;
     }
   }
+}
+
+function roundNote(snap) {
+  // End-of-round summary of this answer's events, if a round ended in them.
+  const who = (p) => seatName(snap.names, p, snap.seat);
+  for (const e of snap.events.slice().reverse()) {
+    if (e.type === "round_end") {
+      return `End of round ${e.round}: penalties ${e.penalties.map((x, p) => `${who(p)} ${x}`).join(", ")} \u2014 scores ${e.scores.map((x, p) => `${who(p)} ${x}`).join(", ")}`;
+    }
+    if (e.type === "play" && e.went_out && e.went_out.length && !e.game_over) {
+      const lives = snap.view.lives.map((x, p) => `${who(p)} ${x}`).join(", ");
+      return `End of round ${e.round}: ${e.went_out.map(who).join(", ")} went out \u2014 lives ${lives}`;
+    }
+  }
+  return null;
 }
 
 async function humanAction(action) {
@@ -312,7 +325,7 @@ async function humanAction(action) {
     const next = await api("POST", `/api/games/${snap.id}/act`, { action });
     g.snap = next;
     g.lastMoveMs = performance.now() - t0;
-    if (next.events.some((e) => e.type === "reveal")) g.lastRoundEnd = null;
+    g.roundNote = roundNote(next);
     await animate(g, prevView, next.events);
   } catch (e) {
     showMessage("#message", e.message);
@@ -390,7 +403,7 @@ function setupForm() {
     $("#setup-start").disabled = true;
     try {
       const snap = await api("POST", "/api/games", body);
-      play.games[snap.id] = { snap, lastRoundEnd: null };
+      play.games[snap.id] = { snap, roundNote: null };
       play.current = snap.id;
       $("#play-log").replaceChildren();
       appendLog(snap.events, snap.names, snap.seat);
@@ -406,24 +419,27 @@ function setupForm() {
 }
 
 // ------------------------------------------------------------------------------------------ Replays
-const rp = { data: null, i: 0 };
+const rp = { data: null, i: 0, file: null };
 
 async function loadRecordFiles(select) {
   const sel = $("#replay-file");
+  const keep = select || rp.file || sel.value;
   const runs = await api("GET", "/api/runs");
   sel.replaceChildren(el("option", { value: "", text: "(choose a recorded game)" }));
   for (const r of runs.runs) for (const f of r.records) sel.append(el("option", { value: `${r.name}/${f}`, text: `${r.name} / ${f}` }));
-  if (select) sel.value = select;
+  if (keep) sel.value = keep;
 }
 
 async function openReplay(fileOrText, index, upload) {
   showMessage("#replay-message", "");
+  rp.file = upload ? null : fileOrText;
+  if (!upload) $("#replay-file").value = fileOrText;
   try {
     const data = upload
       ? await api("POST", `/api/replay?index=${index}`, fileOrText, true)
       : await api("GET", `/api/replay?file=${encodeURIComponent(fileOrText)}&index=${index}`);
     rp.data = data; rp.i = 0;
-    const rounds = [...new Set(data.frames.map((f) => f.view.round))];
+    const rounds = [...new Set(data.frames.map((f) => roundOf(f.view)))];
     $("#rp-round").replaceChildren(...rounds.map((r) => el("option", { value: r, text: `round ${r + 1}` })));
     const n = data.frames[0].view.num_players;
     $("#rp-seat").replaceChildren(el("option", { value: "all", text: "from above (all hands)" }),
@@ -434,6 +450,10 @@ async function openReplay(fileOrText, index, upload) {
     showMessage("#replay-message", e.message);
   }
 }
+
+// The round a frame belongs to, 0-based (a state's ``round`` counts the rounds completed, so the last
+// frame of a finished game still belongs to the last round played).
+const roundOf = (v) => (v.over ? Math.max(0, v.round - 1) : v.round);
 
 function seatView(view, seat) {
   if (seat === "all") return view;
@@ -463,7 +483,7 @@ function renderReplay() {
   const evText = f.events.map((e) => e.text).join(" \u00B7 ");
   $("#replay-step").textContent = f.step === 0 ? "Start of the game" : (hidden ? `${seatName(names, f.player, seat)} has chosen a card` : `${who}${evText ? " \u2014 " + evText : ""}`);
   $("#rp-pos").textContent = `step ${rp.i} of ${d.frames.length - 1}` + (rp.i === d.frames.length - 1 ? " \u00B7 end of the game" : "");
-  $("#rp-round").value = f.view.round;
+  $("#rp-round").value = roundOf(f.view);
   $("#rp-first").disabled = $("#rp-back").disabled = rp.i === 0;
   $("#rp-last").disabled = $("#rp-fwd").disabled = rp.i === d.frames.length - 1;
 }
@@ -482,7 +502,7 @@ function setupReplays() {
   $("#rp-seat").addEventListener("change", renderReplay);
   $("#rp-round").addEventListener("change", () => {
     const r = Number($("#rp-round").value);
-    replayGo(rp.data.frames.findIndex((f) => f.view.round === r));
+    replayGo(rp.data.frames.findIndex((f) => roundOf(f.view) === r));
   });
   $("#replay-open").addEventListener("click", () => {
     const file = $("#replay-file").value;
@@ -554,9 +574,10 @@ async function loadRun(name) {
     if (r.records.length) {
       const list = el("div", { class: "cards" });
       for (const f of r.records) list.append(el("a", { class: "link replay-link", text: f.replace("records/", ""), onclick: async () => {
+        rp.file = `${r.name}/${f}`;
         location.hash = "#replays";
-        await loadRecordFiles(`${r.name}/${f}`);
-        openReplay(`${r.name}/${f}`, 0, false);
+        await loadRecordFiles(rp.file);
+        openReplay(rp.file, 0, false);
       } }));
       box.append(el("div", { class: "section-title", text: `Game records (${r.records.length}): click to replay` }), list);
     }

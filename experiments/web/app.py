@@ -213,11 +213,11 @@ def create_app(runs_dir: str = "runs", max_games: int = 64) -> Starlette:
         session = await run_in_threadpool(PlaySession, body.get("game"), body.get("config", {}), body.get("seat", 0),
                                           body.get("bots"), body.get("seed"))
         store.add(session)
-        return JSONResponse(session.snapshot(), status_code=201)
+        return JSONResponse(await run_in_threadpool(session.snapshot), status_code=201)
 
     async def games_get(request: Request) -> Response:
         s = store.get(request.path_params["gid"])
-        return JSONResponse(s.snapshot(_int_param(request, "since", 0)))
+        return JSONResponse(await run_in_threadpool(s.snapshot, _int_param(request, "since", 0)))
 
     async def games_act(request: Request) -> Response:
         s = store.get(request.path_params["gid"])
@@ -226,11 +226,11 @@ def create_app(runs_dir: str = "runs", max_games: int = 64) -> Starlette:
             raise GameError(400, "action: missing; expected {\"action\": <action id>}")
         since = len(s.events)
         await run_in_threadpool(s.act, body["action"])
-        return JSONResponse(s.snapshot(since))
+        return JSONResponse(await run_in_threadpool(s.snapshot, since))
 
     async def games_record(request: Request) -> Response:
         s = store.get(request.path_params["gid"])
-        return PlainTextResponse(records.dumps(s.record()) + "\n", media_type="application/x-ndjson")
+        return PlainTextResponse(records.dumps(await run_in_threadpool(s.record)) + "\n", media_type="application/x-ndjson")
 
     async def games_delete(request: Request) -> Response:
         store.delete(request.path_params["gid"])

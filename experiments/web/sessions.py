@@ -97,7 +97,11 @@ class PlaySession:
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:
         """What the human's browser gets: the table from their seat, the events from index ``since`` on,
-        the seats, whose turn, the legal actions, the error (if a bot failed)."""
+        the seats, whose turn, the legal actions, the error (if a bot failed). Waits for a move in progress."""
+        with self.lock:
+            return self._snapshot(since)
+
+    def _snapshot(self, since: int) -> dict[str, Any]:
         self.used = time.monotonic()
         since = max(0, min(since, len(self.events)))
         return {
@@ -110,8 +114,9 @@ class PlaySession:
 
     def record(self) -> dict[str, Any]:
         """The game so far as a record (``fiveplay_env.records``)."""
-        return records.make_record(self.game, self.config, self.seed, self.actions, agents=self.names,
-                                   engine=self.engine, meta={"source": "web", "human_seat": self.seat})
+        with self.lock:
+            return records.make_record(self.game, self.config, self.seed, self.actions, agents=self.names,
+                                       engine=self.engine, meta={"source": "web", "human_seat": self.seat})
 
     # --- moves ---------------------------------------------------------------------------------------
     def act(self, action: Any) -> None:

@@ -159,6 +159,21 @@ def test_play_a_whole_take5_game(page, server, tmp_path):
     shot(page, tmp_path, "play_take5_end.png")
 
 
+def test_take5_trick_is_revealed_then_placed_card_by_card(page, server, tmp_path):
+    page.goto(f"{server.url}/?speed=normal#play")  # the animation at its normal pace
+    page.wait_for_selector("body[data-ready='1']")
+    page.fill("#setup-seed", "3")
+    page.click("#setup-start")
+    page.locator("#play-area .hand button.legal").last.click()
+    page.wait_for_function("document.querySelectorAll('#trick svg').length === 4")  # the whole trick, face up
+    shot(page, tmp_path, "play_take5_trick_revealed.png")
+    seen = {4}
+    while page.get_attribute("body", "data-busy") == "1":
+        seen.add(page.locator("#trick svg").count())
+        page.wait_for_timeout(60)
+    assert len(seen) >= 3  # cards left the trick one at a time as they were placed
+
+
 def test_play_a_whole_five_alive_game(page, server, tmp_path):
     start_game(page, server, "five_alive", 3)
     page.wait_for_selector("#play-area .hand button.card")

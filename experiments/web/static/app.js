@@ -212,7 +212,7 @@ function renderPlay() {
   } else renderFiveAlive(area, snap.view, o);
   renderResult(g);
   renderGameTabs();
-  const turn = snap.over ? "" : snap.your_turn ? "Your turn" : "Waiting for the bots...";
+  const turn = snap.over ? "" : play.busy ? "The bots are playing..." : snap.your_turn ? "Your turn" : "Waiting for the bots...";
   $("#status").textContent = `${Object.keys(play.games).length} game(s) \u00B7 ${turn}`;
 }
 
@@ -319,7 +319,12 @@ async function humanAction(action) {
   play.busy = true;
   document.body.dataset.busy = "1";
   renderPlay();
-  const prevView = snap.view;
+  let prevView = snap.view;
+  if (snap.game === "take5" && action < 104) {  // while the trick plays out, the card has left the hand
+    const seat = String(snap.seat);
+    prevView = { ...prevView, hands: { ...prevView.hands, [seat]: prevView.hands[seat].filter((c) => c !== action + 1) },
+                 hand_sizes: prevView.hand_sizes.map((h, p) => (p === snap.seat ? h - 1 : h)) };
+  }
   try {
     const t0 = performance.now();
     const next = await api("POST", `/api/games/${snap.id}/act`, { action });

@@ -169,7 +169,7 @@ function renderFiveAlive(area, v, o) {
       el("div", { class: "hearts", text: "\u2665".repeat(v.lives[p]) + "\u2661".repeat(Math.max(0, 5 - v.lives[p])), title: `${v.lives[p]} lives` }),
       el("div", { class: "small", text: v.alive[p] ? `${v.lives[p]} lives \u00B7 ${v.hand_sizes[p]} cards` : "eliminated" })));
   }
-  area.append(el("div", { class: "section-title", text: `5 Alive \u00B7 ${v.variant} \u00B7 round ${v.round + 1} \u00B7 ${v.phase}` }), players);
+  area.append(el("div", { class: "section-title", text: `5 Alive \u00B7 ${v.variant} \u00B7 round ${roundOf(v) + 1} \u00B7 ${v.phase}` }), players);
   const top = v.top >= 0 ? fiveAliveCard(v.top) : el("span", { class: "small", text: "(no card yet)" });
   area.append(el("div", { class: "center panel" },
     el("div", { class: "total", id: "total" }, String(v.total), el("small", { text: " / 21" })),

@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # CPU build is on this machine's disk, while a bare `torch` would fetch a multi-GB CUDA build.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench play clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[test,experiments,train]"
+	$(PY) -m pip install -q -e ".[test,experiments,train,web]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +24,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest -q
+
+# The local web app (play against the bots, replays, results): http://127.0.0.1:8000
+play: $(STAMP)
+	$(PY) -m experiments.web --runs runs --port 8000
 
 bench: $(STAMP)
 	$(PY) -m experiments.bench

@@ -29,6 +29,8 @@ class GameRecord:
         steps: decisions in the game, all seats.
         rounds: rounds played.
         truncated: True if the env truncated the game before its end.
+        actions: every action the engine took, in order (all seats): with the seed and config, the
+            game's exact replay (``fiveplay_env.records``).
     """
 
     seed: int
@@ -39,6 +41,7 @@ class GameRecord:
     steps: int
     rounds: int
     truncated: bool = False
+    actions: list[int] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -59,6 +62,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     think_max = [0.0] * n
     elim: list[int | None] = [None] * n
     steps = 0
+    actions: list[int] = []
     truncated = False
     perf = time.perf_counter
     watchers = [q for q in range(n) if agents[q].uses_engine]
@@ -82,6 +86,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
             think_max[p] = dt
         decisions[p] += 1
         env.step(action)
+        actions.append(int(action))
         steps += 1
         for q in watchers:  # search agents follow the public events of every step
             t1 = perf()
@@ -94,4 +99,4 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
                     elim[q] = steps
     results = game.results(engine, elim)
     return GameRecord(seed=seed, results=results, decisions=decisions, think_s=think, think_max_s=think_max, steps=steps,
-                      rounds=int(engine.state.round), truncated=truncated)
+                      rounds=int(engine.state.round), truncated=truncated, actions=actions)

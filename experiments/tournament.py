@@ -27,6 +27,7 @@ and the number of games the figures rest on.
 
 Output: ``<out>/tournament__<game>__<seed>__<time>/`` with ``config.json`` (what was asked),
 ``games.csv`` (one row per game per seat, written and flushed as each game finishes), ``summary.json``,
+``records/game_NNNNNN.jsonl`` (``--record``: each game's replayable record, ``fiveplay_env.records``),
 ``ratings.png`` (ratings with intervals), ``head_to_head.png`` (how often the row entrant finished
 ahead of the column entrant, ties half) and ``scores.png`` (mean of the first metric with intervals).
 Interrupting (Ctrl-C) keeps every finished game; ``--resume RUN_DIR`` continues the same tournament,
@@ -129,6 +130,7 @@ def _setup_worker(spec: dict[str, Any]) -> None:
     _W["agents"] = [make_agent(name, spec["game"], seed=0) for name in spec["agents"]]
     _W["labels"] = entrant_labels(spec["agents"])
     _W["names"] = list(spec["agents"])
+    _W["record_dir"] = spec.get("record_dir")  # --record: one replayable record per game
 
 
 def _play(g: int) -> list[dict[str, Any]]:
@@ -144,6 +146,11 @@ def _play(g: int) -> list[dict[str, Any]]:
         agent.reset(seed=sched.agent_seed(g, seat))
         agents.append(agent)
     rec = play_game(game, _W["config"], agents, sched.game_seed(g))
+    if _W["record_dir"]:
+        from fiveplay_env import records
+        records.write_records(os.path.join(_W["record_dir"], f"game_{g:06d}.jsonl"), [records.make_record(
+            game.name, _W["config"], rec.seed, rec.actions, agents=[_W["labels"][e] for e in seating],
+            meta={"game": g, "truncated": rec.truncated})])
     rows = []
     for seat, e in enumerate(seating):
         row: dict[str, Any] = {
@@ -490,6 +497,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-games", type=int, help="stop after this many newly played games (resume later)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
+    ap.add_argument("--record", action="store_true",
+                    help="also write each game's replayable record to RUN_DIR/records/game_NNNNNN.jsonl")
     ap.add_argument("--quiet", action="store_true", help="print nothing (implies --no-progress)")
     return ap
 
@@ -586,6 +595,10 @@ def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any)
     pending = [g for g in range(spec["games"]) if g not in done]
     if args.max_games is not None:
         pending = pending[:args.max_games]
+    wspec = spec
+    if args.record:
+        wspec = {**spec, "record_dir": os.path.join(run_dir, "records")}
+        os.makedirs(wspec["record_dir"], exist_ok=True)
     say(f"tournament: {spec['game']} {spec['agents']} - {len(done)} games done, {len(pending)} to play -> {run_dir}")
     interrupted = False
     t0 = time.time()
@@ -599,10 +612,10 @@ def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any)
         pool = None
         try:
             if args.workers == 1 or len(pending) <= 1:
-                _init_worker(spec)
+                _init_worker(wspec)
                 results = map(_play, pending)
             else:
-                pool = mp.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=(spec,))
+                pool = mp.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=(wspec,))
                 results = pool.imap_unordered(_play, pending, chunksize=1)
             for rows in results:
                 buf = io.StringIO()

@@ -1,0 +1,151 @@
+"""Measure the web app on 127.0.0.1: how long a bot's move takes to appear, and how many games it holds.
+
+``python -m experiments.web.bench [--bots take5-safest ismcts:sims=200] [--moves 10] [--games 500]``
+
+Starts the app (uvicorn, in a thread, on a free port of 127.0.0.1 only), then:
+
+1. latency: for each ``--bots`` name, a Take 5 game (4 players, mode round) and a 5 Alive game (4 players)
+   with the human in seat 0 and that bot in the others; the human plays its first legal action
+   ``--moves`` times. Reported: the median and max wall time from sending the move to the answer
+   holding the bots' replies, per reply and per bot decision (the answer holds every bot move made
+   before the human's next turn);
+2. load: ``--clients`` threads open ``--games`` games (Take 5, random bots), all held at once, then make
+   one move in each and read each back. Reported: games held, failures, seconds, server RSS.
+
+Prints one JSON object. Bounded: at most ``--games`` games, everything on 127.0.0.1.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import socket
+import statistics
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+
+def _serve(max_games: int) -> tuple[Any, str]:
+    import uvicorn
+
+    from experiments.web.app import create_app
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(create_app("runs", max_games=max_games), host="127.0.0.1", port=port,
+                                           log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.05)
+    return server, f"http://127.0.0.1:{port}"
+
+
+def latency(url: str, bot: str, game: str, moves: int) -> dict[str, Any]:
+    import httpx
+
+    bots = [bot] * 3
+    with httpx.Client(base_url=url, timeout=600) as c:
+        t0 = time.perf_counter()
+        r = c.post("/api/games", json={"game": game, "config": {"mode": "round"} if game == "take5" else {},
+                                       "seat": 0, "bots": bots, "seed": 1})
+        r.raise_for_status()
+        snap = r.json()
+        per_reply, per_decision = [], []
+        first = time.perf_counter() - t0
+        for _ in range(moves):
+            if snap["over"]:
+                break
+            steps = snap["steps"]
+            t0 = time.perf_counter()
+            snap = c.post(f"/api/games/{snap['id']}/act", json={"action": snap["legal"][0]}).json()
+            dt = time.perf_counter() - t0
+            decisions = snap["steps"] - steps - 1  # the bots' moves in this answer
+            per_reply.append(dt)
+            if decisions:
+                per_decision.append(dt / decisions)
+        c.delete(f"/api/games/{snap['id']}")
+    return {"bot": bot, "game": game, "replies": len(per_reply), "first_answer_s": round(first, 4),
+            "reply_median_s": round(statistics.median(per_reply), 4), "reply_max_s": round(max(per_reply), 4),
+            "per_bot_decision_median_s": round(statistics.median(per_decision), 4) if per_decision else None}
+
+
+def load(url: str, games: int, clients: int) -> dict[str, Any]:
+    import httpx
+
+    failures: list[str] = []
+    ids: list[str] = []
+    lock = threading.Lock()
+    local = threading.local()
+    clients_made: list[Any] = []
+
+    def client() -> Any:
+        if not hasattr(local, "c"):
+            local.c = httpx.Client(base_url=url, timeout=120)
+            with lock:
+                clients_made.append(local.c)
+        return local.c
+
+    t0 = time.perf_counter()
+
+    def open_one(i: int) -> None:
+        c = client()
+        r = c.post("/api/games", json={"game": "take5", "config": {"mode": "round"}, "seat": 0,
+                                       "bots": ["random"] * 3, "seed": i})
+        with lock:
+            if r.status_code == 201:
+                ids.append(r.json()["id"])
+            else:
+                failures.append(f"open {r.status_code}: {r.text[:200]}")
+
+    with ThreadPoolExecutor(clients) as ex:
+        list(ex.map(open_one, range(games)))
+    opened = time.perf_counter() - t0
+
+    def move_one(gid: str) -> None:
+        c = client()
+        snap = c.get(f"/api/games/{gid}").json()
+        r = c.post(f"/api/games/{gid}/act", json={"action": snap["legal"][0]})
+        back = c.get(f"/api/games/{gid}")
+        if r.status_code != 200 or back.status_code != 200 or back.json()["view"]["hand_sizes"][0] != 9:
+            with lock:
+                failures.append(f"move {r.status_code}/{back.status_code}")
+
+    with ThreadPoolExecutor(clients) as ex:
+        list(ex.map(move_one, ids))
+    held = len(client().get("/api/games").json()["games"])
+    for c in clients_made:
+        c.close()
+    return {"games_requested": games, "games_held": held, "failures": len(failures), "clients": clients,
+            "open_s": round(opened, 2), "total_s": round(time.perf_counter() - t0, 2),
+            "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(prog="python -m experiments.web.bench", description=__doc__.split("\n")[0])
+    ap.add_argument("--bots", nargs="+", default=["take5-safest", "ismcts:sims=200"],
+                    help="bots to time (5 Alive uses five-alive-attacker for a take5-* name)")
+    ap.add_argument("--moves", type=int, default=10, help="human moves per latency game")
+    ap.add_argument("--games", type=int, default=500, help="games held at once in the load test (0: skip)")
+    ap.add_argument("--clients", type=int, default=16, help="client threads in the load test")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    server, url = _serve(max(args.games, 8))
+    out: dict[str, Any] = {"url": url, "latency": []}
+    try:
+        for bot in args.bots:
+            for game in ("take5", "five_alive"):
+                name = bot.replace("take5-safest", "five-alive-attacker") if game == "five_alive" else bot
+                out["latency"].append(latency(url, name, game, args.moves))
+        if args.games:
+            out["load"] = load(url, args.games, args.clients)
+    finally:
+        server.should_exit = True
+    print(json.dumps(out, indent=1))
+    return out
+
+
+if __name__ == "__main__":
+    main()

@@ -28,14 +28,15 @@ Actions (``Discrete(19)``): one id per card kind, plus BUST.
 | 13 | =10 (T = 10)                                                                     |
 | 14 | Draw 1 (every other survivor draws 1)                                            |
 | 15 | Draw 2 (every other survivor draws 2)                                            |
-| 16 | Hand In & Re-Deal (all surviving hands re-dealt from the next player; T = 0)     |
+| 16 | Hand In & Re-Deal (all surviving hands re-dealt clockwise from P's left; T = 0)   |
 | 17 | Bomb (each other survivor discards a 0 or loses a life; T = 0)                   |
 | 18 | BUST: play nothing, lose a life, T = 0; legal only when no card is playable       |
 |    | (on every turn with ``allow_voluntary_bust``)                                    |
 
-Bomb answers (``bomb_zero_optional=True`` only): each responder holding a 0 acts in turn order with
-exactly two legal ids: **0** = discard a 0, **18** = keep it and lose a life. Responders without a 0
-lose their life without a decision; with ``bomb_zero_optional=False`` a 0 is discarded automatically.
+Bomb answers (``bomb_zero_optional=True`` only): every other survivor acts in turn order with the ids
+**0** = discard a 0 (legal only for a responder holding one) and **18** = lose a life (a responder
+without a 0 has only this one), so whose turn it is never reveals who holds a 0 (RULES.md 2.4); with
+``bomb_zero_optional=False`` a 0 is discarded automatically and a responder without one loses a life.
 
 Observations: ``{"observation": float32[80 + 3n], "action_mask": int8[19]}``; the pieces are the table in
 ``fiveplay_env.five_alive.observation``: own hand as counts per kind, the discard pile (cards played

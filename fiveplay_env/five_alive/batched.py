@@ -255,7 +255,24 @@ class BatchedFiveAlive(BatchedGameBase):
         self._counter = np.zeros(B, np.int32)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
+        # step outputs
+        self.rewards: np.ndarray = np.zeros((B, n), np.float32)
+        self.terminated: np.ndarray = np.zeros(B, bool)
+        self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_result: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_win: np.ndarray = np.zeros((B, n), np.float32)
+        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._bind_views()
+        self.reset(seed)
+
+    STATE = ("_hands", "_hsize", "_disc", "_top", "_drawq", "_dptr", "_dend", "_total", "_dirbit", "_cur",
+             "_phase", "_abits", "_alive", "_lives", "_result", "_bomber", "_bcur", "_actor", "_round",
+             "_counter", "_seeds", "_game_index", "rewards", "terminated", "final_lives", "final_result",
+             "final_win")
+
+    def _bind_views(self) -> None:
         # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
+        B, n = self.batch_size, self.num_players
         self._hands_f = self._hands.reshape(-1)
         self._hands_rows = self._hands.reshape(B * n, KP)
         self._hsize_f = self._hsize.reshape(-1)
@@ -264,15 +281,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._lives_f = self._lives.reshape(-1)
         self._result_f = self._result.reshape(-1)
         self._alive_f = self._alive.reshape(-1)
-        # step outputs
-        self.rewards: np.ndarray = np.zeros((B, n), np.float32)
-        self.terminated: np.ndarray = np.zeros(B, bool)
-        self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
-        self.final_result: np.ndarray = np.zeros((B, n), np.int32)
-        self.final_win: np.ndarray = np.zeros((B, n), np.float32)
-        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._mask_f = self._mask.reshape(-1)
-        self.reset(seed)
 
     # ------------------------------------------------------------------ public API (reset, current_player,
     # legal_action_mask, seeds and game_index: BatchedGameBase)
@@ -532,11 +541,12 @@ class BatchedFiveAlive(BatchedGameBase):
         """int64 [m]: the next survivor after seat ``s`` of games ``g`` in their direction."""
         return self._next_t[(self._abits[g] * 2 + self._dirbit[g]) * self.num_players + s]
 
-    def _order_after(self, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """int64 [m, n]: column j is the (j+1)-th survivor after ``p`` in turn order (``p`` itself at
-        column ``survivors - 1``; the columns after it wrap around)."""
+    def _order_after(self, g: np.ndarray, p: np.ndarray, clockwise: bool = False) -> np.ndarray:
+        """int64 [m, n]: column j is the (j+1)-th survivor after ``p`` in turn order (``clockwise``:
+        seat + 1 whatever the direction; ``p`` itself at column ``survivors - 1``; the columns after
+        it wrap around)."""
         n = self.num_players
-        base = (self._abits[g] * 2 + self._dirbit[g]) * n
+        base = (self._abits[g] * 2 + (1 if clockwise else self._dirbit[g])) * n
         out = np.empty((g.size, n), np.int64)
         s = p
         for j in range(n):
@@ -655,19 +665,19 @@ class BatchedFiveAlive(BatchedGameBase):
                 if not active.size:
                     break
             self._bcur[active] = q
+            if self._optional:  # every responder decides, 0 or not: the games wait for the answers
+                self._phase[active] = BOMB_ANSWER
+                self._cur[active] = q
+                break
             bn = active * n + q
             has0 = self._hands_f[bn * KP + N0] > 0
-            if self._optional:  # a responder with a 0 decides: the game waits for its answer
-                gz = active[has0]
-                self._phase[gz] = BOMB_ANSWER
-                self._cur[gz] = q[has0]
-            elif has0.any():  # the 0 is discarded automatically and becomes the top card
+            if has0.any():  # the 0 is discarded automatically and becomes the top card
                 gz, bz = active[has0], bn[has0]
                 self._hands_f[bz * KP + N0] -= 1
                 self._hsize_f[bz] -= 1
                 self._disc_f[gz * KP + N0] += 1
                 self._top[gz] = N0
-            keep = ~has0 if self._optional else np.ones(active.size, bool)
+            keep = np.ones(active.size, bool)
             no0 = np.flatnonzero(~has0)
             if no0.size:
                 over = self._lose_life(active[no0], q[no0])
@@ -768,10 +778,11 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def _redeal(self, g: np.ndarray, p: np.ndarray) -> None:
         """Hand In & Re-Deal (``p`` has cards left): all surviving hands of games ``g`` are gathered
-        (kinds ascending), shuffled, and dealt one at a time from the seat after ``p``, ``p`` last."""
+        (kinds ascending), shuffled, and dealt one at a time clockwise (whatever the direction) from
+        the seat to ``p``'s left, ``p`` last."""
         n = self.num_players
         m = g.size
-        order = self._order_after(g, p)
+        order = self._order_after(g, p, clockwise=True)
         nal = np.bitwise_count(self._abits[g]).astype(np.int64)
         counts = self._hands[g, :, :K].sum(axis=1, dtype=np.int64)  # eliminated hands are empty
         size = counts.sum(axis=1)
@@ -897,15 +908,16 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def _update_mask(self) -> None:
         """The acting seat's legal actions: its held kinds playable at T, BUST when none is (always
-        with ``allow_voluntary_bust``); a Bomb answer's two actions (0 and BUST)."""
+        with ``allow_voluntary_bust``); a Bomb answer's actions (BUST, and 0 for a responder holding one)."""
         hand = self._hands_rows.take(self._bn0 + self._cur, axis=0)  # [B, KP]
         legal = _PLAYTAB.take(self._total, axis=0)
         np.logical_and(legal, hand, out=legal)
         # (row sums by a float matrix-vector product: several times faster than any(axis=1) on 19 columns)
         legal[:, BUST] = True if self._free_bust else legal.astype(np.float32) @ _ONES == 0
         ans = np.flatnonzero(self._phase)
-        if ans.size:
-            legal[ans] = _ANSWER_ROW
+        if ans.size:  # a Bomb answer: lose a life (BUST), or discard a 0 if the responder holds one
+            legal[ans] = _ANSWER_ROW & (hand[ans] > 0)
+            legal[ans, BUST] = True
         m = legal.view(np.int8)
         m.setflags(write=False)
         self._mask = m

@@ -53,8 +53,9 @@ class FiveAliveConfig:
             ``"teams"`` (seats 0, 2, 4 against 1, 3, 5, each team sharing 5 lives).
         first_player: who starts the first round: ``"random"`` (one seeded draw) or ``"seat0"``.
         allow_voluntary_bust: True makes BUST legal on every turn, not only when no card is playable.
-        bomb_zero_optional: True: each Bomb responder holding a 0 decides (as a step of their own)
-            whether to discard a 0 or lose a life; False: the 0 is discarded automatically.
+        bomb_zero_optional: True: every Bomb responder answers as a step of their own, in turn order
+            (discard a 0, or lose a life; one without a 0 has only the second), so the turns never
+            reveal who holds a 0; False: a 0 is discarded automatically.
         deck_counts: how many cards of each kind the playing deck holds, in kind order (``KIND_KEYS``).
             Given as a sequence of 18 counts or as a mapping from kind key to count (kinds it does not
             name keep the RULES.md 2.1 count). Must hold at least 10 cards per player.

@@ -22,8 +22,9 @@ Action codec (one space for every decision; ``NUM_ACTIONS`` = 19):
 | 17 | Bomb               | held                                        | others discard a 0 or lose a life; T=0 |
 | 18 | BUST               | no card playable (always: voluntary bust)   | lose a life, T = 0                     |
 
-Bomb answers (phase BOMB_ANSWER, only with ``bomb_zero_optional=True``): the responder holding a 0 has
-exactly two legal actions, reusing ids: **0** = discard one 0, **18** (BUST) = keep it and lose a life.
+Bomb answers (phase BOMB_ANSWER, only with ``bomb_zero_optional=True``): every other survivor answers
+in turn order, reusing ids: **0** = discard one 0 (legal only for a responder holding one), **18**
+(BUST) = lose a life (always legal; a responder without a 0 has only this one).
 """
 from __future__ import annotations
 

@@ -172,10 +172,6 @@ class BatchedTake5(BatchedGameBase):
         self._rlen_b = np.zeros(NUM_ROWS * B + 1, np.int8)
         self._rbull_b = np.zeros(NUM_ROWS * B + 1, np.int8)
         self._rows_b = np.zeros((NUM_ROWS * B + 1) * ROW_LIMIT, np.int8)
-        self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
-        self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
-        self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
-        self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
         self._pending = np.full((n, B), -1, np.int8)
         self._scores = np.zeros((B, n), np.int32)
         self._rpen = np.zeros((B, n), np.int32)
@@ -187,19 +183,13 @@ class BatchedTake5(BatchedGameBase):
         self._picks = np.zeros(B, np.int16)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
-        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
-        self._loc_f = self._loc.reshape(-1)
-        self._pending_f = self._pending.reshape(-1)
-        self._scores_f = self._scores.reshape(-1)
-        self._rpen_f = self._rpen.reshape(-1)
         # step outputs; the penalties of the step are summed per seat in ``_pen`` [B, n]
         self._pen = np.zeros((B, n), np.int32)
-        self._pen_f = self._pen.reshape(-1)
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
         self.final_scores: np.ndarray = np.zeros((B, n), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
-        self._mask_f = self._mask.reshape(-1)
+        self._bind_views()
         self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
@@ -215,6 +205,25 @@ class BatchedTake5(BatchedGameBase):
         self._tail = tail.reshape(-1, n + 4)
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
+
+    STATE = ("_loc", "_rkey_b", "_rlen_b", "_rbull_b", "_rows_b", "_pending", "_scores", "_rpen", "_phase",
+             "_cur", "_trick", "_round", "_counter", "_picks", "_seeds", "_game_index", "_pen", "rewards",
+             "terminated", "final_scores")
+
+    def _bind_views(self) -> None:
+        B = self.batch_size
+        # the row arrays are views of the "_b" buffers (see above)
+        self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
+        self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
+        self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
+        self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
+        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
+        self._loc_f = self._loc.reshape(-1)
+        self._pending_f = self._pending.reshape(-1)
+        self._scores_f = self._scores.reshape(-1)
+        self._rpen_f = self._rpen.reshape(-1)
+        self._pen_f = self._pen.reshape(-1)
+        self._mask_f = self._mask.reshape(-1)
 
     # ------------------------------------------------------------------ public API (reset, current_player,
     # legal_action_mask, seeds and game_index: BatchedGameBase)

@@ -7,7 +7,8 @@ Rules: ``shared/RULES.md`` section 2, exactly; every [D] choice is a config fiel
 ``num_players`` (2..6), ``variant`` ("standard" | "sudden_death" | "teams", teams for 4 or 6),
 ``first_player`` ("random" | "seat0"), ``allow_voluntary_bust`` (False), ``bomb_zero_optional``
 (False), ``deck_counts`` (the RULES.md 2.1 table), ``bomb_last_card_resolves`` (True), ``draw_order``
-("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``new_round_start``
+("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``max_reshuffles`` (50 per
+round: the bound that makes every game end, whatever the deck), ``new_round_start``
 ("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
 (0), ``final_tiebreak`` ("turn_order" | "shared"), ``reward`` ("win_loss" | "lives" |
 "win_loss+lives") and ``max_cycles`` (None). Env options: ``render_mode`` (None | "ansi" | "human").

@@ -66,9 +66,10 @@ State (struct of arrays; n players, K = 18 kinds, KP = 19: the hands and the dis
 | ``_bomber``, ``_bcur`` | int8 [B]   | a Bomb being answered: the bomber and the last responder handled (-1 otherwise) |
 | ``_actor``     | int8 [B]           | who acted at the current step (the sudden-death tie-break starts there) |
 | ``_round``, ``_counter`` | int32 [B] | rounds completed, random events used                          |
+| ``_nresh``     | int16 [B]          | reshuffles in this round (``max_reshuffles`` bounds them)       |
 | ``_seeds``, ``_game_index`` | uint64, int64 [B] | see Seeding                                          |
 
-``bytes_per_game()``: 283 bytes at 4 players (235 at 2, 331 at 6), 77 of them the draw pile and 19
+``bytes_per_game()``: 285 bytes at 4 players (237 at 2, 333 at 6), 77 of them the draw pile and 19
 the cached mask.
 
 A step: every game's action goes through one vectorised "common" update (the card leaves the hand for
@@ -219,6 +220,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._resolves = config.bomb_last_card_resolves
         self._each = config.draw_order == "each"
         self._reshuffles = config.empty_draw_pile == "reshuffle"
+        self._max_resh = config.max_reshuffles
         self._reward_results = config.reward != "lives"
         self._reward_lives = config.reward != "win_loss"
         self._canon = np.array([k for k in range(K) for _ in range(config.deck_counts[k])], np.uint8)
@@ -252,6 +254,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bcur = np.full(B, -1, np.int8)
         self._actor = np.zeros(B, np.int8)
         self._round = np.zeros(B, np.int32)
+        self._nresh = np.zeros(B, np.int16)
         self._counter = np.zeros(B, np.int32)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
@@ -266,7 +269,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self.reset(seed)
 
     STATE = ("_hands", "_hsize", "_disc", "_top", "_drawq", "_dptr", "_dend", "_total", "_dirbit", "_cur",
-             "_phase", "_abits", "_alive", "_lives", "_result", "_bomber", "_bcur", "_actor", "_round",
+             "_phase", "_abits", "_alive", "_lives", "_result", "_bomber", "_bcur", "_actor", "_round", "_nresh",
              "_counter", "_seeds", "_game_index", "rewards", "terminated", "final_lives", "final_result",
              "final_win")
 
@@ -329,6 +332,12 @@ class BatchedFiveAlive(BatchedGameBase):
         return (2 * self._dirbit - 1).astype(np.int32)
 
     @property
+    def reshuffles(self) -> np.ndarray:
+        """int32 [B]: reshuffles of the discard pile in each game's current round (the reference's
+        ``reshuffles``)."""
+        return self._nresh.astype(np.int32)
+
+    @property
     def counter(self) -> np.ndarray:
         """int32 [B]: random events used so far (the reference's ``counter``)."""
         return self._counter.copy()
@@ -384,6 +393,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bomber[i] = state.bomber if answering else -1
         self._bcur[i] = state.current if answering else -1  # the responders left follow it in turn order
         self._round[i] = state.round
+        self._nresh[i] = state.reshuffles
         self._counter[i] = state.counter
         self._seeds[i] = state.seed
         self._update_mask()
@@ -401,7 +411,7 @@ class BatchedFiveAlive(BatchedGameBase):
         tables excluded)."""
         arrays = (self._hands, self._hsize, self._disc, self._top, self._drawq, self._dptr, self._dend,
                   self._total, self._dirbit, self._cur, self._phase, self._abits, self._alive, self._lives,
-                  self._result, self._bomber, self._bcur, self._actor, self._round, self._counter,
+                  self._result, self._bomber, self._bcur, self._actor, self._round, self._nresh, self._counter,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
 
@@ -719,6 +729,7 @@ class BatchedFiveAlive(BatchedGameBase):
         first = np.minimum(ndraw, avail)
         self._draw_run(g, order, count, others, np.zeros_like(first), first)
         short = ndraw > avail
+        short &= self._nresh[g] < self._max_resh
         if self._reshuffles and short.any():
             gs = g[short]
             ok = self._reshuffle(gs)
@@ -766,6 +777,7 @@ class BatchedFiveAlive(BatchedGameBase):
             width = int(size.max())
             perm = seeding.fast_batch_permutation(self._seeds[gg], self._counter[gg], width, size)
             self._counter[gg] += 1
+            self._nresh[gg] += 1
             cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(gg.size) * width)[:, None]]
             self._drawq[gg, :width] = cards
             self._dptr[gg] = 0
@@ -879,6 +891,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bomber[g] = -1
         self._bcur[g] = -1
         self._phase[g] = PLAY
+        self._nresh[g] = 0
 
     def _init_games(self, g: np.ndarray) -> None:
         """Games ``g`` (their seeds set) before their first deal: full lives, everyone in, clockwise."""

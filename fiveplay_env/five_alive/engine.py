@@ -18,8 +18,8 @@ increments it), so a batched engine can replay a game from its seed:
     canonical[perm[i]]``. The j-th surviving player in ascending seat order gets ``shuffled[10j:10j+10]``;
     the rest is the draw pile, drawn in order ``shuffled[10m], shuffled[10m+1], ...`` (m survivors).
   * first player (game start, ``first_player="random"`` only): ``below(seed, counter, n)``.
-  * reshuffle (a draw finds the draw pile empty and the discard pile holds a card besides its top
-    card): ``permutation`` of the discard pile minus its top card, kinds ascending; the new draw pile
+  * reshuffle (a draw finds the draw pile empty, fewer than ``max_reshuffles`` reshuffles were made
+    in this round, and the discard pile holds a card besides its top card): ``permutation`` of the discard pile minus its top card, kinds ascending; the new draw pile
     is drawn in the permuted order; the top card stays as the whole discard pile.
   * Hand In & Re-Deal: ``permutation`` of all the surviving hands' cards (the Re-Deal card already
     played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors clockwise
@@ -151,6 +151,7 @@ def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
     state.bomber = -1
     state.bomb_queue = []
     state.phase = PLAY
+    state.reshuffles = 0
 
 
 def from_position(
@@ -528,7 +529,8 @@ def _draws(config: FiveAliveConfig, state: FiveAliveState, p: int, count: int) -
 def _draw_one(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
     """q draws one card; False (nothing drawn) if the draw pile is empty and cannot be refilled."""
     if not state.draw:
-        if config.empty_draw_pile == "skip" or not _reshuffle(state):
+        if config.empty_draw_pile == "skip" or state.reshuffles >= config.max_reshuffles \
+                or not _reshuffle(state):
             return False
     k = state.draw.pop()
     _give(state, q, k)
@@ -560,6 +562,7 @@ def _reshuffle(state: FiveAliveState) -> bool:
     tab[TAB_DRAW] = size
     state.draw_cap = [counts] * state.num_players  # never mutated in place: sharing is safe
     state.ev_reshuffled.append(size)
+    state.reshuffles += 1
     return True
 
 

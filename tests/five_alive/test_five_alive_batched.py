@@ -123,6 +123,7 @@ class Replay:
                 ("phase", phase[i], s.phase),
                 ("round", rounds[i], s.round),
                 ("counter", counter[i], s.counter),
+                ("reshuffles", env.reshuffles[i], s.reshuffles),
             ):
                 if got != exp:
                     self.fail(i, field, got, exp)
@@ -197,6 +198,8 @@ class Replay:
 BOMBS = {"bomb": 10, "n0": 3, "draw2": 4}
 DRAWS = {"draw2": 12, "draw1": 6, "redeal": 4}
 ZEROS = {"n0": 40, "bomb": 12}  # 0s discarded to Bombs as last cards: several players go out at once
+ONLY_DRAWS = {k: 0 for k in ("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "reverse", "eq21", "skip", "pass",
+                              "eq0", "eq10", "redeal", "bomb")} | {"draw1": 20, "draw2": 30}  # ends by max_reshuffles
 TIGHT = (7, 7, 6, 6, 6, 3, 2, 1, 2, 2, 1, 1, 1, 1, 0, 3, 0, 1)  # 50 cards for 5 players
 BIG = {"n0": 120, "n1": 40, "draw2": 20, "bomb": 10}  # 248 cards: counts near the uint8 limits
 NUMBERS = (8,) * 8 + (0,) * 10  # no wild card: busts everywhere
@@ -234,6 +237,8 @@ def _cases() -> list[tuple[str, dict[str, Any], int, int, bool, set[str]]]:
                                     deck_counts=DRAWS), 16, 32, False, base | {"draw_short", "redeal"}),
         ("n6-draws-reshuffle", dict(num_players=6, deck_counts=DRAWS), 16, 24, False,
          base | {"reshuffle", "draw_short", "redeal"}),
+        ("n3-only-draws-capped", dict(num_players=3, deck_counts=ONLY_DRAWS, max_reshuffles=3), 16, 24, False,
+         base | {"reshuffle", "draw_short"}),
         ("n3-seat0-unresolved", dict(num_players=3, first_player="seat0", bomb_last_card_resolves=False,
                                      reward="win_loss+lives"), 16, 32, False, base | {"last_bomb"}),
         ("n5-tight-deck", dict(num_players=5, deck_counts=TIGHT), 16, 24, False, base | {"reshuffle", "draw_short"}),
@@ -267,7 +272,7 @@ def test_the_cases_cover_500_seeds_and_every_variant():
     for field, default in ((f, getattr(FiveAliveConfig(), f)) for f in (
             "first_player", "allow_voluntary_bust", "bomb_zero_optional", "deck_counts", "bomb_last_card_resolves",
             "draw_order", "empty_draw_pile", "new_round_start", "new_round_direction", "tiebreak_wild_value",
-            "final_tiebreak")):
+            "final_tiebreak", "max_reshuffles")):
         assert any(getattr(c, field) != default for c in cfgs), f"no case changes {field}"
     assert {c.reward for c in cfgs} == {"win_loss", "lives", "win_loss+lives"}
 

@@ -20,7 +20,7 @@ from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.take5 import engine as eng
 from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, Take5Config
-from fiveplay_env.take5.observation import observation_size, observe
+from fiveplay_env.take5.observation import observation_high, observation_size, observe
 from fiveplay_env.take5.render import render_text
 from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS, PLAY, Take5State
 
@@ -32,7 +32,6 @@ METADATA = {
     "render_fps": 1,
 }
 ENV_KEYS = ("render_mode",)
-_OBS_HIGH = 20.0  # scores / end_score may exceed 1 at the end of a game
 
 
 def make_config(**kwargs: Any) -> Take5Config:
@@ -59,7 +58,7 @@ class Take5AEC(CardGameAEC):
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config.pop("config", None) or make_config(**config)
-        super().__init__(cfg, render_mode, observation_size(cfg.num_players), _OBS_HIGH)
+        super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
         self._trick_key: tuple[int, int, int] = (-1, -1, -1)
 
     def _new_engine(self, seed: int) -> eng.Take5Engine:
@@ -99,7 +98,7 @@ class Take5Parallel(ParallelEnv):
         n = cfg.num_players
         self.possible_agents = SPEC.agents(n)
         self.agents: list[str] = []
-        obs_space, act_space = make_spaces(observation_size(n), NUM_ACTIONS, _OBS_HIGH)
+        obs_space, act_space = make_spaces(observation_size(n), NUM_ACTIONS, observation_high(cfg))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._wait_mask = np.zeros(NUM_ACTIONS, np.int8)

@@ -31,7 +31,9 @@ from __future__ import annotations
 import numpy as np
 
 from fiveplay_env.take5.config import Take5Config
-from fiveplay_env.take5.state import BULL, DRAFT, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, Take5State
+from fiveplay_env.take5.state import (
+    BULL, BULLHEADS, DRAFT, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, ROW_LIMIT, Take5State,
+)
 
 HAND, SEEN, TRICK, POOL, ROWS, ROW_STATS, SCORES = 0, 104, 208, 312, 416, 832, 844
 
@@ -49,6 +51,25 @@ def pieces(num_players: int) -> dict[str, tuple[int, int]]:
         "round_pen": (SCORES + n, n), "seat": (SCORES + 2 * n, n), "phase": (SCORES + 3 * n, 3),
         "tricks": (SCORES + 3 * n + 3, 1),
     }
+
+
+def observation_high(config: Take5Config) -> float:
+    """An upper bound on every observation value for ``config`` (the observation space's ``high``).
+
+    Every piece is 0/1 or at most 1, except a row's bull heads / 10 (at most 2.7: five cards of
+    7 + 5 + 5 + 5 + 5) and the scores and round penalties / ``end_score``. A round's penalty is at most
+    every bull head in play; a game of ``rounds:K`` has K rounds, and in ``mode="game"`` every score is
+    below the threshold before the last round (at most ``end_score``, or ``end_score - 1`` when it is
+    inclusive)."""
+    per_round = int(BULLHEADS[:config.deck_size].sum())
+    rounds = config.num_rounds
+    if rounds is None:
+        top = config.end_score - (1 if config.end_inclusive else 0) + per_round
+    else:
+        top = rounds * per_round
+    row_bulls = sum(sorted(BULL, reverse=True)[:ROW_LIMIT]) / 10.0
+    scores = np.nextafter(np.float32(top / config.end_score), np.float32(np.inf))  # float32 rounding, upwards
+    return float(max(1.0, row_bulls, scores))
 
 
 def _row_stats(row: list[int]) -> tuple[float, float, float]:
@@ -139,4 +160,4 @@ def observe(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
     return view[player].copy()
 
 
-__all__ = ["observe", "encode", "rebuild", "observation_size", "pieces", "NUM_ROWS"]
+__all__ = ["observe", "encode", "rebuild", "observation_size", "observation_high", "pieces", "NUM_ROWS"]

@@ -17,7 +17,7 @@ Interface (Pgx's shape): after ``reset`` and after every ``step``, for each game
 | ``rewards``           | float32 [B, n]      | every player's reward for the last step: minus the bull heads taken |
 | ``terminated``        | bool [B]            | game i ended at the last step (and was replaced, see Autoreset) |
 | ``final_scores``      | int32 [B, n]        | the final scores of the games that ended at the last step (rows where ``terminated``) |
-| ``observe()``         | float32 [B, 848+3n] | the acting seat's observation, equal to ``observation.observe`` |
+| ``observe()``         | float32 [B, size] | the acting seat's observation, equal to ``observation.observe`` |
 | ``scores``, ``round_penalty`` | int32 [B, n] | the reference's ``scores`` and ``round_pen``             |
 | ``round``, ``trick``, ``phase`` | [B]       | rounds completed, tricks completed this round, DRAFT/PLAY/ROW_CHOICE |
 | ``seeds``, ``game_index`` | uint64 / int64 [B] | the current game of each slot (see Seeding)            |
@@ -141,7 +141,7 @@ class BatchedTake5(BatchedGameBase):
         self.batch_size = B = check_int("batch_size", batch_size, 1)
         self.num_players = n = config.num_players
         self.num_actions = NUM_ACTIONS
-        self.observation_size = observation_size(n)
+        self.observation_size = observation_size(n, config.draft)
         self._deck = config.deck_size
         self._k = config.num_rounds
         self._player_rows = config.row_pick == "player"
@@ -539,10 +539,10 @@ class BatchedTake5(BatchedGameBase):
         self._mask_f = m.reshape(-1)
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 848 + 3n]: each game's acting seat's observation; row i equals
+        """float32 [B, observation_size]: each game's acting seat's observation; row i equals
         ``observation.observe(config, state_i, current_player[i])`` of the reference engine.
 
-        ``out``: an optional C-contiguous float32 [B, 848 + 3n] array to write into and return (a
+        ``out``: an optional C-contiguous float32 [B, observation_size] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
         B, n = self.batch_size, self.num_players
         size = self.observation_size
@@ -601,7 +601,18 @@ class BatchedTake5(BatchedGameBase):
         obs[:, SCORES:SCORES + n] = self._scores_f[flat] * k
         obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f[flat] * k
         # seat one-hot, phase one-hot and tricks / 10, by table
-        obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        tail = SCORES + 3 * n + 4
+        obs[:, SCORES + 2 * n:tail] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        if self._draft:  # the other players' public hands: their cards and their unrevealed choices
+            pend = self._pending[:, sl]  # [n, nb]
+            for i in range(1, n):
+                q = (cur.astype(np.int64) + i) % n
+                held = loc == q[:, None].astype(np.int8)
+                pq = pend[q, np.arange(nb)].astype(np.int64)
+                # seats before the acting one have chosen in this trick (``_pending`` keeps stale cards)
+                has = np.flatnonzero((phase == PLAY) & (q < cur) & (pq >= 0))
+                held[has, pq[has]] = True
+                obs[:, tail + NUM_CARDS * (i - 1):tail + NUM_CARDS * i] = held
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedTake5:

@@ -58,7 +58,7 @@ class Take5AEC(CardGameAEC):
 
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config.pop("config", None) or make_config(**config)
-        super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+        super().__init__(cfg, render_mode, observation_size(cfg.num_players, cfg.draft), observation_high(cfg))
         self._trick_key: tuple[int, int, int] = (-1, -1, -1)
 
     def _new_engine(self, seed: int) -> eng.Take5Engine:
@@ -98,7 +98,7 @@ class Take5Parallel(ParallelEnv):
         n = cfg.num_players
         self.possible_agents = SPEC.agents(n)
         self.agents: list[str] = []
-        obs_space, act_space = make_spaces(observation_size(n), NUM_ACTIONS, observation_high(cfg))
+        obs_space, act_space = make_spaces(observation_size(n, cfg.draft), NUM_ACTIONS, observation_high(cfg))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._wait_mask = np.zeros(NUM_ACTIONS, np.int8)

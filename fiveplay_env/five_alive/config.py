@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fiveplay_env.core.config import check_bool, check_choice, check_int
+import numpy as np
+
+from fiveplay_env.core.config import check_bool, check_choice, check_int, set_fields, show_value
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 HAND_SIZE = 10
@@ -107,27 +109,30 @@ class FiveAliveConfig:
     max_cycles: int | None = None
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        check_choice("variant", self.variant, VARIANTS)
+        # each value is validated and stored as a plain Python value (numpy scalars are accepted)
+        set_fields(self, num_players=check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS),
+                   variant=check_choice("variant", self.variant, VARIANTS))
         if self.variant == "teams" and self.num_players not in TEAM_SIZES:
             raise ValueError(
                 f"num_players: variant='teams' needs one of {list(TEAM_SIZES)} players, got {self.num_players}"
             )
-        check_choice("first_player", self.first_player, FIRST_PLAYERS)
-        check_bool("allow_voluntary_bust", self.allow_voluntary_bust)
-        check_bool("bomb_zero_optional", self.bomb_zero_optional)
-        object.__setattr__(self, "deck_counts", _parse_deck(self.deck_counts, self.num_players))
-        check_bool("bomb_last_card_resolves", self.bomb_last_card_resolves)
-        check_choice("draw_order", self.draw_order, DRAW_ORDERS)
-        check_choice("empty_draw_pile", self.empty_draw_pile, EMPTY_DRAW_PILES)
-        check_int("max_reshuffles", self.max_reshuffles, 0, MAX_RESHUFFLES)
-        check_choice("new_round_start", self.new_round_start, NEW_ROUND_STARTS)
-        check_choice("new_round_direction", self.new_round_direction, NEW_ROUND_DIRECTIONS)
-        check_int("tiebreak_wild_value", self.tiebreak_wild_value, 0, 21)
-        check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS)
-        check_choice("reward", self.reward, REWARDS)
-        if self.max_cycles is not None:
-            check_int("max_cycles", self.max_cycles, 1)
+        set_fields(
+            self,
+            first_player=check_choice("first_player", self.first_player, FIRST_PLAYERS),
+            allow_voluntary_bust=check_bool("allow_voluntary_bust", self.allow_voluntary_bust),
+            bomb_zero_optional=check_bool("bomb_zero_optional", self.bomb_zero_optional),
+            deck_counts=_parse_deck(self.deck_counts, self.num_players),
+            bomb_last_card_resolves=check_bool("bomb_last_card_resolves", self.bomb_last_card_resolves),
+            draw_order=check_choice("draw_order", self.draw_order, DRAW_ORDERS),
+            empty_draw_pile=check_choice("empty_draw_pile", self.empty_draw_pile, EMPTY_DRAW_PILES),
+            max_reshuffles=check_int("max_reshuffles", self.max_reshuffles, 0, MAX_RESHUFFLES),
+            new_round_start=check_choice("new_round_start", self.new_round_start, NEW_ROUND_STARTS),
+            new_round_direction=check_choice("new_round_direction", self.new_round_direction, NEW_ROUND_DIRECTIONS),
+            tiebreak_wild_value=check_int("tiebreak_wild_value", self.tiebreak_wild_value, 0, 21),
+            final_tiebreak=check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS),
+            reward=check_choice("reward", self.reward, REWARDS),
+            max_cycles=None if self.max_cycles is None else check_int("max_cycles", self.max_cycles, 1),
+        )
 
     @property
     def deck_size(self) -> int:
@@ -141,8 +146,12 @@ class FiveAliveConfig:
 
 def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
     """``deck_counts`` as a tuple of 18 ints; raises ValueError naming the field."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(f"deck_counts: expected {NUM_KINDS} counts, got an array of shape {value.shape}")
+        value = list(value)
     if isinstance(value, Mapping):
-        unknown = [k for k in value if k not in KIND_KEYS]
+        unknown = [k for k in value if not isinstance(k, str) or k not in KIND_KEYS]
         if unknown:
             raise ValueError(f"deck_counts: expected keys among {list(KIND_KEYS)}, got {unknown[0]!r}")
         counts = [value.get(k, d) for k, d in zip(KIND_KEYS, DEFAULT_DECK, strict=True)]
@@ -154,7 +163,7 @@ def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
             )
     else:
         raise ValueError(
-            f"deck_counts: expected a sequence of {NUM_KINDS} counts or a mapping kind -> count, got {value!r}"
+            f"deck_counts: expected a sequence of {NUM_KINDS} counts or a mapping kind -> count, got {show_value(value)}"
         )
     out = tuple(check_int(f"deck_counts[{KIND_KEYS[i]}]", c, 0, MAX_DECK) for i, c in enumerate(counts))
     total = sum(out)

@@ -69,6 +69,22 @@ def plain(value: Any) -> Any:
     return value
 
 
+def config_of(cls: type[C], kwargs: dict[str, Any], *, ignore: Iterable[str] = ()) -> C:
+    """An env's config from its keyword arguments: ``config=`` (an instance of ``cls``, given alone) or
+    the config fields themselves (``from_kwargs``). Giving both is refused (rather than one silently
+    overriding the other), and so is a config of another class (the other game's). ``ValueError``."""
+    if kwargs.get("config") is None:
+        return from_kwargs(cls, {k: v for k, v in kwargs.items() if k != "config"}, ignore=ignore)
+    config = kwargs["config"]
+    if not isinstance(config, cls):
+        raise ValueError(f"config: expected a {cls.__name__}, got {type(config).__name__}")
+    others = sorted(k for k in kwargs if k != "config" and k not in set(ignore))
+    if others:
+        raise ValueError(f"config: expected either config= or the config fields as keyword arguments, not both: "
+                         f"got config= and {others}")
+    return config
+
+
 def from_kwargs(cls: type[C], kwargs: Mapping[str, Any], *, ignore: Iterable[str] = ()) -> C:
     """Build config ``cls`` from keyword arguments, rejecting unknown keys by name.
 

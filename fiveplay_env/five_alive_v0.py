@@ -54,7 +54,13 @@ Episode: an eliminated player (5th life lost) is terminated at once and must the
 ``None``; the game ends (every agent terminated) when one player is left (standard), when the first
 player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
 in turn order from the player who ended the game), or when a team has no life left (teams).
-``max_cycles`` truncates every agent after that many decisions.
+``max_cycles`` truncates every agent after that many decisions. Every game of every valid config ends
+(``max_reshuffles`` bounds each round).
+
+Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``FiveAliveConfig``
+given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``
+(nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
+done, raise ``ResetNeededError``.
 
 ``infos[agent]``: ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``, ``winner``
 (once over) and ``event``: the last resolved step as a dict shared by all agents (read-only): ``player``,

@@ -3,6 +3,7 @@ that disagree, malformed headers."""
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 
@@ -63,8 +64,6 @@ def test_a_checkpoint_gets_the_permissions_of_the_other_run_files(tmp_path):
 
 
 def _rewrite(path: str, payload: dict) -> None:
-    import io
-
     buf = io.BytesIO()
     torch.save(payload, buf)
     data = buf.getvalue()
@@ -103,3 +102,27 @@ def test_a_header_with_a_non_integer_size_is_a_clear_error(tmp_path, size):
         f.write(MAGIC + json.dumps({"format": 1, "size": size, "sha256": "00"}).encode() + b"\n" + b"xyz")
     with pytest.raises(CheckpointError, match="size"):
         load_checkpoint(path)
+
+
+@pytest.mark.parametrize("game, config", [("take5", {"num_players": 3}), ("five_alive", {"num_players": 4})])
+def test_engine_snapshots_go_through_get_state_and_restore_the_same_games(game, config):
+    from agents.learned.envs import engine_snapshot, make_training_env, restore_engine
+    from fiveplay_env.vector import random_actions
+
+    env = make_training_env(game, 5, 3, config, "batched")
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(30):
+        env.step(random_actions(env.engine.legal_action_mask, rng))
+    snap = engine_snapshot(env)
+    assert snap["kind"] == "get_state"
+    buf = io.BytesIO()
+    torch.save(snap, buf)  # plain data: the weights-only loader reads it
+    snap = torch.load(io.BytesIO(buf.getvalue()), weights_only=True)
+    other = make_training_env(game, 5, 99, config, "batched")
+    restore_engine(other, snap)
+    for _ in range(100):
+        a = random_actions(env.engine.legal_action_mask, rng)
+        x, y = env.step(a), other.step(a)
+        for u, v in zip(x[:5], y[:5], strict=True):
+            np.testing.assert_array_equal(u, v)

@@ -19,8 +19,9 @@ increments it), so a batched engine can replay a game from its seed:
     the rest is the draw pile, drawn in order ``shuffled[10m], shuffled[10m+1], ...`` (m survivors).
   * first player (game start, ``first_player="random"`` only): ``below(seed, counter, n)``.
   * reshuffle (a draw finds the draw pile empty, fewer than ``max_reshuffles`` reshuffles were made
-    in this round, and the discard pile holds a card besides its top card): ``permutation`` of the discard pile minus its top card, kinds ascending; the new draw pile
-    is drawn in the permuted order; the top card stays as the whole discard pile.
+    in this round, and the discard pile holds a card besides its top card): ``permutation`` of the
+    discard pile minus its top card, kinds ascending; the new draw pile is drawn in the permuted order;
+    the top card stays as the whole discard pile.
   * Hand In & Re-Deal: ``permutation`` of all the surviving hands' cards (the Re-Deal card already
     played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors clockwise
     (seat + 1, whatever the current direction) starting with the player to P's left, P last.
@@ -67,7 +68,7 @@ _MASK_LOW = np.array([[(b >> a) & 1 for a in range(_LOW_BITS)] for b in range(1 
 _MASK_HIGH = np.array([[(b >> a) & 1 for a in range(NUM_ACTIONS - _LOW_BITS)]
                        for b in range(1 << (NUM_ACTIONS - _LOW_BITS))], np.int8)
 _CANONICAL: dict[tuple[int, ...], list[int]] = {}
-CANONICAL_CACHE_SIZE = 64
+CANONICAL_CACHE_SIZE = 64  # canonical decks kept (one per deck_counts met; cleared when full)
 
 
 def _mask_of(bits: int) -> np.ndarray:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from fiveplay_env import five_alive_v0, take5_v0
-from fiveplay_env.core.errors import CheckpointError, IllegalActionError
+from fiveplay_env.core.errors import CheckpointError, IllegalActionError, ResetNeededError
 
 __version__ = "0.2.0"  # the one place the version is written (pyproject.toml reads it)
 
@@ -27,4 +27,4 @@ def make(game: str, parallel: bool = False, **config: Any):
     return mod.env(**config)
 
 
-__all__ = ["take5_v0", "five_alive_v0", "make", "GAMES", "IllegalActionError", "CheckpointError", "__version__"]
+__all__ = ["take5_v0", "five_alive_v0", "make", "GAMES", "IllegalActionError", "ResetNeededError", "CheckpointError", "__version__"]

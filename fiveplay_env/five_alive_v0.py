@@ -7,7 +7,8 @@ Rules: ``shared/RULES.md`` section 2, exactly; every [D] choice is a config fiel
 ``num_players`` (2..6), ``variant`` ("standard" | "sudden_death" | "teams", teams for 4 or 6),
 ``first_player`` ("random" | "seat0"), ``allow_voluntary_bust`` (False), ``bomb_zero_optional``
 (False), ``deck_counts`` (the RULES.md 2.1 table), ``bomb_last_card_resolves`` (True), ``draw_order``
-("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``new_round_start``
+("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``max_reshuffles`` (50 per
+round: the bound that makes every game end, whatever the deck), ``new_round_start``
 ("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
 (0), ``final_tiebreak`` ("turn_order" | "shared"), ``reward`` ("win_loss" | "lives" |
 "win_loss+lives") and ``max_cycles`` (None). Env options: ``render_mode`` (None | "ansi" | "human").
@@ -28,14 +29,15 @@ Actions (``Discrete(19)``): one id per card kind, plus BUST.
 | 13 | =10 (T = 10)                                                                     |
 | 14 | Draw 1 (every other survivor draws 1)                                            |
 | 15 | Draw 2 (every other survivor draws 2)                                            |
-| 16 | Hand In & Re-Deal (all surviving hands re-dealt from the next player; T = 0)     |
+| 16 | Hand In & Re-Deal (all surviving hands re-dealt clockwise from P's left; T = 0)   |
 | 17 | Bomb (each other survivor discards a 0 or loses a life; T = 0)                   |
 | 18 | BUST: play nothing, lose a life, T = 0; legal only when no card is playable       |
 |    | (on every turn with ``allow_voluntary_bust``)                                    |
 
-Bomb answers (``bomb_zero_optional=True`` only): each responder holding a 0 acts in turn order with
-exactly two legal ids: **0** = discard a 0, **18** = keep it and lose a life. Responders without a 0
-lose their life without a decision; with ``bomb_zero_optional=False`` a 0 is discarded automatically.
+Bomb answers (``bomb_zero_optional=True`` only): every other survivor acts in turn order with the ids
+**0** = discard a 0 (legal only for a responder holding one) and **18** = lose a life (a responder
+without a 0 has only this one), so whose turn it is never reveals who holds a 0 (RULES.md 2.4); with
+``bomb_zero_optional=False`` a 0 is discarded automatically and a responder without one loses a life.
 
 Observations: ``{"observation": float32[80 + 3n], "action_mask": int8[19]}``; the pieces are the table in
 ``fiveplay_env.five_alive.observation``: own hand as counts per kind, the discard pile (cards played
@@ -52,7 +54,13 @@ Episode: an eliminated player (5th life lost) is terminated at once and must the
 ``None``; the game ends (every agent terminated) when one player is left (standard), when the first
 player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
 in turn order from the player who ended the game), or when a team has no life left (teams).
-``max_cycles`` truncates every agent after that many decisions.
+``max_cycles`` truncates every agent after that many decisions. Every game of every valid config ends
+(``max_reshuffles`` bounds each round).
+
+Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``FiveAliveConfig``
+given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``
+(nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
+done, raise ``ResetNeededError``.
 
 ``infos[agent]``: ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``, ``winner``
 (once over) and ``event``: the last resolved step as a dict shared by all agents (read-only): ``player``,

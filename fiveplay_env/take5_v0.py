@@ -23,8 +23,16 @@ Actions (``Discrete(109)``):
 Observations: ``{"observation": float32[848 + 3n], "action_mask": int8[109]}``; the pieces are the
 table in ``fiveplay_env.take5.observation`` (own hand, cards seen this round, the current trick during
 a row choice, the draft pool, the four rows, scores and round penalties in seat order relative to the
-observer, the observer's seat, the phase and the trick). In AEC, an agent that does not act has an all-zero
-mask.
+observer, the observer's seat, the phase and the trick; with ``draft=True`` also every other player's
+hand, public since every pick was made face up, so the size is then ``848 + 3n + 104 (n - 1)``). Values
+lie in ``[0, observation_high(config)]`` (scores over ``end_score`` can pass 1). In AEC, an agent that
+does not act has an all-zero mask.
+
+Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``Take5Config``
+given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``
+(nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
+done, raise ``ResetNeededError``; a parallel step takes a dict with one action per live agent (unknown
+agent keys are refused).
 
 Decision order (AEC): draft picks first (draft mode); each trick, players 0..n-1 choose in turn
 without seeing the choices made before them; the trick then resolves; a too-low card with

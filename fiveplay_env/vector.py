@@ -36,7 +36,8 @@ A actions and observations of ``obs_dim`` floats:
 - Autoreset is **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``): when game i ends at a step,
   ``terminated[i]`` is True and ``rewards[i]`` are that last step's, while ``obs[i]``, ``mask[i]`` and
   ``current_player[i]`` already belong to the new game started in slot i. There is no separate reset
-  step and no truncation (games always end). ``info["final_scores"][i]`` holds the finished game's
+  step and no truncation (games always end: every valid config's games do, see
+  ``FiveAliveConfig.max_reshuffles``). ``info["final_scores"][i]`` holds the finished game's
   final scores where ``terminated[i]``.
 - Seeding: slot i's k-th game is seeded ``core.seeding.derive(seed, i + k*B)``; ``info["seed"][i]`` is
   the seed of slot i's current game, with which it can be replayed alone by the game's reference

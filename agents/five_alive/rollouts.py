@@ -147,7 +147,7 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
     while s.phase != OVER and s.round == r0 and limit:
         limit -= 1
         if s.phase == BOMB_ANSWER:
-            a = N0
+            a = N0 if s.hands[s.current][N0] else BUST
         else:
             u = noise[k % noise_len]
             k += 1

@@ -10,7 +10,14 @@ The header makes a truncated or corrupt file detectable before anything is unpic
 read with ``torch.load(weights_only=True)`` (tensors, dicts, lists, numbers, strings, bytes only: no
 arbitrary objects). Writing goes to a temporary file in the same folder, flushed and fsynced, then
 ``os.replace``d over the target, so a reader never sees half a file and an interrupted write leaves the
-previous checkpoint intact.
+previous checkpoint intact. The file gets the permissions of any file the process creates (0666 less
+the umask, as the run's other files), not the temporary file's 0600.
+
+What is written always loads: numpy values in the payload are turned into Python ones first
+(``core.config.plain``), and the serialized payload is read back with ``weights_only=True`` before the
+file is written (``CheckpointError`` otherwise, and the previous checkpoint stays). Loading checks the
+contents too: the game config is valid and agrees with ``num_players`` and ``obs_dim``, and every weight
+is finite.
 
 Payload (``kind = "fiveplay-ppo"``; see ``agents.learned.ppo`` for how it is filled):
 
@@ -39,6 +46,7 @@ import os
 import tempfile
 from typing import Any
 
+from fiveplay_env.core.config import plain
 from fiveplay_env.core.errors import CheckpointError
 
 MAGIC = b"FIVEPLAY-CHECKPOINT\n"
@@ -59,9 +67,15 @@ def save_checkpoint(path: str, payload: dict[str, Any]) -> int:
     """Write ``payload`` to ``path`` atomically (see the module docstring); returns the file size."""
     import torch
 
+    payload = plain(payload)  # numpy scalars inside would make the weights-only load refuse the file
     buf = io.BytesIO()
     torch.save(payload, buf)
     data = buf.getvalue()
+    try:  # what is written must load: check with the loader's own settings before anything is replaced
+        _load_payload(data)
+    except Exception as exc:  # noqa: BLE001 - any failure means the file would not load
+        raise CheckpointError(f"checkpoint {path}: not written: the payload would not load back "
+                              f"({type(exc).__name__}: {exc})") from exc
     header = json.dumps({"format": FILE_FORMAT, "size": len(data), "sha256": hashlib.sha256(data).hexdigest()})
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -73,6 +87,7 @@ def save_checkpoint(path: str, payload: dict[str, Any]) -> int:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp made it 0600: give it the run's usual permissions
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -109,6 +124,13 @@ def load_checkpoint(path: str) -> dict[str, Any]:
         header = None
     if not isinstance(header, dict) or not {"format", "size", "sha256"} <= set(header):
         raise CheckpointError(f"checkpoint {file}: corrupt: the header line is damaged or truncated")
+    size = header["size"]
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's size to be an integer >= 0, "
+                              f"got {size!r}")
+    if not isinstance(header["sha256"], str):
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's sha256 to be a hex string, "
+                              f"got {header['sha256']!r}")
     if header["format"] != FILE_FORMAT:
         raise CheckpointError(f"checkpoint {file}: expected file format {FILE_FORMAT}, got {header['format']!r}")
     data = rest[nl + 1:]
@@ -119,8 +141,7 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     if hashlib.sha256(data).hexdigest() != header["sha256"]:
         raise CheckpointError(f"checkpoint {file}: corrupt: the payload's SHA-256 does not match its header")
     try:
-        with torch.serialization.safe_globals([bytes]):  # plain bytes (older snapshots) are safe to rebuild
-            payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+        payload = _load_payload(data)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure is a bad checkpoint
         raise CheckpointError(f"checkpoint {file}: unreadable payload: {type(exc).__name__}: {exc}") from exc
     if not isinstance(payload, dict) or payload.get("kind") != KIND:
@@ -131,8 +152,79 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     for key in ("game", "config", "num_players", "obs_dim", "num_actions", "model", "progress"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {file}: corrupt: the field {key!r} is missing")
+    _check_contents(file, payload)
     payload["path"] = file
     return payload
+
+
+def _load_payload(data: bytes) -> Any:
+    import torch
+
+    with torch.serialization.safe_globals([bytes]):  # plain bytes (older snapshots) are safe to rebuild
+        return torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _game_facts(game: str, config: dict[str, Any]) -> tuple[int, int] | None:
+    """``(num_players, observation size)`` of ``game`` under ``config`` (``ValueError`` if the config is
+    invalid); None for a game this check does not know."""
+    from fiveplay_env.core.config import from_kwargs
+
+    if game == "take5":
+        from fiveplay_env.take5.config import Take5Config
+        from fiveplay_env.take5.observation import observation_size as take5_size
+
+        t5 = from_kwargs(Take5Config, config)
+        return t5.num_players, take5_size(t5.num_players, t5.draft)
+    if game == "five_alive":
+        from fiveplay_env.five_alive.config import FiveAliveConfig
+        from fiveplay_env.five_alive.observation import observation_size as five_alive_size
+
+        fa = from_kwargs(FiveAliveConfig, config)
+        return fa.num_players, five_alive_size(fa.num_players)
+    return None
+
+
+def _check_contents(file: str, payload: dict[str, Any]) -> None:
+    """The payload agrees with itself: a valid game config matching ``num_players`` and ``obs_dim``,
+    integer shapes, finite weights. ``CheckpointError`` naming the first problem."""
+    import torch
+
+    for key in ("num_players", "obs_dim", "num_actions"):
+        v = payload[key]
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise CheckpointError(f"checkpoint {file}: corrupt: expected {key} to be an integer >= 1, got {v!r}")
+    config = payload["config"]
+    if not isinstance(config, dict):
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected the game config to be a dict, "
+                              f"got {type(config).__name__}")
+    try:
+        facts = _game_facts(str(payload["game"]), config)
+    except (ValueError, TypeError) as exc:
+        raise CheckpointError(f"checkpoint {file}: corrupt: its game config is invalid: {exc}") from exc
+    if facts is not None:
+        n, obs_dim = facts
+        if n != payload["num_players"]:
+            raise CheckpointError(f"checkpoint {file}: corrupt: num_players is {payload['num_players']}, but its "
+                                  f"game config is for {n} players")
+        if obs_dim != payload["obs_dim"]:
+            raise CheckpointError(f"checkpoint {file}: corrupt: obs_dim is {payload['obs_dim']}, but its game "
+                                  f"config's observations have {obs_dim} floats")
+    model = payload["model"]
+    weights = model.get("state_dict") if isinstance(model, dict) else None
+    if not isinstance(weights, dict):
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected model['state_dict'] to be a dict of tensors")
+    for name, t in weights.items():
+        if not isinstance(t, torch.Tensor):
+            raise CheckpointError(f"checkpoint {file}: corrupt: the weight {name!r} is not a tensor "
+                                  f"({type(t).__name__})")
+        if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+            raise CheckpointError(f"checkpoint {file}: corrupt: the weight {name!r} holds NaN or infinite values")
 
 
 def check_matches(ckpt: dict[str, Any], what: str, saved: Any, wanted: Any) -> None:

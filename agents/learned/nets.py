@@ -136,10 +136,14 @@ class Take5ActorCritic(MaskedActorCritic):
         from fiveplay_env.take5 import observation as t5obs
         from fiveplay_env.take5 import state as t5state
 
-        n, rem = divmod(int(obs_dim) - (t5obs.SCORES + 4), 3)
-        if rem or not 2 <= n <= 10 or int(num_actions) != t5state.NUM_ACTIONS:
-            raise ValueError(f"take5 network: expected a Take 5 observation (848 + 3n floats, n = 2..10) and "
-                             f"{t5state.NUM_ACTIONS} actions, got obs_dim={obs_dim}, num_actions={num_actions}")
+        try:
+            n, _ = t5obs.players_of_size(int(obs_dim))
+        except ValueError:
+            n = 0
+        if not n or int(num_actions) != t5state.NUM_ACTIONS:
+            raise ValueError(f"take5 network: expected a Take 5 observation (848 + 3n floats, n = 2..10, plus "
+                             f"104 (n - 1) with draft=True) and {t5state.NUM_ACTIONS} actions, got "
+                             f"obs_dim={obs_dim}, num_actions={num_actions}")
         if features_version != self.FEATURES_VERSION:
             raise ValueError(f"take5 network: made with features version {features_version}, this code computes "
                              f"version {self.FEATURES_VERSION}")

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 import numpy as np
@@ -53,6 +53,7 @@ from agents.learned import envs as envs_mod
 from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches
 from agents.learned.nets import MaskedActorCritic, build_model, default_arch, obs_scale_for
 from fiveplay_env.core import seeding
+from fiveplay_env.core.config import plain
 from fiveplay_env.core.errors import CheckpointError
 
 Z95 = 1.959964
@@ -97,6 +98,12 @@ class TrainConfig:
     backend: str = "auto"
 
     def __post_init__(self) -> None:
+        # numpy scalars (np.int64(4), np.float64(3e-4), in the game config too) become Python values:
+        # a checkpoint must hold plain data only, or its weights-only load refuses it
+        for f in fields(self):
+            setattr(self, f.name, plain(getattr(self, f.name)))
+        if not isinstance(self.config, dict):
+            raise ValueError(f"config: expected a dict of game config fields, got {type(self.config).__name__}")
         d = game_defaults(self.game, self.config)
         if self.gamma is None:
             self.gamma = d["gamma"]

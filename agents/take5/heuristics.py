@@ -33,7 +33,7 @@ import numpy as np
 
 from agents.base import Agent, check_mask
 from fiveplay_env.take5.engine import cheapest_row, target_row
-from fiveplay_env.take5.observation import HAND, POOL, ROWS, SCORES, SEEN, TRICK
+from fiveplay_env.take5.observation import HAND, POOL, ROWS, SCORES, SEEN, TRICK, players_of_size
 from fiveplay_env.take5.state import ACTION_ROW0, BULL, NUM_CARDS, NUM_ROWS, ROW_LIMIT
 
 _PHASE_DRAFT, _PHASE_PLAY, _PHASE_ROW = 0, 1, 2
@@ -64,12 +64,11 @@ class Take5View:
 
 
 def decode(observation: np.ndarray) -> Take5View:
-    """Decode a Take 5 observation vector (``ValueError`` if its size is not ``848 + 3n``)."""
+    """Decode a Take 5 observation vector (``ValueError`` if its size is no Take 5 observation's)."""
     obs = np.asarray(observation)
-    size = obs.shape[-1] if obs.ndim == 1 else -1
-    n, rem = divmod(size - (SCORES + 4), 3)
-    if obs.ndim != 1 or rem or not 2 <= n <= 10:
-        raise ValueError(f"observation: expected a Take 5 observation of size 848 + 3n (n = 2..10), got shape {obs.shape}")
+    if obs.ndim != 1:
+        raise ValueError(f"observation: expected a 1-d Take 5 observation, got shape {obs.shape}")
+    n, _ = players_of_size(obs.shape[0])
     hand_v = obs[HAND:HAND + NUM_CARDS] > 0.5
     known = hand_v | (obs[SEEN:SEEN + NUM_CARDS] > 0.5)
     rows = [np.flatnonzero(obs[ROWS + NUM_CARDS * r:ROWS + NUM_CARDS * (r + 1)] > 0.5).tolist() for r in range(NUM_ROWS)]

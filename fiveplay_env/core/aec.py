@@ -23,6 +23,8 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.config import show_value
+from fiveplay_env.core.errors import ResetNeededError
 from fiveplay_env.core.spec import GameSpec
 
 RENDER_MODES = ("ansi", "human")
@@ -109,13 +111,33 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self._refresh_infos()
         self._select()
 
+    def _player(self, agent: object, call: str) -> int:
+        """``agent``'s seat; ``ResetNeededError`` before ``reset()``, ``ValueError`` for an unknown agent."""
+        if self.engine is None:
+            raise ResetNeededError(f"{call} before reset(): call reset() first")
+        p = self._index.get(agent) if isinstance(agent, str) else None
+        if p is None:
+            raise ValueError(f"agent: expected one of {self.possible_agents}, got {show_value(agent)}")
+        return p
+
+    def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        if self.engine is None:
+            raise ResetNeededError("last() before reset(): call reset() first")
+        if not self.agents:
+            raise ResetNeededError("last(): the game is over and every agent is done: call reset() to play again")
+        return super().last(observe)
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        p = self._index[agent]
+        p = self._player(agent, "observe()")
         engine = self.engine
         mask = engine.legal_mask() if p == engine.current_player else self._zero_mask.copy()
         return {"observation": self._observe(engine, p), "action_mask": mask}
 
     def step(self, action: Any) -> None:
+        if self.engine is None:
+            raise ResetNeededError("step() before reset(): call reset() first")
+        if not self.agents:
+            raise ResetNeededError("step(): the game is over and every agent is done: call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -12,9 +12,16 @@ of one game on numpy arrays. What does not depend on the game lives here, once (
 
 A subclass builds its state in ``__init__`` (the attributes listed below, then ``self.reset(seed)``)
 and supplies the game: ``_new_games`` (start games whose seeds are set), ``_clear_results`` (its
-finished-game outputs), ``_update_mask``, ``step`` and ``observe``. The base adds no instance
-attribute of its own: checkpoints (``agents.learned.envs.engine_snapshot``) save and compare a batched
-engine's attributes by name, so the set of names is the subclass's.
+finished-game outputs), ``_update_mask``, ``step`` and ``observe``; ``STATE`` names the arrays that
+hold its games (and the last step's outputs), ``_bind_views`` rebuilds the views it keeps of them.
+
+State, copies and pickling: ``get_state()`` returns the complete state of every game as a plain dict
+(``base_seed`` and copies of the ``STATE`` arrays); ``set_state(state)`` puts such a dict into an
+engine of the same game, batch size and config (validated first: nothing changes on a bad state), so
+both engines then play exactly the same games; checkpoints use them
+(``agents.learned.envs.engine_snapshot``). ``copy.deepcopy``, ``copy.copy`` and ``pickle`` give an
+independent engine that plays exactly the same games (the views are rebuilt, never copied apart from
+the arrays they view).
 """
 from __future__ import annotations
 
@@ -53,7 +60,17 @@ class BatchedGameBase(ABC):
     _mask_f: np.ndarray      # the same, flat
     _round: np.ndarray       # int [B]: rounds completed in each game
 
+    STATE: tuple[str, ...] = ()
+    """The attributes (numpy arrays) that hold the games' state and the last step's outputs; together
+    with ``base_seed`` they are the whole state: everything else is the config, constant tables and
+    views of these arrays (``_bind_views``). The legal mask is recomputed from them."""
+
     # ------------------------------------------------------------------ the game's parts
+
+    def _bind_views(self) -> None:
+        """(Re)create the attributes that are views of the ``STATE`` arrays (flat aliases, the cached
+        mask's flat view): after ``__init__`` built the arrays, after unpickling or ``set_state``."""
+        self._mask_f = self._mask.reshape(-1)
 
     @abstractmethod
     def _new_games(self, g: np.ndarray) -> None:
@@ -109,6 +126,63 @@ class BatchedGameBase(ABC):
         self.terminated = np.zeros(B, bool)
         self._clear_results()
         self._update_mask()
+
+    # ------------------------------------------------------------------ state, copies, pickling
+
+    def get_state(self) -> dict[str, Any]:
+        """The complete state of every game as plain data: ``{"base_seed": int, "arrays": {name: a copy
+        of the array}}`` for the names in ``STATE``. ``set_state`` puts it back."""
+        return {"base_seed": int(self.base_seed),
+                "arrays": {name: np.array(getattr(self, name), copy=True) for name in self.STATE}}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Put ``state`` (from ``get_state`` of an engine of the same game, batch size and config) into
+        this engine. Raises ``ValueError`` naming the first bad entry (a missing or unknown array, a
+        wrong shape or dtype) before anything changes."""
+        if not isinstance(state, dict) or set(state) != {"base_seed", "arrays"}:
+            raise ValueError(f"state: expected a dict with keys ['arrays', 'base_seed'] (from get_state()), "
+                             f"got {sorted(state) if isinstance(state, dict) else type(state).__name__}")
+        base = seeding.normalize_seed(state["base_seed"])
+        arrays = state["arrays"]
+        if not isinstance(arrays, dict) or set(arrays) != set(self.STATE):
+            got = sorted(arrays) if isinstance(arrays, dict) else type(arrays).__name__
+            raise ValueError(f"state['arrays']: expected the arrays {sorted(self.STATE)}, got {got}")
+        new = {}
+        for name in self.STATE:
+            cur, val = getattr(self, name), arrays[name]
+            if not isinstance(val, np.ndarray) or val.shape != cur.shape or val.dtype != cur.dtype:
+                got = f"{val.dtype} {val.shape}" if isinstance(val, np.ndarray) else type(val).__name__
+                raise ValueError(f"state['arrays'][{name!r}]: expected a {cur.dtype} array of shape {cur.shape} "
+                                 f"(an engine of this game, batch size and config), got {got}")
+            new[name] = np.array(val, copy=True)
+        self.base_seed = base
+        for name, val in new.items():
+            setattr(self, name, val)
+        self._bind_views()
+        self._update_mask()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # the views are left out: pickled or deep-copied apart from their arrays they would stop being views
+        state = self.__dict__.copy()
+        for name in self._view_names():
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._bind_views()
+
+    def __copy__(self) -> "BatchedGameBase":
+        """A shallow copy would share the games' arrays with this engine: a copy is always deep."""
+        import copy
+
+        return copy.deepcopy(self)
+
+    def _view_names(self) -> list[str]:
+        """The attributes ``_bind_views`` sets (found by running it on a throwaway namespace)."""
+        probe = _ViewProbe(self)
+        type(self)._bind_views(probe)  # type: ignore[arg-type]
+        return sorted(probe.assigned)
 
     @property
     def current_player(self) -> np.ndarray:
@@ -211,3 +285,17 @@ def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> fl
         steps += 8
         now = time.perf_counter()
     return steps * batch_size / (now - t0)
+
+
+class _ViewProbe:
+    """Stands in for an engine while ``_bind_views`` runs, to learn which attributes it sets."""
+
+    def __init__(self, engine: Any) -> None:
+        object.__setattr__(self, "_engine", engine)
+        object.__setattr__(self, "assigned", set())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(object.__getattribute__(self, "_engine"), name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        object.__getattribute__(self, "assigned").add(name)

@@ -19,5 +19,10 @@ class IllegalActionError(ValueError):
         )
 
 
+class ResetNeededError(RuntimeError):
+    """A call that needs a game in progress: ``step``, ``last`` or ``observe`` before the first ``reset()``,
+    or ``step`` once the game is over and every agent is done. Nothing changes; call ``reset()``."""
+
+
 class CheckpointError(ValueError):
     """A checkpoint that is missing, truncated, corrupt or made for another configuration."""

@@ -210,9 +210,13 @@ class SingleAgentEnv(gymnasium.Env):
         """The learner plays ``action``; then the others play until its next decision or the end."""
         if self._done:
             raise RuntimeError("step: the episode is over (or reset() was never called); call reset() first")
-        a = int(action) if isinstance(action, (int, np.integer)) or (isinstance(action, np.ndarray) and action.size == 1) else action
+        # one integer (a size-1 integer array too, as vectorised code passes it); anything else goes to
+        # the engine, which rejects it with an IllegalActionError naming it
+        a = action.reshape(-1)[0] if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu" \
+            else action
+        a = int(a) if isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_)) else a
         if self.illegal_action_penalty is not None:
-            ok = isinstance(a, int) and 0 <= a < self._mask.shape[0] and bool(self._mask[a])
+            ok = type(a) is int and 0 <= a < self._mask.shape[0] and bool(self._mask[a])
             if not ok:
                 obs = self._env.observe(self.possible_agents[self.seat])
                 o, inf = self._out(obs, {"illegal_action": {"action": action}}, True)

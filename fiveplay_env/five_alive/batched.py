@@ -66,9 +66,10 @@ State (struct of arrays; n players, K = 18 kinds, KP = 19: the hands and the dis
 | ``_bomber``, ``_bcur`` | int8 [B]   | a Bomb being answered: the bomber and the last responder handled (-1 otherwise) |
 | ``_actor``     | int8 [B]           | who acted at the current step (the sudden-death tie-break starts there) |
 | ``_round``, ``_counter`` | int32 [B] | rounds completed, random events used                          |
+| ``_nresh``     | int16 [B]          | reshuffles in this round (``max_reshuffles`` bounds them)       |
 | ``_seeds``, ``_game_index`` | uint64, int64 [B] | see Seeding                                          |
 
-``bytes_per_game()``: 283 bytes at 4 players (235 at 2, 331 at 6), 77 of them the draw pile and 19
+``bytes_per_game()``: 285 bytes at 4 players (237 at 2, 333 at 6), 77 of them the draw pile and 19
 the cached mask.
 
 A step: every game's action goes through one vectorised "common" update (the card leaves the hand for
@@ -219,6 +220,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._resolves = config.bomb_last_card_resolves
         self._each = config.draw_order == "each"
         self._reshuffles = config.empty_draw_pile == "reshuffle"
+        self._max_resh = config.max_reshuffles
         self._reward_results = config.reward != "lives"
         self._reward_lives = config.reward != "win_loss"
         self._canon = np.array([k for k in range(K) for _ in range(config.deck_counts[k])], np.uint8)
@@ -252,10 +254,28 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bcur = np.full(B, -1, np.int8)
         self._actor = np.zeros(B, np.int8)
         self._round = np.zeros(B, np.int32)
+        self._nresh = np.zeros(B, np.int16)
         self._counter = np.zeros(B, np.int32)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
+        # step outputs
+        self.rewards: np.ndarray = np.zeros((B, n), np.float32)
+        self.terminated: np.ndarray = np.zeros(B, bool)
+        self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_result: np.ndarray = np.zeros((B, n), np.int32)
+        self.final_win: np.ndarray = np.zeros((B, n), np.float32)
+        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
+        self._bind_views()
+        self.reset(seed)
+
+    STATE = ("_hands", "_hsize", "_disc", "_top", "_drawq", "_dptr", "_dend", "_total", "_dirbit", "_cur",
+             "_phase", "_abits", "_alive", "_lives", "_result", "_bomber", "_bcur", "_actor", "_round", "_nresh",
+             "_counter", "_seeds", "_game_index", "rewards", "terminated", "final_lives", "final_result",
+             "final_win")
+
+    def _bind_views(self) -> None:
         # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
+        B, n = self.batch_size, self.num_players
         self._hands_f = self._hands.reshape(-1)
         self._hands_rows = self._hands.reshape(B * n, KP)
         self._hsize_f = self._hsize.reshape(-1)
@@ -264,15 +284,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._lives_f = self._lives.reshape(-1)
         self._result_f = self._result.reshape(-1)
         self._alive_f = self._alive.reshape(-1)
-        # step outputs
-        self.rewards: np.ndarray = np.zeros((B, n), np.float32)
-        self.terminated: np.ndarray = np.zeros(B, bool)
-        self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
-        self.final_result: np.ndarray = np.zeros((B, n), np.int32)
-        self.final_win: np.ndarray = np.zeros((B, n), np.float32)
-        self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._mask_f = self._mask.reshape(-1)
-        self.reset(seed)
 
     # ------------------------------------------------------------------ public API (reset, current_player,
     # legal_action_mask, seeds and game_index: BatchedGameBase)
@@ -313,6 +325,12 @@ class BatchedFiveAlive(BatchedGameBase):
     def direction(self) -> np.ndarray:
         """int32 [B]: +1 clockwise, -1 counter-clockwise."""
         return (2 * self._dirbit - 1).astype(np.int32)
+
+    @property
+    def reshuffles(self) -> np.ndarray:
+        """int32 [B]: reshuffles of the discard pile in each game's current round (the reference's
+        ``reshuffles``)."""
+        return self._nresh.astype(np.int32)
 
     @property
     def counter(self) -> np.ndarray:
@@ -370,6 +388,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bomber[i] = state.bomber if answering else -1
         self._bcur[i] = state.current if answering else -1  # the responders left follow it in turn order
         self._round[i] = state.round
+        self._nresh[i] = state.reshuffles
         self._counter[i] = state.counter
         self._seeds[i] = state.seed
         self._update_mask()
@@ -387,7 +406,7 @@ class BatchedFiveAlive(BatchedGameBase):
         tables excluded)."""
         arrays = (self._hands, self._hsize, self._disc, self._top, self._drawq, self._dptr, self._dend,
                   self._total, self._dirbit, self._cur, self._phase, self._abits, self._alive, self._lives,
-                  self._result, self._bomber, self._bcur, self._actor, self._round, self._counter,
+                  self._result, self._bomber, self._bcur, self._actor, self._round, self._nresh, self._counter,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
 
@@ -527,11 +546,12 @@ class BatchedFiveAlive(BatchedGameBase):
         """int64 [m]: the next survivor after seat ``s`` of games ``g`` in their direction."""
         return self._next_t[(self._abits[g] * 2 + self._dirbit[g]) * self.num_players + s]
 
-    def _order_after(self, g: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """int64 [m, n]: column j is the (j+1)-th survivor after ``p`` in turn order (``p`` itself at
-        column ``survivors - 1``; the columns after it wrap around)."""
+    def _order_after(self, g: np.ndarray, p: np.ndarray, clockwise: bool = False) -> np.ndarray:
+        """int64 [m, n]: column j is the (j+1)-th survivor after ``p`` in turn order (``clockwise``:
+        seat + 1 whatever the direction; ``p`` itself at column ``survivors - 1``; the columns after
+        it wrap around)."""
         n = self.num_players
-        base = (self._abits[g] * 2 + self._dirbit[g]) * n
+        base = (self._abits[g] * 2 + (1 if clockwise else self._dirbit[g])) * n
         out = np.empty((g.size, n), np.int64)
         s = p
         for j in range(n):
@@ -650,19 +670,19 @@ class BatchedFiveAlive(BatchedGameBase):
                 if not active.size:
                     break
             self._bcur[active] = q
+            if self._optional:  # every responder decides, 0 or not: the games wait for the answers
+                self._phase[active] = BOMB_ANSWER
+                self._cur[active] = q
+                break
             bn = active * n + q
             has0 = self._hands_f[bn * KP + N0] > 0
-            if self._optional:  # a responder with a 0 decides: the game waits for its answer
-                gz = active[has0]
-                self._phase[gz] = BOMB_ANSWER
-                self._cur[gz] = q[has0]
-            elif has0.any():  # the 0 is discarded automatically and becomes the top card
+            if has0.any():  # the 0 is discarded automatically and becomes the top card
                 gz, bz = active[has0], bn[has0]
                 self._hands_f[bz * KP + N0] -= 1
                 self._hsize_f[bz] -= 1
                 self._disc_f[gz * KP + N0] += 1
                 self._top[gz] = N0
-            keep = ~has0 if self._optional else np.ones(active.size, bool)
+            keep = np.ones(active.size, bool)
             no0 = np.flatnonzero(~has0)
             if no0.size:
                 over = self._lose_life(active[no0], q[no0])
@@ -704,6 +724,7 @@ class BatchedFiveAlive(BatchedGameBase):
         first = np.minimum(ndraw, avail)
         self._draw_run(g, order, count, others, np.zeros_like(first), first)
         short = ndraw > avail
+        short &= self._nresh[g] < self._max_resh
         if self._reshuffles and short.any():
             gs = g[short]
             ok = self._reshuffle(gs)
@@ -751,6 +772,7 @@ class BatchedFiveAlive(BatchedGameBase):
             width = int(size.max())
             perm = seeding.fast_batch_permutation(self._seeds[gg], self._counter[gg], width, size)
             self._counter[gg] += 1
+            self._nresh[gg] += 1
             cards = _canonical(counts, size, width).reshape(-1)[perm + (np.arange(gg.size) * width)[:, None]]
             self._drawq[gg, :width] = cards
             self._dptr[gg] = 0
@@ -763,10 +785,11 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def _redeal(self, g: np.ndarray, p: np.ndarray) -> None:
         """Hand In & Re-Deal (``p`` has cards left): all surviving hands of games ``g`` are gathered
-        (kinds ascending), shuffled, and dealt one at a time from the seat after ``p``, ``p`` last."""
+        (kinds ascending), shuffled, and dealt one at a time clockwise (whatever the direction) from
+        the seat to ``p``'s left, ``p`` last."""
         n = self.num_players
         m = g.size
-        order = self._order_after(g, p)
+        order = self._order_after(g, p, clockwise=True)
         nal = np.bitwise_count(self._abits[g]).astype(np.int64)
         counts = self._hands[g, :, :K].sum(axis=1, dtype=np.int64)  # eliminated hands are empty
         size = counts.sum(axis=1)
@@ -863,6 +886,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._bomber[g] = -1
         self._bcur[g] = -1
         self._phase[g] = PLAY
+        self._nresh[g] = 0
 
     def _init_games(self, g: np.ndarray) -> None:
         """Games ``g`` (their seeds set) before their first deal: full lives, everyone in, clockwise."""
@@ -892,15 +916,16 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def _update_mask(self) -> None:
         """The acting seat's legal actions: its held kinds playable at T, BUST when none is (always
-        with ``allow_voluntary_bust``); a Bomb answer's two actions (0 and BUST)."""
+        with ``allow_voluntary_bust``); a Bomb answer's actions (BUST, and 0 for a responder holding one)."""
         hand = self._hands_rows.take(self._bn0 + self._cur, axis=0)  # [B, KP]
         legal = _PLAYTAB.take(self._total, axis=0)
         np.logical_and(legal, hand, out=legal)
         # (row sums by a float matrix-vector product: several times faster than any(axis=1) on 19 columns)
         legal[:, BUST] = True if self._free_bust else legal.astype(np.float32) @ _ONES == 0
         ans = np.flatnonzero(self._phase)
-        if ans.size:
-            legal[ans] = _ANSWER_ROW
+        if ans.size:  # a Bomb answer: lose a life (BUST), or discard a 0 if the responder holds one
+            legal[ans] = _ANSWER_ROW & (hand[ans] > 0)
+            legal[ans, BUST] = True
         m = legal.view(np.int8)
         self._set_mask(m)
 

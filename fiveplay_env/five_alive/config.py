@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fiveplay_env.core.config import check_bool, check_choice, check_int
+import numpy as np
+
+from fiveplay_env.core.config import check_bool, check_choice, check_int, set_fields, show_value
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 6
 HAND_SIZE = 10
@@ -29,6 +31,7 @@ KIND_NAMES: tuple[str, ...] = (
 )
 NUM_KINDS = len(KIND_KEYS)  # 18
 DEFAULT_DECK: tuple[int, ...] = (8, 8, 8, 8, 8, 4, 2, 1, 6, 5, 4, 4, 3, 2, 2, 2, 1, 1)  # 77 cards
+MAX_RESHUFFLES = 1000  # the largest max_reshuffles
 MAX_DECK = 255  # counts are stored in small ints and observations; far above any printed edition
 
 VARIANTS = ("standard", "sudden_death", "teams")
@@ -53,8 +56,9 @@ class FiveAliveConfig:
             ``"teams"`` (seats 0, 2, 4 against 1, 3, 5, each team sharing 5 lives).
         first_player: who starts the first round: ``"random"`` (one seeded draw) or ``"seat0"``.
         allow_voluntary_bust: True makes BUST legal on every turn, not only when no card is playable.
-        bomb_zero_optional: True: each Bomb responder holding a 0 decides (as a step of their own)
-            whether to discard a 0 or lose a life; False: the 0 is discarded automatically.
+        bomb_zero_optional: True: every Bomb responder answers as a step of their own, in turn order
+            (discard a 0, or lose a life; one without a 0 has only the second), so the turns never
+            reveal who holds a 0; False: a 0 is discarded automatically.
         deck_counts: how many cards of each kind the playing deck holds, in kind order (``KIND_KEYS``).
             Given as a sequence of 18 counts or as a mapping from kind key to count (kinds it does not
             name keep the RULES.md 2.1 count). Must hold at least 10 cards per player.
@@ -64,6 +68,15 @@ class FiveAliveConfig:
             all their cards before the next) or ``"round_robin"`` (one card at a time around the table).
         empty_draw_pile: ``"reshuffle"`` (shuffle the discard pile except its top card into a new draw
             pile; draws that still find nothing are skipped) or ``"skip"`` (never reshuffle).
+        max_reshuffles: at most this many reshuffles per round (0..1000); once they are spent, draws
+            from an empty draw pile are skipped, as with ``"skip"``. This bound is what guarantees that
+            every game ends whatever the deck: without it a deck rich in Draw cards (for example only
+            Draw cards) recycles the discard pile into the hands forever and no round ends. With it
+            every round ends after finitely many steps (each card played leaves the hands, the draws
+            are bounded, every BUST or Bomb loss costs a life), and every round costs a life unless all
+            survivors go out at once. The default, 50, is far beyond what the RULES.md deck reaches (at
+            most 11 in one round, measured over 1,500 random 6-player games), so it never changes a
+            game of the rule book's deck in practice.
         new_round_start: who starts a new round: ``"after_dealer"`` (the next survivor clockwise from
             the dealer) or ``"dealer"``.
         new_round_direction: ``"clockwise"`` (the direction resets) or ``"keep"``.
@@ -87,6 +100,7 @@ class FiveAliveConfig:
     bomb_last_card_resolves: bool = True
     draw_order: str = "each"
     empty_draw_pile: str = "reshuffle"
+    max_reshuffles: int = 50
     new_round_start: str = "after_dealer"
     new_round_direction: str = "clockwise"
     tiebreak_wild_value: int = 0
@@ -95,26 +109,30 @@ class FiveAliveConfig:
     max_cycles: int | None = None
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        check_choice("variant", self.variant, VARIANTS)
+        # each value is validated and stored as a plain Python value (numpy scalars are accepted)
+        set_fields(self, num_players=check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS),
+                   variant=check_choice("variant", self.variant, VARIANTS))
         if self.variant == "teams" and self.num_players not in TEAM_SIZES:
             raise ValueError(
                 f"num_players: variant='teams' needs one of {list(TEAM_SIZES)} players, got {self.num_players}"
             )
-        check_choice("first_player", self.first_player, FIRST_PLAYERS)
-        check_bool("allow_voluntary_bust", self.allow_voluntary_bust)
-        check_bool("bomb_zero_optional", self.bomb_zero_optional)
-        object.__setattr__(self, "deck_counts", _parse_deck(self.deck_counts, self.num_players))
-        check_bool("bomb_last_card_resolves", self.bomb_last_card_resolves)
-        check_choice("draw_order", self.draw_order, DRAW_ORDERS)
-        check_choice("empty_draw_pile", self.empty_draw_pile, EMPTY_DRAW_PILES)
-        check_choice("new_round_start", self.new_round_start, NEW_ROUND_STARTS)
-        check_choice("new_round_direction", self.new_round_direction, NEW_ROUND_DIRECTIONS)
-        check_int("tiebreak_wild_value", self.tiebreak_wild_value, 0, 21)
-        check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS)
-        check_choice("reward", self.reward, REWARDS)
-        if self.max_cycles is not None:
-            check_int("max_cycles", self.max_cycles, 1)
+        set_fields(
+            self,
+            first_player=check_choice("first_player", self.first_player, FIRST_PLAYERS),
+            allow_voluntary_bust=check_bool("allow_voluntary_bust", self.allow_voluntary_bust),
+            bomb_zero_optional=check_bool("bomb_zero_optional", self.bomb_zero_optional),
+            deck_counts=_parse_deck(self.deck_counts, self.num_players),
+            bomb_last_card_resolves=check_bool("bomb_last_card_resolves", self.bomb_last_card_resolves),
+            draw_order=check_choice("draw_order", self.draw_order, DRAW_ORDERS),
+            empty_draw_pile=check_choice("empty_draw_pile", self.empty_draw_pile, EMPTY_DRAW_PILES),
+            max_reshuffles=check_int("max_reshuffles", self.max_reshuffles, 0, MAX_RESHUFFLES),
+            new_round_start=check_choice("new_round_start", self.new_round_start, NEW_ROUND_STARTS),
+            new_round_direction=check_choice("new_round_direction", self.new_round_direction, NEW_ROUND_DIRECTIONS),
+            tiebreak_wild_value=check_int("tiebreak_wild_value", self.tiebreak_wild_value, 0, 21),
+            final_tiebreak=check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS),
+            reward=check_choice("reward", self.reward, REWARDS),
+            max_cycles=None if self.max_cycles is None else check_int("max_cycles", self.max_cycles, 1),
+        )
 
     @property
     def deck_size(self) -> int:
@@ -128,8 +146,12 @@ class FiveAliveConfig:
 
 def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
     """``deck_counts`` as a tuple of 18 ints; raises ValueError naming the field."""
+    if isinstance(value, np.ndarray):
+        if value.ndim != 1:
+            raise ValueError(f"deck_counts: expected {NUM_KINDS} counts, got an array of shape {value.shape}")
+        value = list(value)
     if isinstance(value, Mapping):
-        unknown = [k for k in value if k not in KIND_KEYS]
+        unknown = [k for k in value if not isinstance(k, str) or k not in KIND_KEYS]
         if unknown:
             raise ValueError(f"deck_counts: expected keys among {list(KIND_KEYS)}, got {unknown[0]!r}")
         counts = [value.get(k, d) for k, d in zip(KIND_KEYS, DEFAULT_DECK, strict=True)]
@@ -141,7 +163,7 @@ def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:
             )
     else:
         raise ValueError(
-            f"deck_counts: expected a sequence of {NUM_KINDS} counts or a mapping kind -> count, got {value!r}"
+            f"deck_counts: expected a sequence of {NUM_KINDS} counts or a mapping kind -> count, got {show_value(value)}"
         )
     out = tuple(check_int(f"deck_counts[{KIND_KEYS[i]}]", c, 0, MAX_DECK) for i, c in enumerate(counts))
     total = sum(out)

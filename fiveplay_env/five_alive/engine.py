@@ -6,9 +6,10 @@ Per-card logic runs on Python ints and lists (several times faster than numpy sc
 observation is a single gather (``observation.py``).
 
 Turn structure (the AEC order): the acting player plays one legal card or BUST (action table in
-``state.py``). With ``bomb_zero_optional=True`` a Bomb hands the turn to each responder holding a 0, in
-turn order, for its answer (0 = discard a 0, BUST = lose a life); responders without a 0 lose their life
-without a decision. Then the Bomb sets T = 0 and the turn passes from the bomber.
+``state.py``). With ``bomb_zero_optional=True`` a Bomb hands the turn to every other surviving player,
+in turn order, for its answer (0 = discard a 0, BUST = lose a life; a responder without a 0 has BUST
+alone), so whose turn it is never reveals who holds a 0 (RULES.md 2.4). Then the Bomb sets T = 0 and
+the turn passes from the bomber.
 
 Random events, in the order they happen (each draws ``core.seeding`` with the state's counter, then
 increments it), so a batched engine can replay a game from its seed:
@@ -17,12 +18,13 @@ increments it), so a batched engine can replay a game from its seed:
     canonical[perm[i]]``. The j-th surviving player in ascending seat order gets ``shuffled[10j:10j+10]``;
     the rest is the draw pile, drawn in order ``shuffled[10m], shuffled[10m+1], ...`` (m survivors).
   * first player (game start, ``first_player="random"`` only): ``below(seed, counter, n)``.
-  * reshuffle (a draw finds the draw pile empty and the discard pile holds a card besides its top
-    card): ``permutation`` of the discard pile minus its top card, kinds ascending; the new draw pile
-    is drawn in the permuted order; the top card stays as the whole discard pile.
+  * reshuffle (a draw finds the draw pile empty, fewer than ``max_reshuffles`` reshuffles were made
+    in this round, and the discard pile holds a card besides its top card): ``permutation`` of the
+    discard pile minus its top card, kinds ascending; the new draw pile is drawn in the permuted order;
+    the top card stays as the whole discard pile.
   * Hand In & Re-Deal: ``permutation`` of all the surviving hands' cards (the Re-Deal card already
-    played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors in turn
-    order starting with the player after P, P last.
+    played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors clockwise
+    (seat + 1, whatever the current direction) starting with the player to P's left, P last.
 
 Choices where RULES.md is silent (each a config field unless it has no consistent alternative):
   * Round-end losses in the standard and sudden-death variants are simultaneous, then eliminations
@@ -57,16 +59,26 @@ ALL_KIND_BITS = (1 << NUM_KINDS) - 1
 _SET_TOTAL = {EQ21: 21, EQ10: 10, EQ0: 0}
 
 _MASKS: dict[int, np.ndarray] = {}
+MASK_CACHE_SIZE = 16384
+"""At most this many masks are cached (about 2 MB), the first ones met, which are the common ones (about
+80% of the masks of random play); the others are cut from two small tables. A hand's bits take up to
+2**19 values, so an unbounded cache would grow with every game played."""
+_LOW_BITS = 10
+_MASK_LOW = np.array([[(b >> a) & 1 for a in range(_LOW_BITS)] for b in range(1 << _LOW_BITS)], np.int8)
+_MASK_HIGH = np.array([[(b >> a) & 1 for a in range(NUM_ACTIONS - _LOW_BITS)]
+                       for b in range(1 << (NUM_ACTIONS - _LOW_BITS))], np.int8)
 _CANONICAL: dict[tuple[int, ...], list[int]] = {}
+CANONICAL_CACHE_SIZE = 64  # canonical decks kept (one per deck_counts met; cleared when full)
 
 
 def _mask_of(bits: int) -> np.ndarray:
-    """The read-only int8 [19] mask with the given legal bits (cached)."""
+    """The read-only int8 [19] mask with the given legal bits (cached while the cache has room)."""
     m = _MASKS.get(bits)
     if m is None:
-        m = np.array([(bits >> a) & 1 for a in range(NUM_ACTIONS)], np.int8)
+        m = np.concatenate((_MASK_LOW[bits & ((1 << _LOW_BITS) - 1)], _MASK_HIGH[bits >> _LOW_BITS]))
         m.setflags(write=False)
-        _MASKS[bits] = m
+        if len(_MASKS) < MASK_CACHE_SIZE:
+            _MASKS[bits] = m
     return m
 
 
@@ -74,6 +86,8 @@ def _canonical(config: FiveAliveConfig) -> list[int]:
     deck = _CANONICAL.get(config.deck_counts)
     if deck is None:
         deck = [k for k in range(NUM_KINDS) for _ in range(config.deck_counts[k])]
+        if len(_CANONICAL) >= CANONICAL_CACHE_SIZE:
+            _CANONICAL.clear()
         _CANONICAL[config.deck_counts] = deck
     return deck
 
@@ -142,6 +156,7 @@ def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
     state.bomber = -1
     state.bomb_queue = []
     state.phase = PLAY
+    state.reshuffles = 0
 
 
 def from_position(
@@ -219,8 +234,8 @@ def legal_bits(state: FiveAliveState) -> int:
     if phase == PLAY:
         bits = state.held[state.current] & PLAYABLE_BITS[state.total]
         return bits | BUST_BIT if bits == 0 else bits | state.free_bust
-    if phase == BOMB_ANSWER:
-        return ANSWER_BITS
+    if phase == BOMB_ANSWER:  # lose a life; discard a 0 only for a responder holding one
+        return state.held[state.current] & ANSWER_BITS | BUST_BIT
     return 0
 
 
@@ -519,7 +534,8 @@ def _draws(config: FiveAliveConfig, state: FiveAliveState, p: int, count: int) -
 def _draw_one(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
     """q draws one card; False (nothing drawn) if the draw pile is empty and cannot be refilled."""
     if not state.draw:
-        if config.empty_draw_pile == "skip" or not _reshuffle(state):
+        if config.empty_draw_pile == "skip" or state.reshuffles >= config.max_reshuffles \
+                or not _reshuffle(state):
             return False
     k = state.draw.pop()
     _give(state, q, k)
@@ -551,14 +567,16 @@ def _reshuffle(state: FiveAliveState) -> bool:
     tab[TAB_DRAW] = size
     state.draw_cap = [counts] * state.num_players  # never mutated in place: sharing is safe
     state.ev_reshuffled.append(size)
+    state.reshuffles += 1
     return True
 
 
 def _redeal(state: FiveAliveState, p: int) -> None:
     """Hand In & Re-Deal (P has cards left): all surviving hands gathered, shuffled, dealt one at a
-    time from the player after P, P last in each pass."""
+    time clockwise (seat + 1, whatever the current direction) from the player to P's left, P last in
+    each pass (RULES.md 2.4)."""
     n = state.num_players
-    order = turn_order(state, _next(state, p))
+    order = [q for q in ((p + i) % n for i in range(1, n + 1)) if state.alive[q]]
     m = len(order)
     hands = state.hands
     gathered = [sum(c) for c in zip(*(hands[q] for q in order), strict=True)]
@@ -606,15 +624,16 @@ def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
     queue = state.bomb_queue
     while queue:
         q = queue.pop(0)
+        if config.bomb_zero_optional:
+            # Every responder answers as a step of its own, 0 or not (RULES.md 2.4): the sequence of
+            # public turns is the same whoever holds a 0, so it reveals nothing.
+            if state.phase != BOMB_ANSWER:
+                state.phase = BOMB_ANSWER
+                state.tab[TAB_PHASE] = 0.0
+                state.tab[TAB_PHASE + 1] = 1.0
+            _set_current(state, q)
+            return
         if state.hands[q][N0] > 0:
-            if config.bomb_zero_optional:
-                add_known(state, q, 1 << N0, 1)  # everyone sees that q has a decision: q holds a 0
-                if state.phase != BOMB_ANSWER:
-                    state.phase = BOMB_ANSWER
-                    state.tab[TAB_PHASE] = 0.0
-                    state.tab[TAB_PHASE + 1] = 1.0
-                _set_current(state, q)
-                return
             _discard_zero(state, q)
         else:
             add_known(state, q, ALL_KIND_BITS & ~(1 << N0), state.hand_size[q])  # q has no 0
@@ -810,8 +829,8 @@ def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -
     Hidden are the other survivors' hands and the draw pile (composition and order); the copy keeps
     everything ``player`` sees (own hand, T, direction, turn, lives, hand sizes, draw pile size,
     discard pile) and is consistent with the public knowledge the state records:
-      * ``known``: a forced bust at T shows that hand holds only numbers > 21 - T; a Bomb answered
-        with a life shows "no 0" (unless the answer was a decision), a Bomb decision shows "a 0";
+      * ``known``: a forced bust at T shows that hand holds only numbers > 21 - T; an automatic Bomb
+        answer with a life shows "no 0" (an answer chosen with ``bomb_zero_optional`` shows nothing);
         each fact is updated as that player's cards are played and dropped when hands are re-dealt;
       * ``draw_cap[player]``: after a reshuffle the draw pile holds only cards of the reshuffled
         pile; after a Re-Deal it holds none of the cards ``player`` gave away beyond what was hidden.

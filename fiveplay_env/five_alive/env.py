@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core.aec import CardGameAEC
-from fiveplay_env.core.config import from_kwargs
+from fiveplay_env.core.config import config_of, from_kwargs
 from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.five_alive import engine as eng
 from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, FiveAliveConfig
@@ -56,14 +56,14 @@ class FiveAliveAEC(CardGameAEC):
     metadata = METADATA
 
     def __init__(self, render_mode: str | None = None, **config: Any):
-        cfg = config.pop("config", None) or make_config(**config)
+        cfg = config_of(FiveAliveConfig, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
 
     def _new_engine(self, seed: int) -> eng.FiveAliveEngine:
         return eng.FiveAliveEngine(self.config, seed)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        p = self._index[agent]
+        p = self._player(agent, "observe()")
         state = self.engine.state
         mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
         return {"observation": observe(self.config, state, p), "action_mask": mask}

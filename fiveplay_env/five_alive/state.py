@@ -22,8 +22,9 @@ Action codec (one space for every decision; ``NUM_ACTIONS`` = 19):
 | 17 | Bomb               | held                                        | others discard a 0 or lose a life; T=0 |
 | 18 | BUST               | no card playable (always: voluntary bust)   | lose a life, T = 0                     |
 
-Bomb answers (phase BOMB_ANSWER, only with ``bomb_zero_optional=True``): the responder holding a 0 has
-exactly two legal actions, reusing ids: **0** = discard one 0, **18** (BUST) = keep it and lose a life.
+Bomb answers (phase BOMB_ANSWER, only with ``bomb_zero_optional=True``): every other survivor answers
+in turn order, reusing ids: **0** = discard one 0 (legal only for a responder holding one), **18**
+(BUST) = lose a life (always legal; a responder without a 0 has only this one).
 """
 from __future__ import annotations
 
@@ -79,6 +80,7 @@ class FiveAliveState:
     Fields (n = number of players, seats 0..n-1; K = 18 kinds):
         seed, counter: the game's seed and the random events used so far (``core.seeding``).
         round: rounds completed (0 during the first round).
+        reshuffles: reshuffles of the discard pile in this round (``config.max_reshuffles`` bounds them).
         turns: decisions taken so far in the game (every step, Bomb answers included).
         phase: PLAY, BOMB_ANSWER or OVER.
         current: the acting player (-1 once the game is over).
@@ -117,6 +119,7 @@ class FiveAliveState:
     seed: int
     counter: int = 0
     round: int = 0
+    reshuffles: int = 0
     turns: int = 0
     phase: int = PLAY
     current: int = 0
@@ -157,7 +160,7 @@ class FiveAliveState:
     def clone(self) -> "FiveAliveState":
         """An independent copy (lists and arrays copied; cheap: no deepcopy)."""
         return FiveAliveState(
-            self.num_players, self.seed, self.counter, self.round, self.turns, self.phase, self.current,
+            self.num_players, self.seed, self.counter, self.round, self.reshuffles, self.turns, self.phase, self.current,
             self.direction, self.total, [h[:] for h in self.hands], self.hand_size[:], self.held[:],
             self.draw[:], self.discard[:], self.discard_size, self.top, self.lives[:], self.alive[:],
             self.n_alive, self.bomber, self.bomb_queue[:], self.winners[:], self.result[:], self.free_bust,

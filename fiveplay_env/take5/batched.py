@@ -17,7 +17,7 @@ Interface (Pgx's shape): after ``reset`` and after every ``step``, for each game
 | ``rewards``           | float32 [B, n]      | every player's reward for the last step: minus the bull heads taken |
 | ``terminated``        | bool [B]            | game i ended at the last step (and was replaced, see Autoreset) |
 | ``final_scores``      | int32 [B, n]        | the final scores of the games that ended at the last step (rows where ``terminated``) |
-| ``observe()``         | float32 [B, 848+3n] | the acting seat's observation, equal to ``observation.observe`` |
+| ``observe()``         | float32 [B, size] | the acting seat's observation, equal to ``observation.observe`` |
 | ``scores``, ``round_penalty`` | int32 [B, n] | the reference's ``scores`` and ``round_pen``             |
 | ``round``, ``trick``, ``phase`` | [B]       | rounds completed, tricks completed this round, DRAFT/PLAY/ROW_CHOICE |
 | ``seeds``, ``game_index`` | uint64 / int64 [B] | the current game of each slot (see Seeding)            |
@@ -141,7 +141,7 @@ class BatchedTake5(BatchedGameBase):
         self.batch_size = B = check_int("batch_size", batch_size, 1)
         self.num_players = n = config.num_players
         self.num_actions = NUM_ACTIONS
-        self.observation_size = observation_size(n)
+        self.observation_size = observation_size(n, config.draft)
         self._deck = config.deck_size
         self._k = config.num_rounds
         self._player_rows = config.row_pick == "player"
@@ -172,10 +172,6 @@ class BatchedTake5(BatchedGameBase):
         self._rlen_b = np.zeros(NUM_ROWS * B + 1, np.int8)
         self._rbull_b = np.zeros(NUM_ROWS * B + 1, np.int8)
         self._rows_b = np.zeros((NUM_ROWS * B + 1) * ROW_LIMIT, np.int8)
-        self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
-        self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
-        self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
-        self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
         self._pending = np.full((n, B), -1, np.int8)
         self._scores = np.zeros((B, n), np.int32)
         self._rpen = np.zeros((B, n), np.int32)
@@ -187,19 +183,13 @@ class BatchedTake5(BatchedGameBase):
         self._picks = np.zeros(B, np.int16)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
-        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
-        self._loc_f = self._loc.reshape(-1)
-        self._pending_f = self._pending.reshape(-1)
-        self._scores_f = self._scores.reshape(-1)
-        self._rpen_f = self._rpen.reshape(-1)
         # step outputs; the penalties of the step are summed per seat in ``_pen`` [B, n]
         self._pen = np.zeros((B, n), np.int32)
-        self._pen_f = self._pen.reshape(-1)
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
         self.final_scores: np.ndarray = np.zeros((B, n), np.int32)
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
-        self._mask_f = self._mask.reshape(-1)
+        self._bind_views()
         self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
@@ -215,6 +205,25 @@ class BatchedTake5(BatchedGameBase):
         self._tail = tail.reshape(-1, n + 4)
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
+
+    STATE = ("_loc", "_rkey_b", "_rlen_b", "_rbull_b", "_rows_b", "_pending", "_scores", "_rpen", "_phase",
+             "_cur", "_trick", "_round", "_counter", "_picks", "_seeds", "_game_index", "_pen", "rewards",
+             "terminated", "final_scores")
+
+    def _bind_views(self) -> None:
+        B = self.batch_size
+        # the row arrays are views of the "_b" buffers (see above)
+        self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
+        self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
+        self._rbull = self._rbull_b[1:].reshape(NUM_ROWS, B)
+        self._rows = self._rows_b[ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT)
+        # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
+        self._loc_f = self._loc.reshape(-1)
+        self._pending_f = self._pending.reshape(-1)
+        self._scores_f = self._scores.reshape(-1)
+        self._rpen_f = self._rpen.reshape(-1)
+        self._pen_f = self._pen.reshape(-1)
+        self._mask_f = self._mask.reshape(-1)
 
     # ------------------------------------------------------------------ public API (reset, current_player,
     # legal_action_mask, seeds and game_index: BatchedGameBase)
@@ -523,10 +532,10 @@ class BatchedTake5(BatchedGameBase):
         self._set_mask(m)
 
     def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 848 + 3n]: each game's acting seat's observation; row i equals
+        """float32 [B, observation_size]: each game's acting seat's observation; row i equals
         ``observation.observe(config, state_i, current_player[i])`` of the reference engine.
 
-        ``out``: an optional C-contiguous float32 [B, 848 + 3n] array to write into and return (a
+        ``out``: an optional C-contiguous float32 [B, observation_size] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
         B = self.batch_size
         obs = self._obs_out(out)
@@ -577,7 +586,18 @@ class BatchedTake5(BatchedGameBase):
         obs[:, SCORES:SCORES + n] = self._scores_f[flat] * k
         obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f[flat] * k
         # seat one-hot, phase one-hot and tricks / 10, by table
-        obs[:, SCORES + 2 * n:] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        tail = SCORES + 3 * n + 4
+        obs[:, SCORES + 2 * n:tail] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        if self._draft:  # the other players' public hands: their cards and their unrevealed choices
+            pend = self._pending[:, sl]  # [n, nb]
+            for i in range(1, n):
+                q = (cur.astype(np.int64) + i) % n
+                held = loc == q[:, None].astype(np.int8)
+                pq = pend[q, np.arange(nb)].astype(np.int64)
+                # seats before the acting one have chosen in this trick (``_pending`` keeps stale cards)
+                has = np.flatnonzero((phase == PLAY) & (q < cur) & (pq >= 0))
+                held[has, pq[has]] = True
+                obs[:, tail + NUM_CARDS * (i - 1):tail + NUM_CARDS * i] = held
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedTake5:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fiveplay_env.core.config import check_bool, check_choice, check_int
+from fiveplay_env.core.config import check_bool, check_choice, check_int, set_fields, show_value
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 10
 PROFESSIONAL_MAX_PLAYERS = 6
@@ -37,13 +37,18 @@ class Take5Config:
     draft: bool = False
 
     def __post_init__(self) -> None:
-        check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS)
-        check_choice("row_pick", self.row_pick, ROW_PICKS)
-        check_int("end_score", self.end_score, 1)
-        check_bool("end_inclusive", self.end_inclusive)
-        check_bool("professional", self.professional)
-        check_bool("draft", self.draft)
+        # each value is validated and stored as a plain Python value (numpy scalars are accepted)
+        set_fields(
+            self,
+            num_players=check_int("num_players", self.num_players, MIN_PLAYERS, MAX_PLAYERS),
+            row_pick=check_choice("row_pick", self.row_pick, ROW_PICKS),
+            end_score=check_int("end_score", self.end_score, 1),
+            end_inclusive=check_bool("end_inclusive", self.end_inclusive),
+            professional=check_bool("professional", self.professional),
+            draft=check_bool("draft", self.draft),
+        )
         _parse_mode(self.mode)
+        set_fields(self, mode=str(self.mode))
         if self.professional and self.num_players > PROFESSIONAL_MAX_PLAYERS:
             raise ValueError(
                 f"num_players: the professional variant is for 2..{PROFESSIONAL_MAX_PLAYERS} players, "
@@ -64,15 +69,16 @@ class Take5Config:
 
 
 def _parse_mode(mode: object) -> int | None:
-    if mode == "game":
-        return None
-    if mode == "round":
-        return 1
-    if isinstance(mode, str) and mode.startswith("rounds:"):
-        k = mode[len("rounds:"):]
-        if k.isdigit() and int(k) >= 1:
-            return int(k)
-    raise ValueError(f"mode: expected 'game', 'round' or 'rounds:K' with K >= 1, got {mode!r}")
+    if isinstance(mode, str):
+        if mode == "game":
+            return None
+        if mode == "round":
+            return 1
+        if mode.startswith("rounds:"):
+            k = mode[len("rounds:"):]
+            if k.isascii() and k.isdigit() and int(k) >= 1:  # ASCII digits only ("²" is a digit to str)
+                return int(k)
+    raise ValueError(f"mode: expected 'game', 'round' or 'rounds:K' with K >= 1, got {show_value(mode)}")
 
 
 PRESETS: dict[str, Take5Config] = {

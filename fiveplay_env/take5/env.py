@@ -15,12 +15,12 @@ from pettingzoo import ParallelEnv
 
 from fiveplay_env.core import seeding
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
-from fiveplay_env.core.config import from_kwargs
-from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.core.config import config_of, from_kwargs, show_value
+from fiveplay_env.core.errors import IllegalActionError, ResetNeededError
 from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.take5 import engine as eng
 from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, Take5Config
-from fiveplay_env.take5.observation import observation_size, observe
+from fiveplay_env.take5.observation import observation_high, observation_size, observe
 from fiveplay_env.take5.render import render_text
 from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS, PLAY, Take5State
 
@@ -32,7 +32,6 @@ METADATA = {
     "render_fps": 1,
 }
 ENV_KEYS = ("render_mode",)
-_OBS_HIGH = 20.0  # scores / end_score may exceed 1 at the end of a game
 
 
 def make_config(**kwargs: Any) -> Take5Config:
@@ -58,15 +57,15 @@ class Take5AEC(CardGameAEC):
     metadata = METADATA
 
     def __init__(self, render_mode: str | None = None, **config: Any):
-        cfg = config.pop("config", None) or make_config(**config)
-        super().__init__(cfg, render_mode, observation_size(cfg.num_players), _OBS_HIGH)
+        cfg = config_of(Take5Config, config, ignore=ENV_KEYS)
+        super().__init__(cfg, render_mode, observation_size(cfg.num_players, cfg.draft), observation_high(cfg))
         self._trick_key: tuple[int, int, int] = (-1, -1, -1)
 
     def _new_engine(self, seed: int) -> eng.Take5Engine:
         return eng.Take5Engine(self.config, seed)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        p = self._index[agent]
+        p = self._player(agent, "observe()")
         state = self.engine.state
         mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
         return {"observation": observe(self.config, state, p), "action_mask": mask}
@@ -93,13 +92,13 @@ class Take5Parallel(ParallelEnv):
     metadata = METADATA
 
     def __init__(self, render_mode: str | None = None, **config: Any):
-        cfg = config.pop("config", None) or make_config(**config)
+        cfg = config_of(Take5Config, config, ignore=ENV_KEYS)
         self.config = cfg
         self.render_mode = check_render_mode(render_mode)
         n = cfg.num_players
         self.possible_agents = SPEC.agents(n)
         self.agents: list[str] = []
-        obs_space, act_space = make_spaces(observation_size(n), NUM_ACTIONS, _OBS_HIGH)
+        obs_space, act_space = make_spaces(observation_size(n, cfg.draft), NUM_ACTIONS, observation_high(cfg))
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._wait_mask = np.zeros(NUM_ACTIONS, np.int8)
@@ -122,9 +121,9 @@ class Take5Parallel(ParallelEnv):
             return state.hands[player].copy()
         return eng.legal_mask(state) if player == state.current else self._wait_mask.copy()
 
-    def _state(self) -> Take5State:
+    def _state(self, call: str = "step()") -> Take5State:
         if self.engine is None:
-            raise RuntimeError("call reset() before step()")
+            raise ResetNeededError(f"{call} before reset(): call reset() first")
         return self.engine.state
 
     def _observations(self) -> dict[str, dict[str, np.ndarray]]:
@@ -145,8 +144,15 @@ class Take5Parallel(ParallelEnv):
         return self._observations(), self._infos()
 
     def check_actions(self, actions: dict[str, Any]) -> list[int]:
-        """Every agent's action as an int, checked against its mask; else ``IllegalActionError``."""
-        state = self._state()
+        """Every agent's action as an int, checked against its mask; else ``IllegalActionError`` (a
+        missing or illegal action) or ``ValueError`` (not a dict, or an unknown agent's key)."""
+        self._state()
+        if not isinstance(actions, dict):
+            raise ValueError(f"actions: expected a dict {{agent: action}} for {self.possible_agents}, "
+                             f"got {show_value(actions)}")
+        unknown = [a for a in actions if a not in self.possible_agents]
+        if unknown:
+            raise ValueError(f"actions: expected keys among {self.possible_agents}, got unknown agents {unknown}")
         out = []
         for p, agent in enumerate(self.possible_agents):
             if agent not in actions:
@@ -160,8 +166,9 @@ class Take5Parallel(ParallelEnv):
         return out
 
     def step(self, actions: dict[str, Any]):
+        self._state()
         if not self.agents:
-            raise RuntimeError("the game is over: call reset()")
+            raise ResetNeededError("step(): the game is over and every agent is done: call reset() to play again")
         acts = self.check_actions(actions)  # nothing changes unless every action is legal
         engine = self.engine
         assert engine is not None

@@ -1,7 +1,7 @@
 """Take 5 observation encoder: what RULES.md 1.5 lets a player see, as one flat float32 array.
 
-Layout for ``n`` players; the size is ``848 + 3n``. Seat-indexed pieces are player-relative: index 0
-is the observer, then the following seats in order.
+Layout for ``n`` players; the size is ``848 + 3n``, plus ``104 (n - 1)`` with ``draft=True``.
+Seat-indexed pieces are player-relative: index 0 is the observer, then the following seats in order.
 
 | offset   | size | piece      | meaning                                                                  |
 |----------|------|------------|--------------------------------------------------------------------------|
@@ -17,8 +17,12 @@ is the observer, then the following seats in order.
 | 844+2n   | n    | seat       | one-hot of the observer's absolute seat (AEC choice order, draft order)  |
 | 844+3n   | 3    | phase      | one-hot: draft, play, row choice (all 0 once the game is over)           |
 | 847+3n   | 1    | tricks     | tricks completed this round / 10                                         |
+| 848+3n   | 104  | others     | ``draft=True`` only, 104 per other player (relative seats 1..n-1): 1     |
+|          | (n-1)|            | where that player holds card id, its unrevealed choice of this trick     |
+|          |      |            | included (RULES.md 1.5: every draft pick is public)                      |
 
-Other players' hands, their unrevealed choices and the set-aside cards never appear.
+Hidden: other players' hands (except with ``draft=True``, where every pick was made face up), which
+card each of them chose for the current trick until the trick is revealed, and the set-aside cards.
 
 Speed: ``state.view`` caches every player's observation (float32 [n, size]). It is built with a
 handful of whole-table numpy operations when first needed after public information changed (the
@@ -30,25 +34,72 @@ from __future__ import annotations
 
 import numpy as np
 
-from fiveplay_env.take5.config import Take5Config
-from fiveplay_env.take5.state import BULL, DRAFT, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, Take5State
+from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, PROFESSIONAL_MAX_PLAYERS, Take5Config
+from fiveplay_env.take5.state import (
+    BULL, BULLHEADS, DRAFT, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, ROW_LIMIT, Take5State,
+)
 
 HAND, SEEN, TRICK, POOL, ROWS, ROW_STATS, SCORES = 0, 104, 208, 312, 416, 832, 844
 
 
-def observation_size(num_players: int) -> int:
-    return SCORES + 3 * num_players + 4
+def observation_size(num_players: int, draft: bool = False) -> int:
+    """``848 + 3n``, plus ``104 (n - 1)`` (the other players' public hands) with ``draft``."""
+    return SCORES + 3 * num_players + 4 + (NUM_CARDS * (num_players - 1) if draft else 0)
 
 
-def pieces(num_players: int) -> dict[str, tuple[int, int]]:
+def players_of_size(size: int) -> tuple[int, bool]:
+    """``(num_players, draft)`` of a Take 5 observation of ``size`` floats; ``ValueError`` if none has it."""
+    n, rem = divmod(size - (SCORES + 4), 3)
+    if not rem and MIN_PLAYERS <= n <= MAX_PLAYERS:
+        return n, False
+    n, rem = divmod(size - (SCORES + 4 - NUM_CARDS), 3 + NUM_CARDS)
+    if not rem and MIN_PLAYERS <= n <= PROFESSIONAL_MAX_PLAYERS:
+        return n, True
+    raise ValueError(f"observation: expected a Take 5 observation of 848 + 3n floats (n = 2..10), or "
+                     f"848 + 3n + 104 (n - 1) with draft=True (n = 2..6), got {size}")
+
+
+def pieces(num_players: int, draft: bool = False) -> dict[str, tuple[int, int]]:
     """Each named piece as (offset, size): the table above, for code."""
     n = num_players
-    return {
+    out = {
         "hand": (HAND, 104), "seen": (SEEN, 104), "trick": (TRICK, 104), "pool": (POOL, 104),
         "rows": (ROWS, 416), "row_stats": (ROW_STATS, 12), "scores": (SCORES, n),
         "round_pen": (SCORES + n, n), "seat": (SCORES + 2 * n, n), "phase": (SCORES + 3 * n, 3),
         "tricks": (SCORES + 3 * n + 3, 1),
     }
+    if draft:
+        out["others"] = (SCORES + 3 * n + 4, NUM_CARDS * (n - 1))
+    return out
+
+
+def _public_hands(state: Take5State) -> np.ndarray:
+    """float32 [n, 104]: each player's cards as the draft made them public: the hand and the
+    unrevealed choice of this trick."""
+    hands = state.hands[:, :NUM_CARDS].astype(np.float32)
+    for q, c in enumerate(state.pending):
+        if c >= 0:
+            hands[q, c] = 1.0
+    return hands
+
+
+def observation_high(config: Take5Config) -> float:
+    """An upper bound on every observation value for ``config`` (the observation space's ``high``).
+
+    Every piece is 0/1 or at most 1, except a row's bull heads / 10 (at most 2.7: five cards of
+    7 + 5 + 5 + 5 + 5) and the scores and round penalties / ``end_score``. A round's penalty is at most
+    every bull head in play; a game of ``rounds:K`` has K rounds, and in ``mode="game"`` every score is
+    below the threshold before the last round (at most ``end_score``, or ``end_score - 1`` when it is
+    inclusive)."""
+    per_round = int(BULLHEADS[:config.deck_size].sum())
+    rounds = config.num_rounds
+    if rounds is None:
+        top = config.end_score - (1 if config.end_inclusive else 0) + per_round
+    else:
+        top = rounds * per_round
+    row_bulls = sum(sorted(BULL, reverse=True)[:ROW_LIMIT]) / 10.0
+    scores = np.nextafter(np.float32(top / config.end_score), np.float32(np.inf))  # float32 rounding, upwards
+    return float(max(1.0, row_bulls, scores))
 
 
 def _row_stats(row: list[int]) -> tuple[float, float, float]:
@@ -59,9 +110,9 @@ def _row_stats(row: list[int]) -> tuple[float, float, float]:
 
 
 def encode(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
-    """float32 [848 + 3n]: ``player``'s observation, computed from scratch."""
+    """float32 [observation_size]: ``player``'s observation, computed from scratch."""
     n = state.num_players
-    obs = np.zeros(SCORES + 3 * n + 4, np.float32)
+    obs = np.zeros(observation_size(n, config.draft), np.float32)
     obs[HAND:HAND + NUM_CARDS] = state.hands[player, :NUM_CARDS]
     obs[SEEN:SEEN + NUM_CARDS] = state.seen
     if state.trick_cards:
@@ -78,6 +129,9 @@ def encode(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
     if state.phase != OVER:
         obs[SCORES + 3 * n + state.phase] = 1.0
     obs[SCORES + 3 * n + 3] = state.trick / NUM_TRICKS
+    if config.draft:
+        pub = _public_hands(state)
+        obs[SCORES + 3 * n + 4:] = pub[[(player + i) % n for i in range(1, n)]].reshape(-1)
     return obs
 
 
@@ -104,7 +158,7 @@ def _gather(n: int) -> np.ndarray:
 def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
     """Compute ``state.view`` (every player's observation) with whole-table operations; return it."""
     n = state.num_players
-    view = np.empty((n, SCORES + 3 * n + 4), np.float32)
+    view = np.empty((n, observation_size(n, config.draft)), np.float32)
     view[:, HAND:HAND + NUM_CARDS] = state.hands[:, :NUM_CARDS]
     pub = np.zeros(SCORES - SEEN, np.float32)
     pub[0:NUM_CARDS] = state.seen
@@ -126,17 +180,22 @@ def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
     ext = np.array([x * k for x in state.scores] + [x * k for x in state.round_pen]
                    + [0.0, 1.0, float(phase == 0), float(phase == 1), float(phase == 2), state.trick / NUM_TRICKS],
                    np.float32)
-    view[:, SCORES:] = ext[_gather(n)]
+    view[:, SCORES:SCORES + 3 * n + 4] = ext[_gather(n)]
+    if config.draft:
+        pub = _public_hands(state)
+        others = np.array([[(p + i) % n for i in range(1, n)] for p in range(n)])
+        view[:, SCORES + 3 * n + 4:] = pub[others].reshape(n, -1)
     state.view = view
     return view
 
 
 def observe(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
-    """float32 [848 + 3n]: ``player``'s view of ``state`` (see the table in the module docstring)."""
+    """float32 [observation_size]: ``player``'s view of ``state`` (the table in the module docstring)."""
     view = state.view
     if view is None:
         view = rebuild(config, state)
     return view[player].copy()
 
 
-__all__ = ["observe", "encode", "rebuild", "observation_size", "pieces", "NUM_ROWS"]
+__all__ = ["observe", "encode", "rebuild", "observation_size", "observation_high", "players_of_size", "pieces",
+           "NUM_ROWS"]

@@ -81,7 +81,7 @@ class Take5State:
         set_aside: the cards dealt to nobody this round (unseen by everyone).
         scores: penalty points of earlier rounds plus, once a round ends, that round.
         round_pen: penalty points taken in the current (or, once over, the last) round.
-        view: float32 [n, 848+3n], every player's current observation, kept up to date by the
+        view: float32 [n, observation size], every player's current observation, kept up to date by the
             engine once ``observation.observe`` has built it; None means "not built" (the engine
             then skips the upkeep, which is what search rollouts want).
     Invariant: every card of the deck is in exactly one of hands, pending, rows, taken, pool, set_aside.

@@ -62,15 +62,17 @@ def check_state(cfg: FiveAliveConfig, s, prev_lives: list[int]) -> None:
         assert s.current == -1 and eng.legal_mask(s).sum() == 0
         return
     assert s.alive[s.current]
-    assert all(s.hand_size[p] > 0 for p in range(n) if s.alive[p])  # an empty hand ends the round at once
+    if s.phase == PLAY:  # an empty hand ends the round at once (after the Bomb answers, 2.3.4)
+        assert all(s.hand_size[p] > 0 for p in range(n) if s.alive[p])
     mask = eng.legal_mask(s)
     assert mask.dtype == np.int8 and mask.shape == (19,) and mask.sum() > 0
     if s.phase == PLAY:
         playable = s.held[s.current] & PLAYABLE_BITS[s.total]
         assert bool(mask[BUST]) == (playable == 0 or cfg.allow_voluntary_bust)
     else:
-        assert s.phase == BOMB_ANSWER and list(np.flatnonzero(mask)) == [N0, BUST]
-        assert s.hands[s.current][N0] > 0
+        assert s.phase == BOMB_ANSWER and s.current != s.bomber
+        # every responder answers; discarding a 0 is legal only for one holding a 0
+        assert list(np.flatnonzero(mask)) == ([N0, BUST] if s.hands[s.current][N0] > 0 else [BUST])
 
 
 def check_end(cfg: FiveAliveConfig, s) -> None:
@@ -230,17 +232,21 @@ def test_sample_world_respects_a_forced_bust_and_bomb_answers():
     deck = [N0] * 6 + [N1] * 6 + [N2] * 6 + [N7] * 3 + [BOMB]
     s = eng.from_position(cfg, [[N2, N7], [N1, BOMB, N1], [N0, N2]], total=20, draw=deck)
     eng.step(cfg, s, BUST)  # player 0 at T = 20: holds only numbers >= 2
-    eng.step(cfg, s, BOMB)  # player 2 has a decision (holds a 0) and keeps it; player 0 has no 0
+    eng.step(cfg, s, BOMB)  # every other survivor answers in turn order: player 2 (holds a 0) first
     assert s.phase == BOMB_ANSWER and s.current == 2
-    eng.step(cfg, s, BUST)
+    eng.step(cfg, s, BUST)  # keeps its 0: a choice, which tells nothing about its hand
+    assert s.phase == BOMB_ANSWER and s.current == 0 and list(np.flatnonzero(eng.legal_mask(s))) == [BUST]
+    eng.step(cfg, s, BUST)  # player 0 has no 0: its only answer, but the others cannot tell
     rng = np.random.default_rng(0)
     seen = set()
+    zero_in_2 = set()
     for _ in range(200):
         w = eng.sample_world(s, 1, rng)
         assert all(k in (N2, N7) for k in w.hand(0))  # numbers >= 2 (only 2s and 7s exist)
-        assert N0 in w.hand(2)
+        zero_in_2.add(N0 in w.hand(2))
         seen.add((tuple(w.hand(0)), tuple(w.hand(2))))
     assert len(seen) > 3
+    assert zero_in_2 == {True, False}  # the answers revealed no 0
 
 
 def test_sample_world_respects_the_composition_of_a_reshuffled_draw_pile():

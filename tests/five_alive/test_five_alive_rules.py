@@ -240,8 +240,9 @@ def test_empty_draw_pile_skip_option_never_reshuffles():
 
 
 # --- Hand In & Re-Deal (2.4) --------------------------------------------------------------------------
-@pytest.mark.parametrize("direction, order", [(1, [1, 2, 0]), (-1, [2, 1, 0])])
-def test_redeal_deals_one_at_a_time_from_the_next_player_p_last(direction, order):
+@pytest.mark.parametrize("direction, nxt", [(1, 1), (-1, 2)])
+def test_redeal_deals_one_at_a_time_clockwise_from_p_left_p_last(direction, nxt):
+    order = [1, 2, 0]  # clockwise from P's left whatever the direction (RULES.md 2.4)
     s = pos(C3, [[REDEAL, N1, N2], [N3, N4], [N5, N6, N7]], total=9, direction=direction, seed=5,
             counter=3, draw=[EQ0], discard=[BOMB])
     eng.step(C3, s, REDEAL)
@@ -253,7 +254,7 @@ def test_redeal_deals_one_at_a_time_from_the_next_player_p_last(direction, order
     for p in range(3):
         assert hand(s, p) == sorted(expect[p])
     assert [s.hand_size[p] for p in order] == [3, 2, 2]
-    assert s.total == 0 and s.current == order[0] and s.counter == 4
+    assert s.total == 0 and s.current == nxt and s.counter == 4  # the turn passes in the direction
     assert s.draw == [EQ0] and s.discard[BOMB] == 1 and s.top == REDEAL  # piles untouched
     check_sync(s)
 
@@ -334,7 +335,7 @@ def test_several_go_out_at_once_first_in_turn_order_from_p_deals():
     assert ev["went_out"] == [3, 2] and ev["dealer"] == 3
 
 
-def test_bomb_zero_optional_each_holder_decides_as_its_own_step():
+def test_bomb_zero_optional_every_responder_answers_as_its_own_step():
     cfg = FiveAliveConfig(num_players=4, first_player="seat0", bomb_zero_optional=True)
     s = pos(cfg, [[BOMB, N1], [N0, N1], [N2], [N0, N3]], total=12)
     eng.step(cfg, s, BOMB)
@@ -344,7 +345,11 @@ def test_bomb_zero_optional_each_holder_decides_as_its_own_step():
         eng.step(cfg, s, N1)
     eng.step(cfg, s, BUST)  # keep the 0, lose a life
     assert hand(s, 1) == [N0, N1]
-    # player 2 has no 0: its life goes without a decision; player 3 decides next.
+    # player 2 has no 0: it answers too (RULES.md 2.4), with the one legal answer
+    assert s.lives == [5, 4, 5, 5] and s.phase == BOMB_ANSWER and s.current == 2 and legal(s) == [BUST]
+    with pytest.raises(IllegalActionError):
+        eng.step(cfg, s, N0)
+    eng.step(cfg, s, BUST)
     assert s.lives == [5, 4, 4, 5] and s.phase == BOMB_ANSWER and s.current == 3
     eng.step(cfg, s, N0)
     assert hand(s, 3) == [N3] and s.lives[3] == 5

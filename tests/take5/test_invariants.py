@@ -117,8 +117,14 @@ def reference_observation(cfg: Take5Config, s, p: int) -> np.ndarray:
     phase = np.zeros(3)
     if s.phase != OVER:
         phase[s.phase] = 1
+    others = []
+    if cfg.draft:  # every other player's hand is public, its unrevealed choice included (RULES.md 1.5)
+        for q in rel[1:]:
+            h = np.zeros(104)
+            h[s.hand(q) + ([s.pending[q]] if s.pending[q] >= 0 else [])] = 1
+            others.append(h)
     return np.concatenate([hand, seen, trick, pool, rows.ravel(), stats.ravel(), scores, pens, seat,
-                           phase, [s.trick / 10]]).astype(np.float32)
+                           phase, [s.trick / 10], *others]).astype(np.float32)
 
 
 @pytest.mark.parametrize("cfg", [Take5Config(num_players=4), Take5Config(num_players=2, professional=True, draft=True),

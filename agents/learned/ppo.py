@@ -307,6 +307,8 @@ class Trainer:
         self.kinds = [name for name, _ in cfg.opponents]
         w = np.array([wt for _, wt in cfg.opponents], np.float64)
         self.kind_p = w / w.sum()
+        self.kind_is_pool = np.array([name == "pool" for name in self.kinds])
+        self.has_pool = bool(self.kind_is_pool.any())
         self.agents: dict[int, Any] = {}
         for k, name in enumerate(self.kinds):
             if name not in SPECIAL_KINDS:
@@ -409,11 +411,22 @@ class Trainer:
             li = np.flatnonzero(is_learner)
             t1 = perf()
             tm.other += t1 - t0
-            if li.size:
-                o = torch.from_numpy(obs[li])
-                mk = torch.from_numpy(mask[li].astype(bool))
+            # one parameter-free preparation (the Take 5 features) for every row a network plays: the
+            # learner's and the pool snapshots'; then each network's head on its rows
+            oi = np.flatnonzero(~is_learner)
+            kinds = self.slot_kind[oi]
+            pool_rows = oi[self.kind_is_pool[kinds]] if self.has_pool and oi.size else oi[:0]
+            ni = np.concatenate([li, pool_rows]) if pool_rows.size else li
+            if ni.size:
+                mk_all = torch.from_numpy(mask[ni]).bool()
                 with torch.no_grad():
-                    logits, value = self.model(o, mk)
+                    prep = self.model.prepare(torch.from_numpy(obs[ni]), mk_all)
+            if li.size:
+                nl = li.size
+                mk = mk_all[:nl]
+                with torch.no_grad():
+                    lp = prep if nl == ni.size else {k: v[:nl] for k, v in prep.items()}
+                    logits, value = self.model.head(lp, mk)
                     a = sample_actions(logits, self.gen)
                     logp = torch.log_softmax(logits, dim=1).gather(1, a[:, None]).squeeze(1)
                 a_np = a.numpy()
@@ -426,26 +439,24 @@ class Trainer:
                 buf_valid[row, li] = True
                 buf_seat[row, li] = cur[li]
                 last_row[li, cur[li]] = row
+            if pool_rows.size:
+                snaps = self.slot_snap[pool_rows]
+                for s in np.unique(snaps):
+                    j = np.flatnonzero(snaps == s)
+                    pj = torch.from_numpy(li.size + j)
+                    with torch.no_grad():
+                        lg, _ = self.pool[s].head({k: v[pj] for k, v in prep.items()}, mk_all[pj])
+                        actions[pool_rows[j]] = sample_actions(lg, self.gen).numpy()
             t2 = perf()
             tm.network += t2 - t1
-            oi = np.flatnonzero(~is_learner)
             if oi.size:
-                kinds = self.slot_kind[oi]
                 for k in np.unique(kinds):
+                    if self.kinds[k] in SPECIAL_KINDS:
+                        continue
                     sel = oi[kinds == k]
-                    if self.kinds[k] == "pool":
-                        snaps = self.slot_snap[sel]
-                        t3 = perf()
-                        for s in np.unique(snaps):
-                            ss = sel[snaps == s]
-                            with torch.no_grad():
-                                lg, _ = self.pool[s](torch.from_numpy(obs[ss]), torch.from_numpy(mask[ss].astype(bool)))
-                                actions[ss] = sample_actions(lg, self.gen).numpy()
-                        tm.network += perf() - t3
-                    else:
-                        t3 = perf()
-                        actions[sel] = self.agents[k].act_batch(obs[sel], mask[sel])
-                        tm.opponents += perf() - t3
+                    t3 = perf()
+                    actions[sel] = self.agents[k].act_batch(obs[sel], mask[sel])
+                    tm.opponents += perf() - t3
             t4 = perf()
             self.obs, self.mask, self.cur, rewards, term, info = self.env.step(actions)
             t5 = perf()
@@ -524,7 +535,7 @@ class Trainer:
             group["lr"] = lr
         t = {k: torch.from_numpy(v) for k, v in batch.items()}
         with torch.no_grad():
-            prep = self.model.prepare(t["obs"])  # parameter-free: once per batch, not once per epoch
+            prep = self.model.prepare(t["obs"], t["mask"])  # parameter-free: once per rollout, not per minibatch
         self.model.train()
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0

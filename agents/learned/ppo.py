@@ -91,7 +91,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     reward_scale: float | None = None
     arch: str | None = None
-    hidden: tuple[int, ...] = (256, 256)
+    hidden: tuple[int, ...] = (128, 128)
     snapshot_interval: int = 10
     pool_size: int = 8
     backend: str = "auto"

@@ -34,6 +34,14 @@ too, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), s
 the optimizer, the pool, the vector env's games and the held-back transitions, so a resumed run
 continues exactly as the uninterrupted run would (same threads, same machine).
 
+Devices. ``Trainer(cfg, device="cpu" | "cuda" | "auto")``: the engines, the opponents and the sampling
+stay on the CPU; the networks (learner and pool) and the update run on the device. Each step sends the
+rows the networks play to the device and brings their logits back (sampled on the CPU with the
+trainer's generator, so a seed gives the same stream on any device); the update sends the rollout's
+batch to the device once and runs every epoch there. Checkpoints always hold CPU tensors (and are read
+with ``map_location="cpu"``), so a run trained on a GPU loads anywhere. ``resolve_device`` turns
+``"cuda"`` on a machine without a usable GPU into a ``ValueError`` that says so.
+
 Evaluation (``evaluate``) plays the learner (greedy by default) against n-1 copies of a baseline in a
 duplicate format: game g deals seed ``derive(seed, g // n)`` with the learner in seat ``g % n``, so every
 deal is played from every seat. It reports the learner's mean score, the baseline's mean score, their
@@ -190,6 +198,47 @@ def mean_ci(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(Z95 * x.std(ddof=1) / math.sqrt(x.size))
 
 
+# --- devices ----------------------------------------------------------------------------------------------
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str) -> torch.device:
+    """``"auto"`` (CUDA when ``torch.cuda.is_available()``, else the CPU), ``"cpu"``, ``"cuda"`` or
+    ``"cuda:K"``. ``ValueError`` for another name or for CUDA on a machine without a usable GPU."""
+    name = str(device)
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if name == "cuda" or name.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            build = "a CPU-only build of torch" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+            raise ValueError(f"device: expected a usable GPU for {name!r}, but torch.cuda.is_available() is False "
+                             f"({build}); use --device cpu or auto")
+        try:
+            dev = torch.device(name)
+        except RuntimeError as exc:
+            raise ValueError(f"device: expected cuda or cuda:K, got {name!r}") from exc
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"device: expected a GPU index below {torch.cuda.device_count()}, got {name!r}")
+        return dev
+    raise ValueError(f"device: expected one of {list(DEVICES)} (or cuda:K), got {device!r}")
+
+
+def model_device(model: Any) -> torch.device:
+    """The device of a network's parameters (the CPU for anything else)."""
+    if isinstance(model, torch.nn.Module):
+        for p in model.parameters():
+            return p.device
+    return torch.device("cpu")
+
+
+def cpu_state_dict(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """``module.state_dict()`` with every tensor on the CPU: what checkpoints hold, whatever the device."""
+    return {k: _to_cpu(v) for k, v in module.state_dict().items()}
+
+
 # --- evaluation -------------------------------------------------------------------------------------------
 
 def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games: int, seed: int,
@@ -214,6 +263,7 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     gen = torch.Generator().manual_seed(seeding.derive(seed, 1 << 50) & 0x7FFFFFFFFFFFFFFF)
     agent = make_agent(baseline, game, seed=seeding.derive(seed, 1 << 51))
     is_net = isinstance(model, torch.nn.Module)
+    dev = model_device(model)  # the network stays where it is; observations go to it
     was_training = model.training if is_net else False
     if is_net:
         model.eval()
@@ -233,8 +283,8 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
                 li = np.flatnonzero(learner)
                 if li.size and is_net:
                     with torch.no_grad():
-                        logits, _ = model(torch.from_numpy(obs[li]), torch.from_numpy(mask[li]))
-                    actions[li] = sample_actions(logits, gen, greedy).numpy()
+                        logits, _ = model(torch.from_numpy(obs[li]).to(dev), torch.from_numpy(mask[li]).to(dev))
+                    actions[li] = sample_actions(logits.cpu(), gen, greedy).numpy()
                 elif li.size:
                     actions[li] = model.act_batch(obs[li], mask[li])
                 oi = np.flatnonzero(~learner)
@@ -286,10 +336,11 @@ class Timers:
 class Trainer:
     """A PPO run: the network, the optimizer, the opponent pool and the collector (see the module docstring)."""
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
         from agents.registry import make_agent
 
         self.cfg = cfg
+        self.device = resolve_device(device)
         self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend)
         self.backend = getattr(self.env, "backend", "batched")
         self.n = self.env.num_players
@@ -301,6 +352,7 @@ class Trainer:
         with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
             self.model = build_model(cfg.arch, kwargs, self.obs_scale)
+        self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
@@ -401,6 +453,7 @@ class Trainer:
         finished: list[tuple[int, float]] = []  # (kind, learner return) of games that ended
         tm = self.timers
         perf = time.perf_counter
+        dev = self.device
         self.model.eval()
         for t in range(T):
             row = n + t
@@ -418,21 +471,22 @@ class Trainer:
             pool_rows = oi[self.kind_is_pool[kinds]] if self.has_pool and oi.size else oi[:0]
             ni = np.concatenate([li, pool_rows]) if pool_rows.size else li
             if ni.size:
-                mk_all = torch.from_numpy(mask[ni]).bool()
+                mk_all = torch.from_numpy(mask[ni]).to(dev).bool()
                 with torch.no_grad():
-                    prep = self.model.prepare(torch.from_numpy(obs[ni]), mk_all)
+                    prep = self.model.prepare(torch.from_numpy(obs[ni]).to(dev), mk_all)
             if li.size:
                 nl = li.size
                 mk = mk_all[:nl]
                 with torch.no_grad():
                     lp = prep if nl == ni.size else {k: v[:nl] for k, v in prep.items()}
                     logits, value = self.model.head(lp, mk)
+                    logits, value = logits.cpu(), value.cpu()  # sampled on the CPU: the same stream on any device
                     a = sample_actions(logits, self.gen)
                     logp = torch.log_softmax(logits, dim=1).gather(1, a[:, None]).squeeze(1)
                 a_np = a.numpy()
                 actions[li] = a_np
                 buf_obs[row, li] = obs[li]
-                buf_mask[row, li] = mk.numpy()
+                buf_mask[row, li] = mask[li] != 0
                 buf_act[row, li] = a_np
                 buf_logp[row, li] = logp.numpy()
                 buf_val[row, li] = value.numpy()
@@ -443,10 +497,10 @@ class Trainer:
                 snaps = self.slot_snap[pool_rows]
                 for s in np.unique(snaps):
                     j = np.flatnonzero(snaps == s)
-                    pj = torch.from_numpy(li.size + j)
+                    pj = torch.from_numpy(li.size + j).to(dev)
                     with torch.no_grad():
                         lg, _ = self.pool[s].head({k: v[pj] for k, v in prep.items()}, mk_all[pj])
-                        actions[pool_rows[j]] = sample_actions(lg, self.gen).numpy()
+                        actions[pool_rows[j]] = sample_actions(lg.cpu(), self.gen).numpy()
             t2 = perf()
             tm.network += t2 - t1
             if oi.size:
@@ -533,7 +587,8 @@ class Trainer:
         lr = self.lr_now()
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        t = {k: torch.from_numpy(v) for k, v in batch.items()}
+        dev = self.device
+        t = {k: torch.from_numpy(v).to(dev) for k, v in batch.items()}  # to the device once per rollout
         with torch.no_grad():
             prep = self.model.prepare(t["obs"], t["mask"])  # parameter-free: once per rollout, not per minibatch
         self.model.train()
@@ -543,7 +598,7 @@ class Trainer:
         for _ in range(cfg.epochs):
             perm = self.rng.permutation(N)
             for start in range(0, N, mb):
-                idx = torch.from_numpy(perm[start:start + mb])
+                idx = torch.from_numpy(perm[start:start + mb]).to(dev)
                 if idx.numel() < 2:
                     continue
                 logits, value = self.model.head({k: v[idx] for k, v in prep.items()}, t["mask"][idx])
@@ -600,7 +655,7 @@ class Trainer:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest dropped beyond ``pool_size``)."""
-        snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale)
+        snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale).to(self.device)
         snap.load_state_dict(self.model.state_dict())
         snap.eval()
         for p in snap.parameters():
@@ -631,7 +686,7 @@ class Trainer:
         """The checkpoint payload (see ``agents.learned.checkpoint``)."""
         agents_rng = {str(k): _rng_state(a) for k, a in self.agents.items()}
         trainer = {
-            "pool": [{"update": u, "state_dict": m.state_dict()} for u, m in zip(self.pool_updates, self.pool)],
+            "pool": [{"update": u, "state_dict": cpu_state_dict(m)} for u, m in zip(self.pool_updates, self.pool)],
             "env": envs_mod.engine_snapshot(self.env),
             "obs": torch.from_numpy(self.obs.copy()), "mask": torch.from_numpy(np.asarray(self.mask).copy()),
             "cur": torch.from_numpy(np.asarray(self.cur).astype(np.int64)),
@@ -647,8 +702,8 @@ class Trainer:
             "kind": KIND, "version": CHECKPOINT_VERSION, "game": self.cfg.game, "config": self.game_config,
             "num_players": self.n, "obs_dim": self.D, "num_actions": self.A, "backend": self.backend,
             "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
-                      "state_dict": self.model.state_dict()},
-            "optimizer": self.optimizer.state_dict(),
+                      "state_dict": cpu_state_dict(self.model)},
+            "optimizer": _to_cpu(self.optimizer.state_dict()),
             "train_config": self.cfg.to_dict(), "args": dict(args or {}),
             "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
                          "games": self.games},
@@ -680,7 +735,7 @@ class Trainer:
             self.optimizer.load_state_dict(ckpt["optimizer"])
             self.pool, self.pool_updates = [], []
             for item in tr["pool"]:
-                snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale)
+                snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale).to(self.device)
                 snap.load_state_dict(item["state_dict"])
                 snap.eval()
                 for p in snap.parameters():
@@ -715,13 +770,26 @@ class Trainer:
         self.games = int(prog["games"])
 
 
+def _to_cpu(value: Any) -> Any:
+    """``value`` (nested dicts and lists) with every tensor copied to the CPU (CPU tensors as they are)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True) if value.device.type != "cpu" else value
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
+
+
 def _rng_state(agent: Any) -> dict[str, Any] | None:
     rng = getattr(agent, "rng", None)
     return rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
 
 
-def model_from_checkpoint(ckpt: dict[str, Any]) -> MaskedActorCritic:
-    """The policy network stored in a loaded checkpoint (``CheckpointError`` if it does not fit)."""
+def model_from_checkpoint(ckpt: dict[str, Any], device: str = "cpu") -> MaskedActorCritic:
+    """The policy network stored in a loaded checkpoint (``CheckpointError`` if it does not fit), on
+    ``device`` (``resolve_device``; checkpoints hold CPU tensors, whatever device trained them)."""
+    dev = resolve_device(device)
     m = ckpt["model"]
     try:
         model = build_model(m["arch"], m["kwargs"], m.get("obs_scale"))
@@ -730,4 +798,4 @@ def model_from_checkpoint(ckpt: dict[str, Any]) -> MaskedActorCritic:
         raise CheckpointError(f"checkpoint {ckpt.get('path')}: the network does not fit its recorded shape: "
                               f"{type(exc).__name__}: {exc}") from exc
     model.eval()
-    return model
+    return model.to(dev)

@@ -28,6 +28,11 @@ bootstraps the advantages of the decisions before it. A rollout is ``rollout_ste
 vector env; one update is ``epochs`` passes of clipped-PPO minibatch SGD (Adam) over it, with advantage
 normalisation per minibatch, value loss, entropy bonus and gradient clipping.
 
+``compact_obs`` (Take 5): the vector env hands the collector the compact uint8 observation
+(``fiveplay_env.take5.compact``); rollouts keep it (21x smaller at 4 players) and torch decodes it exactly
+(``agents.learned.compact``) for the networks, each step and once per rollout for the update; baseline
+opponents get the float observation decoded by numpy. The networks, and so the checkpoints, are the same.
+
 Learner actions are sampled with a dedicated ``torch.Generator`` (Gumbel-max over the masked logits);
 every random choice of the trainer comes from its own seeded generators (the network's initialisation
 too, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), saved in checkpoints with
@@ -103,6 +108,7 @@ class TrainConfig:
     snapshot_interval: int = 10
     pool_size: int = 8
     backend: str = "auto"
+    compact_obs: bool = False
 
     def __post_init__(self) -> None:
         d = game_defaults(self.game, self.config)
@@ -134,6 +140,10 @@ class TrainConfig:
                     (name in ("lr", "reward_scale", "max_grad_norm") and v <= 0):
                 raise ValueError(f"{name}: expected a number in {'(' if name in ('lr', 'reward_scale', 'max_grad_norm') else '['}"
                                  f"{lo}, {hi}], got {v!r}")
+        if not isinstance(self.compact_obs, bool):
+            raise ValueError(f"compact_obs: expected True or False, got {self.compact_obs!r}")
+        if self.compact_obs and self.game != "take5":
+            raise ValueError(f"compact_obs: expected game 'take5' (the compact observation is Take 5's), got {self.game!r}")
         if self.lr_schedule not in ("constant", "linear"):
             raise ValueError(f"lr_schedule: expected 'constant' or 'linear', got {self.lr_schedule!r}")
         if not self.opponents:
@@ -341,13 +351,25 @@ class Trainer:
 
         self.cfg = cfg
         self.device = resolve_device(device)
-        self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend)
+        self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend,
+                                              compact_obs=cfg.compact_obs)
         self.backend = getattr(self.env, "backend", "batched")
         self.n = self.env.num_players
         self.A = self.env.num_actions
         self.D = self.env.obs_dim
         self.game_config = self._canonical_config()
         self.obs_scale = obs_scale_for(cfg.game, self.n, self.D)
+        # the observation as the collector keeps it: float32 [D], or the compact uint8 form decoded by torch
+        self.layout: Any = None
+        self.decoder: Any = None
+        self.obs_width, self.obs_dtype = self.D, np.float32
+        if cfg.compact_obs:
+            from agents.learned.compact import CompactDecoder
+            from fiveplay_env.take5.compact import layout
+
+            self.layout = layout(self.n, int(self.env.engine.config.end_score))
+            self.decoder = CompactDecoder(self.layout, self.device)
+            self.obs_width, self.obs_dtype = self.layout.size, np.uint8
         kwargs: dict[str, Any] = {"obs_dim": self.D, "num_actions": self.A, "hidden": list(cfg.hidden)}
         with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
@@ -393,7 +415,7 @@ class Trainer:
 
     def _empty_carry(self) -> dict[str, np.ndarray]:
         B, n = self.cfg.num_envs, self.n
-        return {"obs": np.zeros((n, B, self.D), np.float32), "mask": np.zeros((n, B, self.A), bool),
+        return {"obs": np.zeros((n, B, self.obs_width), self.obs_dtype), "mask": np.zeros((n, B, self.A), bool),
                 "act": np.zeros((n, B), np.int64), "logp": np.zeros((n, B), np.float32),
                 "val": np.zeros((n, B), np.float32), "rew": np.zeros((n, B), np.float32),
                 "valid": np.zeros((n, B), bool)}
@@ -418,6 +440,11 @@ class Trainer:
                 if name == "pool":
                     self.slot_snap[i] = snaps[j]
 
+    def _net_obs(self, obs: np.ndarray) -> torch.Tensor:
+        """Observations (float32, or compact uint8) as the network's float32 input on the device."""
+        t = torch.from_numpy(np.ascontiguousarray(obs)).to(self.device)
+        return t if self.decoder is None else self.decoder(t)
+
     def lr_now(self) -> float:
         cfg = self.cfg
         if cfg.lr_schedule == "constant":
@@ -433,7 +460,7 @@ class Trainer:
         T = cfg.rollout_steps
         R = n + T
         D, A = self.D, self.A
-        buf_obs = np.zeros((R, B, D), np.float32)
+        buf_obs = np.zeros((R, B, self.obs_width), self.obs_dtype)
         buf_mask = np.zeros((R, B, A), bool)
         buf_act = np.zeros((R, B), np.int64)
         buf_logp = np.zeros((R, B), np.float32)
@@ -473,7 +500,7 @@ class Trainer:
             if ni.size:
                 mk_all = torch.from_numpy(mask[ni]).to(dev).bool()
                 with torch.no_grad():
-                    prep = self.model.prepare(torch.from_numpy(obs[ni]).to(dev), mk_all)
+                    prep = self.model.prepare(self._net_obs(obs[ni]), mk_all)
             if li.size:
                 nl = li.size
                 mk = mk_all[:nl]
@@ -509,7 +536,8 @@ class Trainer:
                         continue
                     sel = oi[kinds == k]
                     t3 = perf()
-                    actions[sel] = self.agents[k].act_batch(obs[sel], mask[sel])
+                    o = obs[sel] if self.layout is None else self.layout.decode(obs[sel])
+                    actions[sel] = self.agents[k].act_batch(o, mask[sel])
                     tm.opponents += perf() - t3
             t4 = perf()
             self.obs, self.mask, self.cur, rewards, term, info = self.env.step(actions)
@@ -590,7 +618,8 @@ class Trainer:
         dev = self.device
         t = {k: torch.from_numpy(v).to(dev) for k, v in batch.items()}  # to the device once per rollout
         with torch.no_grad():
-            prep = self.model.prepare(t["obs"], t["mask"])  # parameter-free: once per rollout, not per minibatch
+            obs_t = t["obs"] if self.decoder is None else self.decoder(t["obs"])
+            prep = self.model.prepare(obs_t, t["mask"])  # parameter-free: once per rollout, not per minibatch
         self.model.train()
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0

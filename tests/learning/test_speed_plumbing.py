@@ -222,3 +222,35 @@ def test_wandb_missing_is_a_clear_error(tmp_path, monkeypatch):
 
     with pytest.raises(ValueError, match="wandb: expected the wandb package"):
         main(tiny_args(str(tmp_path), total=200, extra=["--no-plots", "--no-tensorboard", "--wandb"]))
+
+
+# --- compact observation in training ----------------------------------------------------------------------
+
+def test_compact_obs_training_equals_float_training():
+    """The same seed with and without the compact observation: the same rollouts and the same updates."""
+    from agents.learned.ppo import TrainConfig, Trainer
+
+    base = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
+                total_decisions=10_000, num_envs=8, rollout_steps=16, minibatch_size=64, epochs=1,
+                hidden=(16,), snapshot_interval=1)
+    a = Trainer(TrainConfig(**base))
+    b = Trainer(TrainConfig(**base, compact_obs=True))
+    assert b.obs.dtype == np.uint8 and b.obs.shape[1] == b.layout.size
+    for _ in range(3):
+        sa, sb = a.train_update(), b.train_update()
+        assert sa["samples"] == sb["samples"] and a.decisions == b.decisions
+    np.testing.assert_array_equal(b.layout.decode(b.obs), a.obs)
+    for (ka, va), (kb, vb) in zip(a.model.state_dict().items(), b.model.state_dict().items()):
+        torch.testing.assert_close(va, vb, rtol=1e-5, atol=1e-6)
+
+
+def test_compact_obs_errors():
+    from agents.learned.ppo import TrainConfig
+
+    with pytest.raises(ValueError, match="compact_obs: expected game 'take5'"):
+        TrainConfig(game="five_alive", config={"num_players": 3}, opponents=[("self", 1.0)], total_decisions=10,
+                    compact_obs=True)
+    with pytest.raises(ValueError, match="compact_obs: expected the batched engine"):
+        from agents.learned.ppo import Trainer
+        Trainer(TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10,
+                            num_envs=2, backend="reference", compact_obs=True))

@@ -104,7 +104,7 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     reward_scale: float | None = None
     arch: str | None = None
-    hidden: tuple[int, ...] = (128, 128)
+    hidden: tuple[int, ...] = (128, 128)  # was 256x256: the 892-wide first layer was most of the update; equal curves at equal time
     snapshot_interval: int = 10
     pool_size: int = 8
     backend: str = "auto"

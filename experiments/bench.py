@@ -8,7 +8,8 @@ Rows (every mode side by side in one run):
 - ``engine+obs``: the reference engine producing the acting player's observation and mask;
 - ``aec``: the AEC env through ``agent_iter`` / ``last`` / ``step`` (observations and masks);
 - ``parallel``: the parallel env (Take 5); one decision per player that is not waiting;
-- ``batched`` rows: the batched engines, B games at once, with and without observation encoding.
+- ``batched`` rows: the batched engines, B games at once, with and without observation encoding
+  (Take 5 also with the compact uint8 observation of ``fiveplay_env.take5.compact``).
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
 """
 from __future__ import annotations
@@ -129,6 +130,32 @@ def _batched_rate(game: str, n: int, b: int, with_obs: bool, seconds: float, rep
     return statistics.median(fn(n, b, with_obs, seconds) for _ in range(repeats))
 
 
+def _take5_compact_rate(n: int, b: int, seconds: float, repeats: int) -> float:
+    """``bench_batched``'s loop for Take 5 with the compact observation (``observe_compact``, uint8,
+    ``fiveplay_env.take5.compact``) encoded at every step into one reused buffer."""
+    from fiveplay_env.take5.batched import BatchedTake5
+    from fiveplay_env.take5.compact import layout
+    from fiveplay_env.take5.config import Take5Config
+    from fiveplay_env.vector import random_actions
+
+    def once() -> float:
+        engine = BatchedTake5(Take5Config(num_players=n), b, seed=0)
+        buf = np.empty((b, layout(n, engine.config.end_score).size), np.uint8)
+        rng = np.random.default_rng(0)
+        for _ in range(3):
+            engine.step(random_actions(engine.legal_action_mask, rng))
+        steps, t0 = 0, time.perf_counter()
+        now, deadline = t0, t0 + seconds
+        while now < deadline:
+            for _ in range(8):
+                engine.step(random_actions(engine.legal_action_mask, rng))
+                engine.observe_compact(out=buf)
+            steps += 8
+            now = time.perf_counter()
+        return steps * b / (now - t0)
+    return statistics.median(once() for _ in range(repeats))
+
+
 def _bytes_per_game(game: str, n: int) -> float | None:
     """Memory the batched engine's state takes per game (arrays only, at B = 1,024)."""
     try:
@@ -181,6 +208,9 @@ def main(argv: list[str] | None = None) -> dict:
                     for obs in (False, True):
                         cases.append((f"batched B={b}{' + obs' if obs else ''}",
                                       lambda b=b, obs=obs: _batched_rate(game, n, b, obs, args.seconds, args.repeats)))
+                    if game == "take5":
+                        cases.append((f"batched B={b} + compact obs",
+                                      lambda b=b: _take5_compact_rate(n, b, args.seconds, args.repeats)))
             if not args.no_batched:
                 mem = _bytes_per_game(game, n)
                 if mem is not None:

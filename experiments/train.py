@@ -31,6 +31,13 @@ Output: ``<out>/train__<game>__<seed>__<time>/`` with
 | ``updates.csv``| per-update losses, entropy, KL, explained variance, learner returns per opponent  |
 | ``summary.json``| final figures: throughput (decisions/s, share of time in engine, network,       |
 |                | opponents, update), the last evaluation, paths                                    |
+| ``tensorboard/``| TensorBoard event files: losses, entropy, KL, clip fraction, returns, throughput |
+|                | and its shares, evaluation scores and win rates (``experiments.tracking``); on   |
+|                | when the tensorboard package is installed (``--no-tensorboard``: off); ``--wandb`` |
+|                | also logs to Weights & Biases                                                     |
+
+``--device auto|cpu|cuda`` puts the networks and the update on a GPU (the engines stay on the CPU;
+``agents.learned.ppo``); checkpoints hold CPU tensors, so they load anywhere.
 
 Interrupting (Ctrl-C) keeps the last checkpoint; ``--resume RUN_DIR`` continues from it exactly (same
 threads). Settings that define the run cannot change on resume; ``--total-decisions``,
@@ -54,15 +61,17 @@ from experiments import runs
 from fiveplay_env.core.errors import CheckpointError
 
 RESUME_OVERRIDABLE = ("total_decisions", "max_minutes", "eval_interval", "eval_games", "checkpoint_interval",
-                      "threads", "no_progress", "quiet", "no_plots", "out")
+                      "threads", "no_progress", "quiet", "no_plots", "out", "device", "tensorboard", "wandb",
+                      "wandb_project")
 DEFAULTS: dict[str, Any] = {
     "game": "take5", "config": [], "opponents": None, "total_decisions": 200_000, "num_envs": 256,
     "rollout_steps": 32, "epochs": 4, "minibatch_size": 1024, "lr": 3e-4, "lr_schedule": "linear",
     "gamma": None, "gae_lambda": 0.95, "clip": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
-    "reward_scale": None, "arch": None, "hidden": [256, 256], "snapshot_interval": 10, "pool_size": 8,
+    "reward_scale": None, "arch": None, "hidden": [128, 128], "snapshot_interval": 10, "pool_size": 8,
     "seed": 0, "eval_interval": 25, "eval_games": 400, "eval_baselines": None, "eval_sample": False,
     "checkpoint_interval": 10, "threads": 1, "backend": "auto", "out": "runs", "max_minutes": None,
-    "no_progress": False, "quiet": False, "no_plots": False,
+    "no_progress": False, "quiet": False, "no_plots": False, "device": "auto", "tensorboard": None,
+    "wandb": False, "wandb_project": "fiveplay", "compact_obs": False,
 }
 EVAL_COLUMNS = ["update", "decisions", "env_steps", "train_seconds", "baseline", "games", "deals", "greedy",
                 "score_name", "score_mean", "score_ci", "opp_score_mean", "opp_score_ci", "diff_mean", "diff_ci",
@@ -96,6 +105,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "heuristic@2 self pool)")
     g.add_argument("--backend", choices=["auto", "batched", "reference"],
                    help="vector env: the batched engine, a loop over reference engines, or auto (default)")
+    g.add_argument("--compact-obs", action="store_const", const=True,
+                   help="take5: collect the compact uint8 observation (fiveplay_env.take5.compact) and decode it "
+                        "in torch (21x less rollout memory; the same training)")
     p = ap.add_argument_group("PPO")
     p.add_argument("--total-decisions", type=int, metavar="N", help=f"learner decisions to train on (default {d['total_decisions']})")
     p.add_argument("--num-envs", type=int, metavar="B", help=f"games played side by side (default {d['num_envs']})")
@@ -112,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-grad-norm", type=float, help=f"gradient clipping (default {d['max_grad_norm']})")
     p.add_argument("--reward-scale", type=float, help="reward multiplier (default: 0.1 for take5, 1 for five_alive)")
     p.add_argument("--arch", choices=["mlp", "take5"], help="network (default: take5 for take5, mlp otherwise)")
-    p.add_argument("--hidden", type=int, nargs="+", metavar="H", help="trunk layer sizes (default 256 256)")
+    p.add_argument("--hidden", type=int, nargs="+", metavar="H", help="trunk layer sizes (default 128 128)")
     p.add_argument("--snapshot-interval", type=int, metavar="U", help=f"updates between pool snapshots (default {d['snapshot_interval']})")
     p.add_argument("--pool-size", type=int, help=f"snapshots kept in the pool (default {d['pool_size']})")
     p.add_argument("--seed", type=int, help=f"run seed (default {d['seed']})")
@@ -124,6 +136,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--checkpoint-interval", type=int, metavar="U", help=f"updates between checkpoints (default {d['checkpoint_interval']})")
     r.add_argument("--max-minutes", type=float, help="stop (with a checkpoint) after this much wall time; resume later")
     r.add_argument("--threads", type=int, help="torch threads (default 1; at most the cores you can spare)")
+    r.add_argument("--device", choices=["auto", "cpu", "cuda"],
+                   help="where the networks and the update run: auto (default: cuda when a GPU is usable, else "
+                        "cpu), cpu or cuda (an error without a GPU); the engines always run on the CPU")
+    r.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=None,
+                   help="write TensorBoard event files in RUN_DIR/tensorboard (default: on when the tensorboard "
+                        "package is installed)")
+    r.add_argument("--wandb", action="store_const", const=True,
+                   help="also log to a Weights & Biases run (needs the wandb package; WANDB_MODE=offline works)")
+    r.add_argument("--wandb-project", help="W&B project name (default fiveplay)")
     r.add_argument("--out", help="folder holding run folders (default runs)")
     r.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     r.add_argument("--evaluate", metavar="CKPT",
@@ -238,7 +259,8 @@ def _train_config(a: dict[str, Any]) -> Any:
         lr_schedule=a["lr_schedule"], gamma=a["gamma"], gae_lambda=a["gae_lambda"], clip=a["clip"],
         ent_coef=a["ent_coef"], vf_coef=a["vf_coef"], max_grad_norm=a["max_grad_norm"],
         reward_scale=a["reward_scale"], arch=a["arch"], hidden=tuple(a["hidden"]),
-        snapshot_interval=a["snapshot_interval"], pool_size=a["pool_size"], backend=a["backend"])
+        snapshot_interval=a["snapshot_interval"], pool_size=a["pool_size"], backend=a["backend"],
+        compact_obs=bool(a["compact_obs"]))
 
 
 def _check_run_args(a: dict[str, Any]) -> None:
@@ -253,6 +275,9 @@ def _check_run_args(a: dict[str, Any]) -> None:
         raise ValueError(f"max-minutes: expected a number > 0, got {a['max_minutes']}")
     if a["seed"] < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {a['seed']}")
+    from agents.learned.ppo import resolve_device
+
+    resolve_device(a["device"])  # a missing GPU is said before anything runs
 
 
 def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -302,7 +327,7 @@ def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[s
 # --- main -------------------------------------------------------------------------------------------------
 
 def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games: int = 2000, seed: int = 0,
-                        greedy: bool = True, quiet: bool = False) -> dict[str, Any]:
+                        greedy: bool = True, quiet: bool = False, device: str = "cpu") -> dict[str, Any]:
     """Evaluate a checkpoint (file or run folder) against each baseline: the learner in one seat, n-1
     copies of the baseline in the others, ``games`` duplicate-format games (``agents.learned.ppo.evaluate``).
 
@@ -311,7 +336,7 @@ def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games
     from agents.learned.agent import load_policy
     from agents.learned.ppo import evaluate, game_defaults
 
-    model, meta = load_policy(path)
+    model, meta = load_policy(path, device)
     game, config = meta["game"], meta["config"]
     baselines = list(baselines or game_defaults(game, config)["eval_baselines"])
     say = (lambda *x: None) if quiet else (lambda *x: print(*x, flush=True))
@@ -351,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         torch.set_num_threads(a["threads"])
         try:
             return evaluate_checkpoint(args.evaluate, args.eval_baselines, a["eval_games"], a["seed"],
-                                       greedy=not a["eval_sample"], quiet=bool(a["quiet"]))
+                                       greedy=not a["eval_sample"], quiet=bool(a["quiet"]), device=a["device"])
         finally:
             torch.set_num_threads(prev)
 
@@ -385,7 +410,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
     prev_threads = torch.get_num_threads()
     torch.set_num_threads(a["threads"])
     try:
-        trainer = Trainer(cfg)
+        trainer = Trainer(cfg, device=a["device"])
         if ckpt is not None:
             trainer.load_state(ckpt)
         else:
@@ -410,6 +435,10 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
         say(f"train: {cfg.game} {cfg.config} opponents {cfg.opponents} -> {run_dir}"
             + (f" (resumed at update {trainer.update_idx}, {trainer.decisions} decisions)" if ckpt is not None else ""))
         title = f"{cfg.game} {cfg.config}, opponents {[n for n, _ in cfg.opponents]}, seed {cfg.seed}"
+        from experiments.tracking import RunLogger
+
+        logger = RunLogger(run_dir, tensorboard=a["tensorboard"], wandb=bool(a["wandb"]), config=meta,
+                           name=os.path.basename(os.path.abspath(run_dir)), project=a["wandb_project"])
         last_eval: dict[str, Any] = {}
         eval_seed = cfg.seed + 7919  # the same deals at every evaluation: curves compare like with like
 
@@ -421,6 +450,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
                                greedy=not a["eval_sample"], backend=cfg.backend)
                 rows.append(_eval_row(trainer, res, trainer.throughput()["seconds"]))
                 last_eval[b] = {k: v for k, v in res.items() if k != "per_game"}
+                logger.log_eval(trainer.decisions, b, res)
             trainer.timers.eval += time.perf_counter() - t0
             _append_csv(curves_csv, EVAL_COLUMNS, rows)
             if not a["no_plots"]:
@@ -448,6 +478,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
                 _append_csv(updates_csv, UPDATE_COLUMNS, [{
                     **{k: st.get(k) for k in UPDATE_COLUMNS if k != "returns"},
                     "returns": json.dumps({k: round(v, 4) for k, v in st["return_by_kind"].items()})}])
+                logger.log_update(trainer.decisions, st, trainer.throughput())
                 if a["eval_interval"] and trainer.update_idx % a["eval_interval"] == 0:
                     run_eval()
                     evaluated_at = trainer.update_idx
@@ -463,6 +494,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
         finally:
             if bar is not None:
                 bar.close()
+            logger.flush()
         if evaluated_at != trainer.update_idx:
             run_eval()
         if saved_at != trainer.update_idx:
@@ -476,6 +508,8 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
             "throughput": thr, "evaluations": last_eval, "curves_csv": curves_csv,
             "curves_png": os.path.join(run_dir, "curves.png") if not a["no_plots"] else None,
         }
+        logger.close()
+        results["tensorboard"] = os.path.join(run_dir, "tensorboard") if os.path.isdir(os.path.join(run_dir, "tensorboard")) else None
         runs.atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(results, indent=2, default=float) + "\n")
         sh = thr["share"]
         say(f"train: {trainer.decisions} decisions in {trainer.update_idx} updates; "

@@ -124,8 +124,11 @@ def _factory(game: str) -> Any:
 class VecEnv:
     """``num_envs`` games of one kind stepped together; see the module docstring for the contract."""
 
-    def __init__(self, game: str, engine: BatchedGame, reuse_obs: bool = False) -> None:
+    def __init__(self, game: str, engine: BatchedGame, reuse_obs: bool = False, compact_obs: bool = False) -> None:
+        if compact_obs and not hasattr(engine, "observe_compact"):
+            raise ValueError(f"compact_obs: expected a game with a compact observation (take5), got {game!r}")
         self.game = game
+        self.compact_obs = bool(compact_obs)
         self.engine = engine
         self.num_envs: int = engine.batch_size
         self.num_players: int = engine.num_players
@@ -135,6 +138,8 @@ class VecEnv:
         self._fresh = True  # the engine's first games are not yet observed: reset() just shows them
 
     def _obs(self) -> np.ndarray:
+        if self.compact_obs:
+            return self.engine.observe_compact()  # type: ignore[attr-defined]
         return self.engine.observe(out=self._buf)
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -157,14 +162,18 @@ class VecEnv:
                 self.engine.terminated, self.engine.info())
 
 
-def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = False, **config: Any) -> VecEnv:
+def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = False, compact_obs: bool = False,
+             **config: Any) -> VecEnv:
     """``num_envs`` games of ``game`` (a name in ``REGISTRY``: "take5", ...) under the game's config
     fields ``**config`` (unknown keys and bad values raise ``ValueError`` naming the field). ``seed``:
-    the run's base seed (None: fresh OS entropy). Call ``reset()`` for the first observations."""
+    the run's base seed (None: fresh OS entropy). Call ``reset()`` for the first observations.
+    ``compact_obs=True`` (Take 5): ``obs`` is the compact uint8 observation of
+    ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size)."""
     factory = _factory(game)
     check_int("num_envs", num_envs, 1)
     check_bool("reuse_obs", reuse_obs)
-    return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs)
+    check_bool("compact_obs", compact_obs)
+    return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs, compact_obs=compact_obs)
 
 
 def _pack_table() -> np.ndarray:

@@ -221,6 +221,14 @@ class AttackerAgent(FiveAliveHeuristic):
         return attacker_card(view.hand, view.total, view.sizes[0], [view.sizes[i] for i in opp],
                              [view.lives[i] for i in opp])
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The same actions as ``act`` row by row, computed on the whole batch (``agents.five_alive.batch``)."""
+        from agents.base import check_batch
+        from agents.five_alive.batch import attacker_actions
+
+        obs, m = check_batch(observations, masks)
+        return attacker_actions(obs, m)
+
 
 class SqueezerAgent(FiveAliveHeuristic):
     """five-alive-squeezer: leave the next player the highest total possible."""

@@ -8,7 +8,9 @@
 Name syntax: ``ckpt:PATH[?OPTION[&OPTION]]``. ``PATH`` is a checkpoint file or a training run folder
 (its ``checkpoint.pt``). Options: ``greedy`` (the default: the most probable legal action), ``sample``
 (draw from the policy with the agent's own generator, so the same seed gives the same decisions),
-``temperature=X`` (sample from softmax(logits / X); implies ``sample``).
+``temperature=X`` (sample from softmax(logits / X); implies ``sample``). The network is read onto the
+CPU and plays there, whatever device trained it (checkpoints hold CPU tensors and are loaded with
+``map_location="cpu"``); ``PolicyAgent.from_checkpoint(..., device="cuda")`` puts it on a GPU.
 
 A checkpoint made for another game, another number of players or another observation size raises
 ``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
@@ -52,21 +54,23 @@ def parse_ckpt_name(rest: str) -> tuple[str, bool, float]:
     return path, greedy, temperature
 
 
-def load_policy(path: str) -> tuple[Any, dict[str, Any]]:
-    """``(network, checkpoint)`` from a checkpoint file or run folder (cached by file and modification time)."""
+def load_policy(path: str, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
+    """``(network, checkpoint)`` from a checkpoint file or run folder (cached by file, modification time
+    and device). The network is on ``device`` ("cpu" by default, "cuda", "auto"); the file is read onto
+    the CPU whatever device trained it."""
     from agents.learned.checkpoint import load_checkpoint, resolve_path
     from agents.learned.ppo import model_from_checkpoint
 
     file = resolve_path(path)
     try:
         st = os.stat(file)
-        key = (os.path.abspath(file), st.st_mtime, st.st_size)
+        key = (os.path.abspath(file), st.st_mtime, st.st_size, str(device))
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
     ckpt = load_checkpoint(path)
-    model = model_from_checkpoint(ckpt)
+    model = model_from_checkpoint(ckpt, device)
     meta = {k: ckpt[k] for k in ("game", "config", "num_players", "obs_dim", "num_actions", "progress", "path")}
     meta["train_config"] = ckpt.get("train_config", {})
     if key is not None:
@@ -100,9 +104,10 @@ class PolicyAgent(Agent):
 
     @classmethod
     def from_checkpoint(cls, path: str, game: str | None = None, seed: int | None = None, greedy: bool = True,
-                        temperature: float = 1.0) -> "PolicyAgent":
-        """The agent of a checkpoint file or run folder; ``game`` (if given) must be the checkpoint's."""
-        model, meta = load_policy(path)
+                        temperature: float = 1.0, device: str = "cpu") -> "PolicyAgent":
+        """The agent of a checkpoint file or run folder; ``game`` (if given) must be the checkpoint's.
+        ``device``: where the network runs (the CPU by default, whatever device trained it)."""
+        model, meta = load_policy(path, device)
         if game is not None and meta["game"] != game:
             raise CheckpointError(f"checkpoint {meta['path']}: made for game {meta['game']!r}, not {game!r}")
         return cls(model, meta, seed=seed, greedy=greedy, temperature=temperature)
@@ -122,12 +127,13 @@ class PolicyAgent(Agent):
         if few:
             torch.set_num_threads(1)
         try:
+            dev = next(self.model.parameters()).device  # a policy loaded onto a GPU plays there
             with torch.no_grad():
-                logits, _ = self.model(torch.from_numpy(obs), torch.from_numpy(np.asarray(masks) != 0))
+                logits, _ = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(np.asarray(masks) != 0).to(dev))
         finally:
             if few:
                 torch.set_num_threads(threads)
-        return logits.numpy().astype(np.float64)
+        return logits.cpu().numpy().astype(np.float64)
 
     def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
         legal = np.asarray(masks) != 0

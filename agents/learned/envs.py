@@ -168,7 +168,7 @@ def has_batched_engine(game: str) -> bool:
 
 
 def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any],
-                      backend: str = "auto") -> Any:
+                      backend: str = "auto", compact_obs: bool = False) -> Any:
     """A vector env of ``game``: ``backend`` "batched" (the registered batched engine), "reference"
     (``LoopVecEnv``) or "auto" (batched when registered, else the reference fallback). The returned env
     has a ``backend`` attribute saying which."""
@@ -180,9 +180,12 @@ def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any
         if game not in vector.REGISTRY:
             raise ValueError(f"backend: game {game!r} has no batched engine yet (registered: {sorted(vector.REGISTRY)}); "
                              f"use backend 'reference' or 'auto'")
-        env = vector.make_vec(game, num_envs, seed=seed, **config)
+        env = vector.make_vec(game, num_envs, seed=seed, compact_obs=compact_obs, **config)
         env.backend = "batched"  # type: ignore[attr-defined]
         return env
+    if compact_obs:
+        raise ValueError(f"compact_obs: expected the batched engine (backend 'batched' or 'auto' for take5), "
+                         f"got backend {backend!r} for {game!r}")
     return LoopVecEnv(game, num_envs, seed, **config)
 
 

@@ -107,11 +107,15 @@ class MaskedActorCritic(nn.Module):
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``(masked logits [B, A], value [B])``."""
         self._check(obs, mask)
-        return self.head(self.prepare(obs), mask)
+        return self.head(self.prepare(obs, mask), mask)
 
-    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+    def prepare(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """The parameter-free part of ``forward`` (input scaling, hand-made features): a dict of tensors
-        with a leading batch axis. PPO computes it once per batch and reuses it across epochs."""
+        with a leading batch axis, so that ``{k: v[idx]}`` is the preparation of the rows ``idx``.
+        PPO computes it once per rollout and reuses it in every minibatch of every epoch; one
+        preparation also serves several networks of the same architecture (the learner and its past
+        snapshots). ``mask`` (the legal actions) is needed by architectures that score legal actions
+        only; ``head`` must be given the same mask rows."""
         return {"x": obs * self.obs_scale}
 
     def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -230,31 +234,38 @@ class Take5ActorCritic(MaskedActorCritic):
         feats[:, C:, -1] = 1.0
         return feats, hand
 
-    def prepare(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+    def prepare(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
+        """``x`` (the trunk's input: scaled observation and pooled hand features) and, for the legal
+        actions only, their features ``sel`` [B, k, F], action ids ``order`` [B, k] and ``valid`` [B, k]
+        (k: the most legal actions of a row of the batch; rows with fewer are padded, valid False).
+        Gathering the few legal actions here (once per batch) keeps the per-minibatch work small."""
+        if mask is None:
+            raise ValueError("take5 network: prepare needs the legal-action mask (it scores legal actions only)")
         feats, hand = self.features(obs)
         cardf = feats[:, :self._L["cards"], :self.CARD_FEATURES]
         nh = hand.sum(dim=1, keepdim=True).clamp(min=1.0)
         pooled_mean = (cardf * hand[..., None]).sum(dim=1) / nh
         pooled_max = (cardf * hand[..., None] - (1.0 - hand[..., None])).max(dim=1).values.clamp(min=0.0)
-        return {"x": torch.cat([obs * self.obs_scale, pooled_mean, pooled_max], dim=1), "feats": feats}
-
-    def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        mask_b = mask.bool()
-        feats = prep["feats"]
-        h = self.trunk(prep["x"])
-        base = self.policy_head(h)
-        # score only the legal actions (at most ~10 per row in play): gather them, score, scatter back
+        # the legal actions (at most ~10 per row in play): gather their features once
         n_act = feats.shape[1]
-        legal = mask_b[:, :n_act]
+        legal = mask.bool()[:, :n_act]
         kmax = max(int(legal.sum(dim=1).max().item()) if legal.numel() else 1, 1)
         order = torch.argsort(legal.to(torch.int8), dim=1, descending=True, stable=True)[:, :kmax]   # [B, k]
         sel = torch.gather(feats, 1, order[..., None].expand(-1, -1, feats.shape[2]))              # [B, k, F]
-        z = torch.relu(self.act_feat(sel) + self.act_ctx(h)[:, None, :])
-        score = self.act_out(z).squeeze(-1)                                                          # [B, k]
         valid = torch.gather(legal, 1, order)
+        return {"x": torch.cat([obs * self.obs_scale, pooled_mean, pooled_max], dim=1), "sel": sel,
+                "order": order, "valid": valid}
+
+    def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        mask_b = mask.bool()
+        h = self.trunk(prep["x"])
+        base = self.policy_head(h)
+        # score only the legal actions (gathered by ``prepare``), scatter the scores back
+        order, valid = prep["order"], prep["valid"]
+        z = torch.relu(self.act_feat(prep["sel"]) + self.act_ctx(h)[:, None, :])
+        score = self.act_out(z).squeeze(-1)                                                          # [B, k]
         extra = torch.zeros_like(base).scatter(1, order, torch.where(valid, score, torch.zeros_like(score)))
         return mask_logits(base + extra, mask_b), self.value_head(h).squeeze(-1)
-
 
 ARCHS: dict[str, type[MaskedActorCritic]] = {"mlp": MaskedActorCritic, "take5": Take5ActorCritic}
 

@@ -28,11 +28,24 @@ bootstraps the advantages of the decisions before it. A rollout is ``rollout_ste
 vector env; one update is ``epochs`` passes of clipped-PPO minibatch SGD (Adam) over it, with advantage
 normalisation per minibatch, value loss, entropy bonus and gradient clipping.
 
+``compact_obs`` (Take 5): the vector env hands the collector the compact uint8 observation
+(``fiveplay_env.take5.compact``); rollouts keep it (21x smaller at 4 players) and torch decodes it exactly
+(``agents.learned.compact``) for the networks, each step and once per rollout for the update; baseline
+opponents get the float observation decoded by numpy. The networks, and so the checkpoints, are the same.
+
 Learner actions are sampled with a dedicated ``torch.Generator`` (Gumbel-max over the masked logits);
 every random choice of the trainer comes from its own seeded generators (the network's initialisation
 too, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), saved in checkpoints with
 the optimizer, the pool, the vector env's games and the held-back transitions, so a resumed run
 continues exactly as the uninterrupted run would (same threads, same machine).
+
+Devices. ``Trainer(cfg, device="cpu" | "cuda" | "auto")``: the engines, the opponents and the sampling
+stay on the CPU; the networks (learner and pool) and the update run on the device. Each step sends the
+rows the networks play to the device and brings their logits back (sampled on the CPU with the
+trainer's generator, so a seed gives the same stream on any device); the update sends the rollout's
+batch to the device once and runs every epoch there. Checkpoints always hold CPU tensors (and are read
+with ``map_location="cpu"``), so a run trained on a GPU loads anywhere. ``resolve_device`` turns
+``"cuda"`` on a machine without a usable GPU into a ``ValueError`` that says so.
 
 Evaluation (``evaluate``) plays the learner (greedy by default) against n-1 copies of a baseline in a
 duplicate format: game g deals seed ``derive(seed, g // n)`` with the learner in seat ``g % n``, so every
@@ -92,10 +105,11 @@ class TrainConfig:
     max_grad_norm: float = 0.5
     reward_scale: float | None = None
     arch: str | None = None
-    hidden: tuple[int, ...] = (256, 256)
+    hidden: tuple[int, ...] = (128, 128)  # was 256x256: the 892-wide first layer was most of the update; equal curves at equal time
     snapshot_interval: int = 10
     pool_size: int = 8
     backend: str = "auto"
+    compact_obs: bool = False
 
     def __post_init__(self) -> None:
         # numpy scalars (np.int64(4), np.float64(3e-4), in the game config too) become Python values:
@@ -133,6 +147,13 @@ class TrainConfig:
                     (name in ("lr", "reward_scale", "max_grad_norm") and v <= 0):
                 raise ValueError(f"{name}: expected a number in {'(' if name in ('lr', 'reward_scale', 'max_grad_norm') else '['}"
                                  f"{lo}, {hi}], got {v!r}")
+        if not isinstance(self.compact_obs, bool):
+            raise ValueError(f"compact_obs: expected True or False, got {self.compact_obs!r}")
+        if self.compact_obs and self.game != "take5":
+            raise ValueError(f"compact_obs: expected game 'take5' (the compact observation is Take 5's), got {self.game!r}")
+        if self.compact_obs and self.config.get("draft"):
+            raise ValueError("compact_obs: expected draft=False (the compact observation does not encode the "
+                             "draft's public hands), got config draft=True")
         if self.lr_schedule not in ("constant", "linear"):
             raise ValueError(f"lr_schedule: expected 'constant' or 'linear', got {self.lr_schedule!r}")
         if not self.opponents:
@@ -197,6 +218,47 @@ def mean_ci(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(Z95 * x.std(ddof=1) / math.sqrt(x.size))
 
 
+# --- devices ----------------------------------------------------------------------------------------------
+
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def resolve_device(device: str) -> torch.device:
+    """``"auto"`` (CUDA when ``torch.cuda.is_available()``, else the CPU), ``"cpu"``, ``"cuda"`` or
+    ``"cuda:K"``. ``ValueError`` for another name or for CUDA on a machine without a usable GPU."""
+    name = str(device)
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cpu":
+        return torch.device("cpu")
+    if name == "cuda" or name.startswith("cuda:"):
+        if not torch.cuda.is_available():
+            build = "a CPU-only build of torch" if torch.version.cuda is None else f"torch built for CUDA {torch.version.cuda}"
+            raise ValueError(f"device: expected a usable GPU for {name!r}, but torch.cuda.is_available() is False "
+                             f"({build}); use --device cpu or auto")
+        try:
+            dev = torch.device(name)
+        except RuntimeError as exc:
+            raise ValueError(f"device: expected cuda or cuda:K, got {name!r}") from exc
+        if dev.index is not None and dev.index >= torch.cuda.device_count():
+            raise ValueError(f"device: expected a GPU index below {torch.cuda.device_count()}, got {name!r}")
+        return dev
+    raise ValueError(f"device: expected one of {list(DEVICES)} (or cuda:K), got {device!r}")
+
+
+def model_device(model: Any) -> torch.device:
+    """The device of a network's parameters (the CPU for anything else)."""
+    if isinstance(model, torch.nn.Module):
+        for p in model.parameters():
+            return p.device
+    return torch.device("cpu")
+
+
+def cpu_state_dict(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """``module.state_dict()`` with every tensor on the CPU: what checkpoints hold, whatever the device."""
+    return {k: _to_cpu(v) for k, v in module.state_dict().items()}
+
+
 # --- evaluation -------------------------------------------------------------------------------------------
 
 def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games: int, seed: int,
@@ -221,6 +283,7 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     gen = torch.Generator().manual_seed(seeding.derive(seed, 1 << 50) & 0x7FFFFFFFFFFFFFFF)
     agent = make_agent(baseline, game, seed=seeding.derive(seed, 1 << 51))
     is_net = isinstance(model, torch.nn.Module)
+    dev = model_device(model)  # the network stays where it is; observations go to it
     was_training = model.training if is_net else False
     if is_net:
         model.eval()
@@ -240,8 +303,8 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
                 li = np.flatnonzero(learner)
                 if li.size and is_net:
                     with torch.no_grad():
-                        logits, _ = model(torch.from_numpy(obs[li]), torch.from_numpy(mask[li]))
-                    actions[li] = sample_actions(logits, gen, greedy).numpy()
+                        logits, _ = model(torch.from_numpy(obs[li]).to(dev), torch.from_numpy(mask[li]).to(dev))
+                    actions[li] = sample_actions(logits.cpu(), gen, greedy).numpy()
                 elif li.size:
                     actions[li] = model.act_batch(obs[li], mask[li])
                 oi = np.flatnonzero(~learner)
@@ -293,27 +356,43 @@ class Timers:
 class Trainer:
     """A PPO run: the network, the optimizer, the opponent pool and the collector (see the module docstring)."""
 
-    def __init__(self, cfg: TrainConfig) -> None:
+    def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
         from agents.registry import make_agent
 
         self.cfg = cfg
-        self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend)
+        self.device = resolve_device(device)
+        self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend,
+                                              compact_obs=cfg.compact_obs)
         self.backend = getattr(self.env, "backend", "batched")
         self.n = self.env.num_players
         self.A = self.env.num_actions
         self.D = self.env.obs_dim
         self.game_config = self._canonical_config()
         self.obs_scale = obs_scale_for(cfg.game, self.n, self.D)
+        # the observation as the collector keeps it: float32 [D], or the compact uint8 form decoded by torch
+        self.layout: Any = None
+        self.decoder: Any = None
+        self.obs_width, self.obs_dtype = self.D, np.float32
+        if cfg.compact_obs:
+            from agents.learned.compact import CompactDecoder
+            from fiveplay_env.take5.compact import layout
+
+            self.layout = layout(self.n, int(self.env.engine.config.end_score))
+            self.decoder = CompactDecoder(self.layout, self.device)
+            self.obs_width, self.obs_dtype = self.layout.size, np.uint8
         kwargs: dict[str, Any] = {"obs_dim": self.D, "num_actions": self.A, "hidden": list(cfg.hidden)}
         with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
             self.model = build_model(cfg.arch, kwargs, self.obs_scale)
+        self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
         self.kinds = [name for name, _ in cfg.opponents]
         w = np.array([wt for _, wt in cfg.opponents], np.float64)
         self.kind_p = w / w.sum()
+        self.kind_is_pool = np.array([name == "pool" for name in self.kinds])
+        self.has_pool = bool(self.kind_is_pool.any())
         self.agents: dict[int, Any] = {}
         for k, name in enumerate(self.kinds):
             if name not in SPECIAL_KINDS:
@@ -346,7 +425,7 @@ class Trainer:
 
     def _empty_carry(self) -> dict[str, np.ndarray]:
         B, n = self.cfg.num_envs, self.n
-        return {"obs": np.zeros((n, B, self.D), np.float32), "mask": np.zeros((n, B, self.A), bool),
+        return {"obs": np.zeros((n, B, self.obs_width), self.obs_dtype), "mask": np.zeros((n, B, self.A), bool),
                 "act": np.zeros((n, B), np.int64), "logp": np.zeros((n, B), np.float32),
                 "val": np.zeros((n, B), np.float32), "rew": np.zeros((n, B), np.float32),
                 "valid": np.zeros((n, B), bool)}
@@ -371,6 +450,11 @@ class Trainer:
                 if name == "pool":
                     self.slot_snap[i] = snaps[j]
 
+    def _net_obs(self, obs: np.ndarray) -> torch.Tensor:
+        """Observations (float32, or compact uint8) as the network's float32 input on the device."""
+        t = torch.from_numpy(np.ascontiguousarray(obs)).to(self.device)
+        return t if self.decoder is None else self.decoder(t)
+
     def lr_now(self) -> float:
         cfg = self.cfg
         if cfg.lr_schedule == "constant":
@@ -386,7 +470,7 @@ class Trainer:
         T = cfg.rollout_steps
         R = n + T
         D, A = self.D, self.A
-        buf_obs = np.zeros((R, B, D), np.float32)
+        buf_obs = np.zeros((R, B, self.obs_width), self.obs_dtype)
         buf_mask = np.zeros((R, B, A), bool)
         buf_act = np.zeros((R, B), np.int64)
         buf_logp = np.zeros((R, B), np.float32)
@@ -406,6 +490,7 @@ class Trainer:
         finished: list[tuple[int, float]] = []  # (kind, learner return) of games that ended
         tm = self.timers
         perf = time.perf_counter
+        dev = self.device
         self.model.eval()
         for t in range(T):
             row = n + t
@@ -416,43 +501,54 @@ class Trainer:
             li = np.flatnonzero(is_learner)
             t1 = perf()
             tm.other += t1 - t0
-            if li.size:
-                o = torch.from_numpy(obs[li])
-                mk = torch.from_numpy(mask[li].astype(bool))
+            # one parameter-free preparation (the Take 5 features) for every row a network plays: the
+            # learner's and the pool snapshots'; then each network's head on its rows
+            oi = np.flatnonzero(~is_learner)
+            kinds = self.slot_kind[oi]
+            pool_rows = oi[self.kind_is_pool[kinds]] if self.has_pool and oi.size else oi[:0]
+            ni = np.concatenate([li, pool_rows]) if pool_rows.size else li
+            if ni.size:
+                mk_all = torch.from_numpy(mask[ni]).to(dev).bool()
                 with torch.no_grad():
-                    logits, value = self.model(o, mk)
+                    prep = self.model.prepare(self._net_obs(obs[ni]), mk_all)
+            if li.size:
+                nl = li.size
+                mk = mk_all[:nl]
+                with torch.no_grad():
+                    lp = prep if nl == ni.size else {k: v[:nl] for k, v in prep.items()}
+                    logits, value = self.model.head(lp, mk)
+                    logits, value = logits.cpu(), value.cpu()  # sampled on the CPU: the same stream on any device
                     a = sample_actions(logits, self.gen)
                     logp = torch.log_softmax(logits, dim=1).gather(1, a[:, None]).squeeze(1)
                 a_np = a.numpy()
                 actions[li] = a_np
                 buf_obs[row, li] = obs[li]
-                buf_mask[row, li] = mk.numpy()
+                buf_mask[row, li] = mask[li] != 0
                 buf_act[row, li] = a_np
                 buf_logp[row, li] = logp.numpy()
                 buf_val[row, li] = value.numpy()
                 buf_valid[row, li] = True
                 buf_seat[row, li] = cur[li]
                 last_row[li, cur[li]] = row
+            if pool_rows.size:
+                snaps = self.slot_snap[pool_rows]
+                for s in np.unique(snaps):
+                    j = np.flatnonzero(snaps == s)
+                    pj = torch.from_numpy(li.size + j).to(dev)
+                    with torch.no_grad():
+                        lg, _ = self.pool[s].head({k: v[pj] for k, v in prep.items()}, mk_all[pj])
+                        actions[pool_rows[j]] = sample_actions(lg.cpu(), self.gen).numpy()
             t2 = perf()
             tm.network += t2 - t1
-            oi = np.flatnonzero(~is_learner)
             if oi.size:
-                kinds = self.slot_kind[oi]
                 for k in np.unique(kinds):
+                    if self.kinds[k] in SPECIAL_KINDS:
+                        continue
                     sel = oi[kinds == k]
-                    if self.kinds[k] == "pool":
-                        snaps = self.slot_snap[sel]
-                        t3 = perf()
-                        for s in np.unique(snaps):
-                            ss = sel[snaps == s]
-                            with torch.no_grad():
-                                lg, _ = self.pool[s](torch.from_numpy(obs[ss]), torch.from_numpy(mask[ss].astype(bool)))
-                                actions[ss] = sample_actions(lg, self.gen).numpy()
-                        tm.network += perf() - t3
-                    else:
-                        t3 = perf()
-                        actions[sel] = self.agents[k].act_batch(obs[sel], mask[sel])
-                        tm.opponents += perf() - t3
+                    t3 = perf()
+                    o = obs[sel] if self.layout is None else self.layout.decode(obs[sel])
+                    actions[sel] = self.agents[k].act_batch(o, mask[sel])
+                    tm.opponents += perf() - t3
             t4 = perf()
             self.obs, self.mask, self.cur, rewards, term, info = self.env.step(actions)
             t5 = perf()
@@ -529,9 +625,11 @@ class Trainer:
         lr = self.lr_now()
         for group in self.optimizer.param_groups:
             group["lr"] = lr
-        t = {k: torch.from_numpy(v) for k, v in batch.items()}
+        dev = self.device
+        t = {k: torch.from_numpy(v).to(dev) for k, v in batch.items()}  # to the device once per rollout
         with torch.no_grad():
-            prep = self.model.prepare(t["obs"])  # parameter-free: once per batch, not once per epoch
+            obs_t = t["obs"] if self.decoder is None else self.decoder(t["obs"])
+            prep = self.model.prepare(obs_t, t["mask"])  # parameter-free: once per rollout, not per minibatch
         self.model.train()
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         count = 0
@@ -539,7 +637,7 @@ class Trainer:
         for _ in range(cfg.epochs):
             perm = self.rng.permutation(N)
             for start in range(0, N, mb):
-                idx = torch.from_numpy(perm[start:start + mb])
+                idx = torch.from_numpy(perm[start:start + mb]).to(dev)
                 if idx.numel() < 2:
                     continue
                 logits, value = self.model.head({k: v[idx] for k, v in prep.items()}, t["mask"][idx])
@@ -596,7 +694,7 @@ class Trainer:
 
     def add_snapshot(self) -> None:
         """Freeze a copy of the current network into the opponent pool (oldest dropped beyond ``pool_size``)."""
-        snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale)
+        snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale).to(self.device)
         snap.load_state_dict(self.model.state_dict())
         snap.eval()
         for p in snap.parameters():
@@ -627,7 +725,7 @@ class Trainer:
         """The checkpoint payload (see ``agents.learned.checkpoint``)."""
         agents_rng = {str(k): _rng_state(a) for k, a in self.agents.items()}
         trainer = {
-            "pool": [{"update": u, "state_dict": m.state_dict()} for u, m in zip(self.pool_updates, self.pool)],
+            "pool": [{"update": u, "state_dict": cpu_state_dict(m)} for u, m in zip(self.pool_updates, self.pool)],
             "env": envs_mod.engine_snapshot(self.env),
             "obs": torch.from_numpy(self.obs.copy()), "mask": torch.from_numpy(np.asarray(self.mask).copy()),
             "cur": torch.from_numpy(np.asarray(self.cur).astype(np.int64)),
@@ -643,8 +741,8 @@ class Trainer:
             "kind": KIND, "version": CHECKPOINT_VERSION, "game": self.cfg.game, "config": self.game_config,
             "num_players": self.n, "obs_dim": self.D, "num_actions": self.A, "backend": self.backend,
             "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
-                      "state_dict": self.model.state_dict()},
-            "optimizer": self.optimizer.state_dict(),
+                      "state_dict": cpu_state_dict(self.model)},
+            "optimizer": _to_cpu(self.optimizer.state_dict()),
             "train_config": self.cfg.to_dict(), "args": dict(args or {}),
             "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
                          "games": self.games},
@@ -676,7 +774,7 @@ class Trainer:
             self.optimizer.load_state_dict(ckpt["optimizer"])
             self.pool, self.pool_updates = [], []
             for item in tr["pool"]:
-                snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale)
+                snap = build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale).to(self.device)
                 snap.load_state_dict(item["state_dict"])
                 snap.eval()
                 for p in snap.parameters():
@@ -711,13 +809,26 @@ class Trainer:
         self.games = int(prog["games"])
 
 
+def _to_cpu(value: Any) -> Any:
+    """``value`` (nested dicts and lists) with every tensor copied to the CPU (CPU tensors as they are)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu", copy=True) if value.device.type != "cpu" else value
+    if isinstance(value, dict):
+        return {k: _to_cpu(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_cpu(v) for v in value)
+    return value
+
+
 def _rng_state(agent: Any) -> dict[str, Any] | None:
     rng = getattr(agent, "rng", None)
     return rng.bit_generator.state if isinstance(rng, np.random.Generator) else None
 
 
-def model_from_checkpoint(ckpt: dict[str, Any]) -> MaskedActorCritic:
-    """The policy network stored in a loaded checkpoint (``CheckpointError`` if it does not fit)."""
+def model_from_checkpoint(ckpt: dict[str, Any], device: str = "cpu") -> MaskedActorCritic:
+    """The policy network stored in a loaded checkpoint (``CheckpointError`` if it does not fit), on
+    ``device`` (``resolve_device``; checkpoints hold CPU tensors, whatever device trained them)."""
+    dev = resolve_device(device)
     m = ckpt["model"]
     try:
         model = build_model(m["arch"], m["kwargs"], m.get("obs_scale"))
@@ -726,4 +837,4 @@ def model_from_checkpoint(ckpt: dict[str, Any]) -> MaskedActorCritic:
         raise CheckpointError(f"checkpoint {ckpt.get('path')}: the network does not fit its recorded shape: "
                               f"{type(exc).__name__}: {exc}") from exc
     model.eval()
-    return model
+    return model.to(dev)

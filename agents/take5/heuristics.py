@@ -232,6 +232,14 @@ class SafestAgent(Take5Heuristic):
     def choose(self, view: Take5View, hand: list[int]) -> int:
         return safest_card(hand, view.rows, view.unseen, view.n - 1)
 
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The same actions as ``act`` row by row, computed on the whole batch (``agents.take5.batch``)."""
+        from agents.base import check_batch
+        from agents.take5.batch import safest_actions
+
+        obs, m = check_batch(observations, masks)
+        return safest_actions(obs, m)
+
 
 class ClosestAgent(Take5Heuristic):
     """take5-closest: avoid being the 6th card; among safe cards the one closest to its row end."""

@@ -203,6 +203,16 @@ class BatchedTake5(BatchedGameBase):
                     tail[p, ph, t, n + ph] = 1.0
                     tail[p, ph, t, n + 3] = t / NUM_TRICKS
         self._tail = tail.reshape(-1, n + 4)
+        # the same tail as compact codes (fiveplay_env.take5.compact): one-hots 0/1, tricks as a count
+        tail_codes = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.uint16)
+        for p in range(n):
+            for ph in range(3):
+                for t in range(NUM_TRICKS + 1):
+                    tail_codes[p, ph, t, p] = 1
+                    tail_codes[p, ph, t, n + ph] = 1
+                    tail_codes[p, ph, t, n + 3] = t
+        self._tail_codes = tail_codes.reshape(-1, n + 4)
+        self._cobs_rowbase: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
 
@@ -598,6 +608,85 @@ class BatchedTake5(BatchedGameBase):
                 has = np.flatnonzero((phase == PLAY) & (q < cur) & (pq >= 0))
                 held[has, pq[has]] = True
                 obs[:, tail + NUM_CARDS * (i - 1):tail + NUM_CARDS * i] = held
+
+
+    # ------------------------------------------------------------------ compact observation
+
+    def observe_compact(self, out: np.ndarray | None = None) -> np.ndarray:
+        """uint8 [B, 136 + 6n]: each game's acting seat's observation in the compact form of
+        ``fiveplay_env.take5.compact`` (``compact.layout(n, end_score).decode`` gives ``observe()``
+        exactly). ``out``: an optional C-contiguous uint8 array of that shape to write into.
+        Not for ``draft=True`` configs (``ValueError``): their observation also holds the other players'
+        public hands, which the compact form does not encode."""
+        from fiveplay_env.take5 import compact
+
+        if self.config.draft:
+            raise ValueError("observe_compact: expected draft=False: the compact observation does not cover the "
+                             "draft's public hands (the 'others' piece); use observe()")
+        lay = compact.layout(self.num_players, self.config.end_score)
+        if lay.planes != _COMPACT_PLANES:
+            raise ValueError(f"observe_compact: this encoder packs the planes {_COMPACT_PLANES}, the observation "
+                             f"layout now has {lay.planes}")
+        B = self.batch_size
+        if out is None:
+            cobs = np.empty((B, lay.size), np.uint8)
+        else:
+            if not isinstance(out, np.ndarray) or out.dtype != np.uint8 or out.shape != (B, lay.size) \
+                    or not out.flags.c_contiguous:
+                raise ValueError(f"out: expected a C-contiguous uint8 array of shape ({B}, {lay.size}), got "
+                                 f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+            cobs = out
+        for lo in range(0, B, _OBS_BLOCK):
+            self._observe_compact_block(cobs[lo:lo + _OBS_BLOCK], lo, lay)
+        return cobs
+
+    def _observe_compact_block(self, cobs: np.ndarray, lo: int, lay: Any) -> None:
+        nb, size = cobs.shape
+        n = self.num_players
+        sl = slice(lo, lo + nb)
+        loc = self._loc[sl, :NUM_CARDS]
+        cur = self._cur[sl]
+        phase = self._phase[sl]
+        cards = cobs[:, :NUM_CARDS]
+        # hand (bit 0) | seen (bit 1): QUEUE or SEEN
+        hand = np.equal(loc, cur[:, None]).view(np.uint8)
+        seen = np.greater_equal(loc, np.int8(QUEUE)).view(np.uint8)
+        np.left_shift(seen, 1, out=seen)
+        np.bitwise_or(hand, seen, out=cards)
+        if self._player_rows:  # the trick (bit 2) is visible during a row choice only
+            rc = np.flatnonzero(phase == ROW_CHOICE)
+            if rc.size:
+                cards[rc] |= (loc[rc] == QUEUE).view(np.uint8) << 2
+        if self._draft:  # the pool (bit 3) exists only in the draft
+            dr = np.flatnonzero(phase == DRAFT)
+            if dr.size:
+                cards[dr] |= (loc[dr] == POOL).view(np.uint8) << 3
+        # rows: bit 4 + r at the cards of row r; a stale slot (at or beyond the row's length) writes to the
+        # game's first code byte instead, which the codes overwrite just after
+        base = self._cobs_rowbase.get((nb, size))
+        if base is None:
+            ar = np.arange(nb, dtype=np.int64) * size
+            base = self._cobs_rowbase[(nb, size)] = (np.broadcast_to(ar[None, :, None], (NUM_ROWS, nb, 1)),
+                                                    (ar + NUM_CARDS)[None, :, None])
+        idx = self._rows[:, sl] + base[0]  # [4, nb, 5]
+        np.copyto(idx, base[1], where=np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, sl, None])
+        flat = cobs.reshape(-1)
+        for r in range(NUM_ROWS):
+            ir = idx[r].reshape(-1)
+            flat[ir] = flat[ir] | np.uint8(16 << r)
+        codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
+        stats = codes[:, :3 * NUM_ROWS].reshape(nb, NUM_ROWS, 3)
+        stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T
+        stats[:, :, 1] = self._rlen[:, sl].T
+        stats[:, :, 2] = self._rbull[:, sl].T
+        fl = self._rel[cur] + self._arange_n[sl]
+        t0 = 3 * NUM_ROWS
+        codes[:, t0:t0 + n] = self._scores_f[fl]
+        codes[:, t0 + n:t0 + 2 * n] = self._rpen_f[fl]
+        codes[:, t0 + 2 * n:] = self._tail_codes[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+
+
+_COMPACT_PLANES = ("hand", "seen", "trick", "pool", "rows0", "rows1", "rows2", "rows3")
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedTake5:

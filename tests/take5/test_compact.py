@@ -1,0 +1,110 @@
+"""The compact Take 5 observation decodes exactly to the float observation, at every step."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fiveplay_env import vector
+from fiveplay_env.take5 import compact
+from fiveplay_env.take5 import observation as obs_mod
+
+CONFIGS = [
+    {"num_players": 4},
+    {"num_players": 2, "mode": "round"},
+    {"num_players": 10, "end_score": 30},
+    {"num_players": 3, "row_pick": "player"},
+    {"num_players": 5, "professional": True},
+    {"num_players": 6, "professional": True, "mode": "rounds:2", "row_pick": "player"},
+]
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.dtype == b.dtype == np.float32 and np.array_equal(a.view(np.uint32), b.view(np.uint32))
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+def test_compact_decodes_exactly_at_every_step(config):
+    torch = pytest.importorskip("torch")
+    from agents.learned.compact import CompactDecoder
+
+    env = vector.make_vec("take5", 32, seed=11, **config)
+    eng = env.engine
+    obs, mask, _ = env.reset(11)
+    lay = compact.layout(eng.num_players, eng.config.end_score)
+    assert lay.size == 136 + 6 * eng.num_players and lay.obs_size == eng.observation_size
+    dec = CompactDecoder(lay)
+    rng = np.random.default_rng(3)
+    games = 0
+    seen = []
+    for step in range(240):
+        c = eng.observe_compact()
+        assert c.dtype == np.uint8 and c.shape == (32, lay.size)
+        assert _same_bits(lay.decode(c), obs)
+        seen.append((c, obs.copy()))
+        if len(seen) == 40:  # the torch decoder on many steps at once (one call per 40 steps)
+            cs, os_ = (np.concatenate(x) for x in zip(*seen))
+            assert _same_bits(dec(torch.from_numpy(cs)).numpy(), os_)
+            seen = []
+        obs, mask, _, _, term, _ = env.step(vector.random_actions(mask, rng))
+        games += int(term.sum())
+    assert games > 0  # finished games and autoreset were covered
+
+
+def test_compact_vec_env_and_out_buffer():
+    env = vector.make_vec("take5", 8, seed=1, compact_obs=True, num_players=4)
+    c, mask, _ = env.reset(1)
+    lay = compact.layout(4, 66)
+    assert c.dtype == np.uint8 and c.shape == (8, lay.size) and env.obs_dim == 860
+    buf = np.empty_like(c)
+    assert env.engine.observe_compact(out=buf) is buf and np.array_equal(buf, c)
+    with pytest.raises(ValueError, match="expected a C-contiguous uint8 array"):
+        env.engine.observe_compact(out=np.empty((8, lay.size), np.float32))
+    with pytest.raises(ValueError, match="compact: expected uint8"):
+        lay.decode(np.zeros((2, 5), np.uint8))
+    with pytest.raises(ValueError, match="compact_obs: expected a game with a compact observation"):
+        vector.make_vec("five_alive", 2, compact_obs=True, num_players=3)
+
+
+def test_layout_follows_the_float_layout(monkeypatch):
+    """The codec is derived from ``observation.pieces``: a new 0/1 plane before row_stats is packed (a
+    second byte per card), and an unknown tail piece is refused by name."""
+    real = obs_mod.pieces
+
+    def with_plane(n):
+        p = real(n)
+        shift = 104
+        out = {k: ((o + shift) if o >= obs_mod.ROW_STATS else o, s) for k, (o, s) in p.items()}
+        out["drafted"] = (obs_mod.ROW_STATS, 104)
+        return out
+
+    monkeypatch.setattr(obs_mod, "pieces", with_plane)
+    monkeypatch.setattr(obs_mod, "observation_size", lambda n: obs_mod.SCORES + 104 + 3 * n + 4)
+    lay = compact.CompactTake5Layout(4, 66)
+    assert lay.planes[-1] == "drafted" and lay.bytes_per_card == 2 and lay.tail_start == obs_mod.ROW_STATS + 104
+    rng = np.random.default_rng(0)
+    x = np.zeros((3, lay.obs_size), np.float32)
+    x[:, :9 * 104] = rng.random((3, 9 * 104)) < 0.3
+    planes = x[:, :9 * 104].reshape(3, 9, 104).transpose(0, 2, 1).astype(np.uint8)   # [3, 104, 9]
+    packed = np.packbits(np.concatenate([planes, np.zeros((3, 104, 7), np.uint8)], axis=2), axis=2, bitorder="little")
+    c = np.zeros((3, lay.size), np.uint8)
+    c[:, :208] = packed.reshape(3, 208)
+    assert np.array_equal(lay.decode(c)[:, :9 * 104], x[:, :9 * 104])
+
+    monkeypatch.setattr(obs_mod, "pieces", lambda n: {**real(n), "mystery": (obs_mod.SCORES + 3 * n + 4, 2)})
+    monkeypatch.setattr(obs_mod, "observation_size", lambda n: obs_mod.SCORES + 3 * n + 6)
+    with pytest.raises(ValueError, match="no code for the observation piece 'mystery'"):
+        compact.CompactTake5Layout(4, 66)
+
+
+def test_draft_configs_are_refused_by_name() -> None:
+    """A draft observation also holds the other players' public hands, which the compact form does not
+    encode: asking for it is a clear error, in the engine and in the trainer."""
+    env = vector.make_vec("take5", 4, seed=0, num_players=5, professional=True, draft=True)
+    with pytest.raises(ValueError, match="expected draft=False"):
+        env.engine.observe_compact()
+    pytest.importorskip("torch")
+    from agents.learned.ppo import TrainConfig, parse_opponents
+
+    with pytest.raises(ValueError, match="compact_obs: expected draft=False"):
+        TrainConfig(game="take5", config={"num_players": 5, "professional": True, "draft": True},
+                    opponents=parse_opponents(["random"]), total_decisions=1000, compact_obs=True)

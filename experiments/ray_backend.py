@@ -94,12 +94,16 @@ def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
     if ray.is_initialized():
         return False
     kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True, "configure_logging": False}
-    if address in (None, "", "local"):
-        if num_cpus is not None and not os.environ.get("RAY_ADDRESS"):
-            kwargs["num_cpus"] = num_cpus
-        ray.init(**kwargs)
-    else:
-        ray.init(address=address, **kwargs)
+    try:
+        if address in (None, "", "local"):
+            if num_cpus is not None and not os.environ.get("RAY_ADDRESS"):
+                kwargs["num_cpus"] = num_cpus
+            ray.init(**kwargs)
+        else:
+            ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError) as e:
+        raise ValueError(f"ray: expected a running Ray cluster at {address!r} ('auto': this node's cluster, started "
+                         f"with `ray start`), could not connect: {e}") from e
     return True
 
 

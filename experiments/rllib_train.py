@@ -105,17 +105,12 @@ def evaluate(module: Any, game: str, env_config: dict[str, Any], opponent: str, 
     from fiveplay_env.integrations.rllib import FiveplayMultiAgentEnv
 
     agent = RLlibAgent(module, seed=0, greedy=True)
-    n = int(env_config.get("num_players", 0)) or None
+    envs = [FiveplayMultiAgentEnv({"game": game, "opponents": opponent, "seat": 0, **env_config})]
+    n = len(envs[0].possible_agents)
+    envs += [FiveplayMultiAgentEnv({"game": game, "opponents": opponent, "seat": s, **env_config}) for s in range(1, n)]
     returns = []
-    envs: dict[int, Any] = {}
     for g in range(games):
-        probe = envs.get(0) or FiveplayMultiAgentEnv({"game": game, "opponents": opponent, "seat": 0, **env_config})
-        envs[0] = probe
-        n = len(probe.possible_agents)
-        seat = g % n
-        if seat not in envs:
-            envs[seat] = FiveplayMultiAgentEnv({"game": game, "opponents": opponent, "seat": seat, **env_config})
-        env = envs[seat]
+        env = envs[g % n]
         obs, _ = env.reset(seed=seeding.derive(seed, g // n))  # the same deal from every seat
         total = 0.0
         while True:

@@ -83,7 +83,7 @@ def test_a_killed_worker_loses_only_its_unfinished_games(ray_local) -> None:
             os.kill(killed, signal.SIGKILL)
     pool.terminate()
     assert pool.lost_workers >= 1 and pool.retried >= 1
-    assert killed not in pool.pids - {killed} and len(pool.pids) >= 2  # the retry ran in a new process
+    assert len(pool.pids) >= 2  # the retried games ran in another process than the killed one
     assert sorted(got) == list(range(48))
     assert _stable([r for g in got for r in got[g]]) == _stable([r for g in expected for r in expected[g]])
 

@@ -14,7 +14,8 @@ Names:
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
 ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module
-knowing about them. A factory raises ``ValueError`` for a bad ``rest``.
+knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``). A factory raises
+``ValueError`` for a bad ``rest``.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """

@@ -10,8 +10,9 @@ Tournament rows: the same tournament (``--agents``, ``--config``, ``--games``) p
 scratch folder; games/s is games over the wall time of ``experiments.tournament.main`` (start-up included).
 ``ray (cold)`` starts a local Ray instance of ``--cpus`` CPUs inside the run; ``ray (warm)`` runs in a process
 already connected to it (the workers are started and have built the agents), so the difference is Ray's
-start-up. The Ray overhead per game is ``(t_ray_warm - t_workers_N) / games`` with N = ``--cpus``: what a game
-costs on top of the process pool, on wall-clock (cores busy in parallel).
+start-up. The Ray overhead per game is measured twice: ``(t_ray_warm - t_workers_N) / games`` with N = ``--cpus``
+(wall-clock, cores busy in parallel), and, without parallelism to hide it, cheap games (a Take 5 round of two
+random players) played in-process against the same games streamed through one Ray task slot.
 
 RLlib rows: ``ppo_config`` on each game, ``--rllib-batch`` env steps per iteration, two iterations (the first
 warms up); env steps/s is the second iteration's sampled steps over its sampling time (RLlib's
@@ -68,6 +69,37 @@ def bench_tournament(args: argparse.Namespace, out: str) -> list[tuple[str, floa
     return rows
 
 
+def bench_overhead(games: int = 2000) -> tuple[float, float, float]:
+    """Seconds per game of a cheap tournament (2 random players, one Take 5 round) played in this process,
+    and played by one Ray task slot (warm) with the results streamed back (wall-clock: the difference is Ray's
+    cost per game); and the driver's CPU seconds per game in the Ray run (what bounds a cluster's games/s)."""
+    import ray
+
+    from experiments import tournament
+    from experiments.ray_backend import RayPool
+
+    spec = tournament._spec_from_args(tournament.build_parser().parse_args(
+        ["--game", "take5", "--agents", "random", "random", "--config", "mode=round", "--games", str(games)]))
+    tournament._W.clear()
+    tournament._init_worker(spec)
+    t = time.perf_counter()
+    for g in range(games):
+        tournament._play(g)
+    local = (time.perf_counter() - t) / games
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        pool = RayPool(spec, max_tasks=1)
+        for _ in pool.imap_unordered(range(64)):  # warm: worker started, agents built
+            pass
+        t, c = time.perf_counter(), time.process_time()
+        n = sum(1 for _ in pool.imap_unordered(range(games)))
+        remote, driver_cpu = (time.perf_counter() - t) / n, (time.process_time() - c) / n
+        pool.terminate()
+    finally:
+        ray.shutdown()
+    return local, remote, driver_cpu
+
+
 def bench_rllib(args: argparse.Namespace) -> list[tuple[str, int, float]]:
     """``[(game, env runners, env steps/s)]`` of PPO sampling."""
     import ray
@@ -114,6 +146,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"Ray start-up: {t['--ray (cold: starts Ray)'] - t['--ray (warm)']:.1f} s")
         result["tournament"] = rows
         result["ray_overhead_per_game_s"] = over
+    if not args.skip_tournament:
+        local, remote, driver_cpu = bench_overhead()
+        print(f"\nper game, cheap games (take5 round, 2 random players): {1000 * local:.2f} ms in-process, "
+              f"{1000 * remote:.2f} ms through one Ray task slot: Ray overhead {1000 * (remote - local):.2f} ms "
+              f"per game; the Ray driver's CPU: {1000 * driver_cpu:.2f} ms per game")
+        result["driver_cpu_per_game_s"] = driver_cpu
+        result["overhead_per_game_s"] = remote - local
     if not args.skip_rllib:
         rl = bench_rllib(args)
         print(f"\nRLlib PPO sampling ({args.rllib_batch} env steps per iteration, one game per env runner)")

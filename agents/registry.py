@@ -14,9 +14,10 @@ Names:
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
-module knowing about them. A factory raises ``ValueError`` for a bad ``rest``. The optional
-``fingerprint(rest) -> str | None`` says which exact state such an agent loads (a checkpoint's hash):
-``agent_fingerprint`` returns it, so that a resumed tournament can refuse a checkpoint that changed.
+module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``). A factory raises
+``ValueError`` for a bad ``rest``. The optional ``fingerprint(rest) -> str | None`` says which exact state
+such an agent loads (a checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament
+can refuse a checkpoint that changed.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """
@@ -48,7 +49,7 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return {}
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned"}
+_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 

@@ -491,7 +491,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--players", type=int, help="players per game (default: the number of agents, capped at the game's maximum)")
     ap.add_argument("--games", type=int, help="games to play in all (default 100)")
     ap.add_argument("--seed", type=int, help="tournament seed (default 0)")
-    ap.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
+    ap.add_argument("--workers", type=int, default=1, help="processes playing games (default 1); with --ray, N > 1 "
+                    "caps the Ray tasks running at once (and sizes a new local Ray instance)")
+    ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                    help="play the games as Ray tasks (experiments.ray_backend): no ADDRESS starts or joins a local "
+                         "Ray instance; 'auto' or ray://host:port an existing cluster")
     ap.add_argument("--out", default="runs", help="folder holding run folders (default runs)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue the tournament in RUN_DIR (its config.json rules)")
     ap.add_argument("--max-games", type=int, help="stop after this many newly played games (resume later)")
@@ -564,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     if args.workers < 1:
         raise ValueError(f"workers: expected an integer >= 1, got {args.workers}")
-    if args.workers > 4 * (os.cpu_count() or 1):
+    if args.ray is None and args.workers > 4 * (os.cpu_count() or 1):
         raise ValueError(f"workers: expected at most {4 * (os.cpu_count() or 1)} processes on this machine "
                          f"({os.cpu_count()} cores), got {args.workers}")
     if args.max_games is not None and args.max_games < 0:
@@ -611,7 +615,12 @@ def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any)
             bar = tqdm(total=spec["games"], initial=len(done), unit="game", dynamic_ncols=True)
         pool = None
         try:
-            if args.workers == 1 or len(pending) <= 1:
+            if args.ray is not None and pending:
+                from experiments.ray_backend import RayPool
+
+                pool = RayPool(wspec, address=args.ray, max_tasks=args.workers if args.workers > 1 else None)
+                results = pool.imap_unordered(pending)
+            elif args.workers == 1 or len(pending) <= 1:
                 _init_worker(wspec)
                 results = map(_play, pending)
             else:

@@ -1,0 +1,67 @@
+"""Policies trained with RLlib as agents: the ``rllib:`` registry names.
+
+    from agents.registry import make_agent
+    agent = make_agent("rllib:runs/rllib_train__take5__0__20260101-120000", "take5", seed=0)
+
+Name syntax: ``rllib:PATH[?greedy|?sample]``. ``PATH`` is an RLlib algorithm checkpoint (``algo.save``), a run
+folder of ``experiments.rllib_train`` or an RLModule folder (``fiveplay_env.integrations.rllib.module_path``).
+``greedy`` (default): the most probable legal action; ``sample``: drawn from the masked policy with the
+agent's own generator. The module is loaded once per process (a tournament worker loads it once).
+A module trained for another game or number of players raises ``ValueError`` at its first decision.
+Needs the ``distributed`` extra (Ray RLlib, torch).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, check_batch
+from agents.registry import register_prefix
+from fiveplay_env.integrations.rllib import MASK_KEY, OBS_KEY, load_module
+
+
+class RLlibAgent(Agent):
+    """A policy trained with RLlib (an RLModule over the ``FiveplayMultiAgentEnv`` layout), playing through
+    its masked logits: greedy (the most probable legal action) or sampled with the agent's generator."""
+
+    def __init__(self, module: Any, seed: int | None = None, greedy: bool = True) -> None:
+        super().__init__(seed)
+        self.module = module
+        obs_space = getattr(module, "observation_space_with_mask", module.observation_space)
+        self.obs_dim = int(obs_space[OBS_KEY].shape[0])
+        self.num_actions = int(module.action_space.n)
+        self.greedy = greedy
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        import torch
+
+        obs, m = check_batch(observations, masks)
+        if obs.shape[1] != self.obs_dim or m.shape[1] != self.num_actions:
+            raise ValueError(f"rllib agent: the module expects observations [B, {self.obs_dim}] and masks "
+                             f"[B, {self.num_actions}] (its game and number of players), got {obs.shape} and {m.shape}")
+        with torch.no_grad():
+            out = self.module.forward_inference({"obs": {
+                OBS_KEY: torch.as_tensor(obs, dtype=torch.float32),
+                MASK_KEY: torch.as_tensor(m, dtype=torch.float32)}})
+            logits = out["action_dist_inputs"].double().numpy()
+        logits = np.where(m > 0, logits, -np.inf)
+        if self.greedy:
+            return logits.argmax(axis=1).astype(np.int64)
+        p = np.exp(logits - logits.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return np.array([self.rng.choice(len(row), p=row) for row in p], dtype=np.int64)
+
+
+def make_rllib_agent(rest: str, game: str, seed: int | None) -> RLlibAgent:
+    """Registry factory for ``rllib:PATH[?greedy|?sample]`` (see the module docstring)."""
+    path, _, query = rest.partition("?")
+    if not path or query not in ("", "greedy", "sample"):
+        raise ValueError(f"rllib name: expected rllib:PATH[?greedy|?sample], got 'rllib:{rest}'")
+    return RLlibAgent(load_module(path), seed, greedy=query != "sample")
+
+
+register_prefix("rllib", make_rllib_agent)

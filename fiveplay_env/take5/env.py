@@ -41,14 +41,22 @@ def make_config(**kwargs: Any) -> Take5Config:
 
 
 def info_of(state: Take5State, player: int) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "score": state.scores[player],
-        "round_penalty": state.round_pen[player],
-        "round": state.round,
+    """``infos[agent]``, the same keys and types at every step (reset included): ``score``,
+    ``round_penalty``, ``round`` and ``winner`` (False until the game is over; tied lowest scores share
+    the win)."""
+    return {
+        "score": int(state.scores[player]),
+        "round_penalty": int(state.round_pen[player]),
+        "round": int(state.round),
+        "winner": state.phase == eng.OVER and player in eng.winners(state),
     }
-    if state.phase == eng.OVER:
-        info["winner"] = player in eng.winners(state)
-    return info
+
+
+def final_info(state: Take5State, player: int) -> dict[str, Any]:
+    """The final-result keys the parallel env adds to ``player``'s infos at the step the game ends
+    (never to reset infos, so vector wrappers that merge the next game's reset infos over the last
+    step's, such as SuperSuit's, keep them): ``final_score`` and ``final_winner``."""
+    return {"final_score": int(state.scores[player]), "final_winner": player in eng.winners(state)}
 
 
 class Take5AEC(CardGameAEC):
@@ -178,6 +186,9 @@ class Take5Parallel(ParallelEnv):
         over = engine.is_over
         obs = self._observations()
         infos = self._infos()
+        if over:
+            for p, a in enumerate(self.possible_agents):
+                infos[a].update(final_info(engine.state, p))
         terminations = dict.fromkeys(self.possible_agents, over)
         truncations = dict.fromkeys(self.possible_agents, False)
         if over:

@@ -140,7 +140,7 @@ def test_elimination_terminates_the_player_who_then_leaves_agents():
     assert env.agent_selection == "player_0" and env.terminations["player_0"]
     obs, rew, term, trunc, info = env.last()
     assert rew == -1 and term and not info["alive"] and info["lives"] == 0
-    assert info["event"]["eliminated"] == [0] and obs["action_mask"].sum() == 0
+    assert info["event"]["eliminated"] == [True, False, False] and obs["action_mask"].sum() == 0
     env.step(None)
     assert env.agents == ["player_1", "player_2"] and env.agent_selection == "player_1"
     assert not any(env.terminations.values())

@@ -16,6 +16,10 @@ Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<
 ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module
 knowing about them. A factory raises ``ValueError`` for a bad ``rest``.
 
+Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
+``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
+``agents.imported``); works in every tool and in worker processes, where the module is imported again.
+
 Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
@@ -27,6 +31,7 @@ from collections.abc import Callable
 from agents import games
 from agents.base import Agent
 from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
+from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
 from agents.search import ROLLOUTS, SearchAgent, SearchParams
 from agents.take5.heuristics import TAKE5_HEURISTICS
@@ -93,8 +98,11 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
         agent = _PREFIXES[base](rest, game, seed)
     elif not rest and name in _heuristics(game):
         agent = _heuristics(game)[name](seed)
+    elif base not in _PREFIXES and is_import_path(name):
+        agent = load_agent(name, game, seed)
     else:
-        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, got {name!r}")
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or the import path "
+                         f"of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
     agent.name = name
     return agent
 

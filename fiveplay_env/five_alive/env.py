@@ -3,7 +3,8 @@
 The acting agent is whoever's turn it is (or, with ``bomb_zero_optional``, the Bomb responder whose
 answer is awaited). An eliminated player is terminated at once and leaves ``agents`` when stepped with
 ``None`` (PettingZoo's dead-step rule); when the game ends every remaining agent is terminated. With
-``max_cycles`` set, every agent is truncated after that many decisions.
+``max_cycles`` set, every agent is truncated once a player has made that many decisions (PettingZoo's
+convention: each agent acts at most ``max_cycles`` times).
 """
 from __future__ import annotations
 
@@ -114,11 +115,21 @@ class FiveAliveAEC(CardGameAEC):
     def _render_text(self, engine: eng.FiveAliveEngine) -> str:
         return render_text(engine.state, teams=self.config.teams)
 
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._decisions = [0] * self.config.num_players  # per seat, for max_cycles
+        super().reset(seed=seed, options=options)
+
     def step(self, action: Any) -> None:
-        super().step(action)
+        agent = self.agent_selection
+        acting = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        super().step(action)  # raises IllegalActionError before anything changes
+        if acting:
+            self._decisions[self._index[agent]] += 1
         limit = self.config.max_cycles
-        engine = self.engine
-        if limit is not None and engine.state.turns >= limit and not engine.is_over and self.agents:
+        # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
+        # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
+        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
+                and not self.engine.is_over and self.agents):
             for a in self.agents:
                 self.truncations[a] = True
             self._select()

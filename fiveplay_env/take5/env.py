@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from fiveplay_env.core import seeding
+from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
 from fiveplay_env.core.config import from_kwargs
 from fiveplay_env.core.errors import IllegalActionError
@@ -120,6 +120,17 @@ class Take5Parallel(ParallelEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The full state's space (``core.state_view``): every seat's observation bounds, in seat order."""
+        return state_view.state_space(self.observation_spaces[self.possible_agents[0]]["observation"],
+                                      self.config.num_players)
+
+    def state(self) -> np.ndarray:
+        """float32 [n * obs_dim]: every seat's observation, in seat order (``core.state_view``)."""
+        engine = self.engine
+        return state_view.full_state(lambda p: observe(self.config, engine.state, p), self.config.num_players, engine)
 
     def legal_mask(self, player: int) -> np.ndarray:
         """int8 [109]: what ``player`` may send this step (WAIT only if another player decides)."""

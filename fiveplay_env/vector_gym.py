@@ -152,6 +152,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self._arange = np.arange(B)
         self._rng = np.random.default_rng(seed)
         self._started = False
+        self._mask: np.ndarray | None = None
         self.trace: list[list[tuple[int, int]]] | None = None
         """Set to a list (reset fills it) to record every ``(game seed, action)`` applied in each slot:
         each game can then be replayed alone by the reference engine (the tests do)."""
@@ -273,10 +274,12 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
 
     def action_masks(self) -> np.ndarray:
         """bool [B, A]: the learner's legal actions in each game now."""
+        if self._mask is None:
+            raise RuntimeError("action_masks: call reset() first")
         return self._mask.copy()
 
     def sample_legal(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """int64 [B]: a uniformly random legal action per game (for smoke tests and baselines)."""
         from fiveplay_env.vector import random_actions
 
-        return random_actions(self._mask, rng if rng is not None else self._rng)
+        return random_actions(self.action_masks(), rng if rng is not None else self._rng)

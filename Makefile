@@ -16,7 +16,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[test,experiments,train]"
+	$(PY) -m pip install -q -e ".[test,experiments,train,clients]"
 	touch $(STAMP)
 
 demo: $(STAMP)

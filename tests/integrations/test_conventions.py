@@ -144,3 +144,34 @@ def test_render_test_and_performance_benchmark(module, monkeypatch, capsys):
     perf_module.performance_benchmark(module.env(num_players=3))
     out = capsys.readouterr().out
     assert "turns per second" in out and "Finished performance benchmark" in out
+
+
+def test_skip_dead_steps_keeps_every_reward_and_never_selects_a_dead_agent():
+    from fiveplay_env.wrappers import SkipDeadSteps
+
+    for cfg in ({"num_players": 5}, {"num_players": 4, "reward": "win_loss+lives"}, {"num_players": 4, "variant": "teams"}):
+        env = SkipDeadSteps(five_alive_v0.env(**cfg))
+        rng = np.random.default_rng(2)
+        for seed in range(3):
+            env.reset(seed=seed)
+            totals = dict.fromkeys(env.possible_agents, 0.0)
+            while True:
+                agent = env.agent_selection
+                obs, rew, term, trunc, info = env.last()
+                if term or trunc:  # only once the game is over
+                    assert env.unwrapped.engine.is_over and all(env.terminations.values())
+                    break
+                env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+                assert set(env.rewards) == set(env.possible_agents)
+                for a, r in env.rewards.items():
+                    totals[a] += r
+            state = env.unwrapped.engine.state
+            expected = np.zeros(cfg["num_players"])
+            if "lives" not in cfg.get("reward", ""):
+                expected = np.asarray(state.result, float)
+                assert [totals[a] for a in env.possible_agents] == list(expected)
+            else:  # win/loss plus -1 per life lost: every life lost is counted, eliminated players' too
+                lost = [5 - lv for lv in state.lives]
+                assert [totals[a] for a in env.possible_agents] == [r - k for r, k in zip(state.result, lost)]
+    with pytest.raises(ValueError, match="AECEnv"):
+        SkipDeadSteps(take5_v0.parallel_env(num_players=3))

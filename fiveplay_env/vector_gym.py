@@ -24,7 +24,8 @@ Contract, for B = ``num_envs`` games of the game's batched engine (``fiveplay_en
   again in every game.
 - ``rewards[i]``: the learner's rewards since its last action (other players' moves included), as in
   ``SingleAgentEnv``. ``terminated[i]``: the learner's episode ended at this step: the game ended or,
-  in 5 Alive, the learner was eliminated (the others then play the game out, unseen).
+  in 5 Alive, the learner was eliminated (then nothing later can reach it, so the slot moves on to
+  its next game at once instead of playing the rest out unseen).
 - Autoreset is **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``), the
   batched engines' own convention: where ``terminated[i]``, ``obs[i]`` already belongs to the next game
   (its learner's first decision). There is no truncation, so no final observation is needed for
@@ -224,13 +225,23 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         live = ~ended
         acc[live] += rewards[self._arange, self._seats][live]
         alive = self._alive()
-        done = self._terminated.copy()
-        if alive is not None:  # the learner's elimination ends its episode; the game goes on
-            done |= ~alive[self._arange, self._seats] & ~self._terminated
-        ended |= done
-        new = np.flatnonzero(self._terminated)
-        if new.size:
-            self._draw_seats(new)  # the slot's next game
+        ended |= self._terminated
+        new = self._terminated
+        if alive is not None:
+            # The learner's elimination ends its episode. Nothing the others do afterwards can reach it,
+            # so the slot moves on to its next game at once rather than playing the rest out unseen.
+            out = ~alive[self._arange, self._seats] & ~self._terminated
+            if out.any():
+                ended |= out
+                g = np.flatnonzero(out)
+                engine = self.engine
+                engine._next_games(g)
+                engine._new_games(g)
+                engine._update_mask()
+                new = new | out
+        rows = np.flatnonzero(new)
+        if rows.size:
+            self._draw_seats(rows)  # the slot's next game
 
     def _out(self, info_extra: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         mask = np.asarray(self.engine.legal_action_mask) != 0

@@ -103,6 +103,16 @@ class _RowGuard:
         engine._update_mask()
 
 
+def _observation_box(game: str, engine: Any) -> spaces.Box:
+    """The game env's observation ``Box`` (the same bounds as ``SingleAgentEnv``'s) when the game has a
+    PettingZoo env of that name, else an unbounded one of the engine's size."""
+    from fiveplay_env import GAMES, make
+
+    if game in GAMES:
+        return make(game, config=engine.config).observation_space("player_0")["observation"]
+    return spaces.Box(-np.inf, np.inf, (engine.observation_size,), np.float32)
+
+
 class GymVectorEnv(gymnasium.vector.VectorEnv):
     """One learning seat per game against fixed agents, over a batched engine (module docstring).
 
@@ -144,9 +154,11 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             if getattr(opp, "uses_engine", False) or not callable(getattr(opp, "act_batch", None)):
                 raise ValueError(f"opponents: expected agents with act_batch that do not search the engine, got {opp!r}")
         A = self.engine.num_actions
-        self.single_observation_space = spaces.Box(-np.inf, np.inf, (self.engine.observation_size,), np.float32)
+        self.single_observation_space = _observation_box(game, self.engine)
         self.single_action_space = spaces.Discrete(A)
-        self.observation_space = spaces.Box(-np.inf, np.inf, (B, self.engine.observation_size), np.float32)
+        box = self.single_observation_space
+        self.observation_space = spaces.Box(np.broadcast_to(box.low, (B, *box.shape)),
+                                            np.broadcast_to(box.high, (B, *box.shape)), dtype=np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(B, A))
         self._seed = seed
         self._seats = np.zeros(B, np.int64)

@@ -160,12 +160,12 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self.observation_space = spaces.Box(np.broadcast_to(box.low, (B, *box.shape)),
                                             np.broadcast_to(box.high, (B, *box.shape)), dtype=np.float32)
         self.action_space = spaces.MultiDiscrete(np.full(B, A))
-        self._seed = seed
         self._seats = np.zeros(B, np.int64)
         self._arange = np.arange(B)
         self._rng = np.random.default_rng(seed)
         self._started = False
         self._mask: np.ndarray | None = None
+        self._terminated = np.zeros(B, bool)
         self.trace: list[list[tuple[int, int]]] | None = None
         """Set to a list (reset fills it) to record every ``(game seed, action)`` applied in each slot:
         each game can then be replayed alone by the reference engine (the tests do)."""
@@ -196,13 +196,13 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         """Step every game; games in ``waiting`` are put back as they were. Returns the rewards [B, n]."""
         engine = self.engine
         saved = self._guard.save(engine) if waiting.size else None
-        if self.trace is not None:
+        seeds = np.asarray(engine.seeds).copy() if self.trace is not None else None
+        rewards = engine.step(actions).copy()  # IllegalActionError: nothing changed
+        if self.trace is not None and seeds is not None:
             moving = np.ones(self.num_envs, bool)
             moving[waiting] = False
-            seeds = np.asarray(engine.seeds)
             for i in np.flatnonzero(moving):
                 self.trace[i].append((int(seeds[i]), int(actions[i])))
-        rewards = engine.step(actions).copy()
         terminated = engine.terminated.copy()
         if saved is not None:
             self._guard.restore(engine, saved, waiting)
@@ -255,13 +255,10 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         if rows.size:
             self._draw_seats(rows)  # the slot's next game
 
-    def _out(self, info_extra: dict[str, Any] | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+    def _out(self) -> tuple[np.ndarray, dict[str, Any]]:
         mask = np.asarray(self.engine.legal_action_mask) != 0
         self._mask = mask
-        info = {"action_mask": mask.copy(), "seat": self._seats.copy()}
-        if info_extra:
-            info.update(info_extra)
-        return self.engine.observe(), info
+        return self.engine.observe(), {"action_mask": mask.copy(), "seat": self._seats.copy()}
 
     # --- Gymnasium API ---------------------------------------------------------------------------
 
@@ -289,7 +286,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"actions: expected an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
         acc = np.zeros(self.num_envs, np.float32)
         ended = np.zeros(self.num_envs, bool)
-        rewards = self._engine_step(a.astype(np.int64), np.empty(0, np.int64))  # IllegalActionError: nothing changed
+        rewards = self._engine_step(a.astype(np.int64), np.empty(0, np.int64))
         self._account(rewards, acc, ended)
         self._play_others(acc, ended)
         obs, info = self._out()

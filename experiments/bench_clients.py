@@ -56,7 +56,8 @@ def _collect_vector(game: str, cfg: dict[str, Any], opponent: str, num_envs: int
 def _ppo(env: Any, n_steps: int, timesteps: int) -> float:
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=512, n_epochs=1, seed=0, verbose=0)
+    model = MaskablePPO("MlpPolicy", env, n_steps=n_steps, batch_size=min(512, n_steps * getattr(env, "num_envs", 1)),
+                        n_epochs=1, seed=0, verbose=0)
     model.learn(n_steps * getattr(env, "num_envs", 1))  # warm-up: one rollout and one update
     t0 = time.perf_counter()
     model.learn(timesteps, reset_num_timesteps=True)
@@ -69,13 +70,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--num-envs", type=int, default=128, help="games of the batched env (default 128)")
     ap.add_argument("--timesteps", type=int, default=8192, help="MaskablePPO timesteps per env (default 8192)")
     ap.add_argument("--seconds", type=float, default=3.0, help="length of each collect run (default 3)")
+    ap.add_argument("--rollout", type=int, default=2048,
+                    help="timesteps per MaskablePPO rollout, for both envs (default 2048)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON")
     args = ap.parse_args(argv)
-    if args.num_envs < 1 or args.timesteps < 1 or args.seconds <= 0:
-        raise ValueError("num-envs, timesteps and seconds: expected positive values")
+    if args.num_envs < 1 or args.timesteps < 1 or args.seconds <= 0 or args.rollout < args.num_envs:
+        raise ValueError("num-envs, timesteps, seconds: expected positive values; rollout: at least num-envs")
+    import importlib
+
     import torch
 
-    import agents.registry  # noqa: F401  (opponent names)
+    importlib.import_module("agents.registry")  # registers the opponent names' resolver
     from fiveplay_env.integrations.sb3 import Sb3VecEnv
     from fiveplay_env.wrappers import SingleAgentEnv
 
@@ -86,9 +91,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         rows = [
             ("collect", "SingleAgentEnv", _collect_single(game, cfg, opp, args.seconds)),
             ("collect", f"GymVectorEnv B={args.num_envs}", _collect_vector(game, cfg, opp, args.num_envs, args.seconds)),
-            ("maskable_ppo", "SingleAgentEnv", _ppo(SingleAgentEnv(game, opponents=opp, **cfg), 2048, args.timesteps)),
+            ("maskable_ppo", "SingleAgentEnv", _ppo(SingleAgentEnv(game, opponents=opp, **cfg), args.rollout, args.timesteps)),
             ("maskable_ppo", f"Sb3VecEnv B={args.num_envs}",
-             _ppo(Sb3VecEnv(game, args.num_envs, opponents=opp, seed=0, **cfg), max(1, 2048 // args.num_envs), args.timesteps)),
+             _ppo(Sb3VecEnv(game, args.num_envs, opponents=opp, seed=0, **cfg), args.rollout // args.num_envs, args.timesteps)),
         ]
         for kind, env_name, rate in rows:
             results["rows"].append({"game": game, "kind": kind, "env": env_name, "steps_per_s": round(rate, 1)})

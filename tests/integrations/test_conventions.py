@@ -156,7 +156,6 @@ def test_skip_dead_steps_keeps_every_reward_and_never_selects_a_dead_agent():
             env.reset(seed=seed)
             totals = dict.fromkeys(env.possible_agents, 0.0)
             while True:
-                agent = env.agent_selection
                 obs, rew, term, trunc, info = env.last()
                 if term or trunc:  # only once the game is over
                     assert env.unwrapped.engine.is_over and all(env.terminations.values())

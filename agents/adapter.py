@@ -53,7 +53,7 @@ class Game:
         metrics: the figures ``results`` reports besides ``win`` and ``placing``.
         alive: ``(state) -> list[bool] | None``: players still in the game (None: nobody is eliminated).
         public_event: ``(state) -> dict | None``: what the last step did, as every player saw it (5 Alive:
-            the env's ``infos[agent]["event"]`` plus ``turns``, the decisions taken so far); None for a
+            the engine's ``last_event`` plus ``turns``, the decisions taken so far); None for a
             game without such events (Take 5).
         condition: ``(config, canonical, facts) -> state | None``: the canonical state with extra beliefs
             about hidden hands (``facts``: {player: kinds that player's hand may hold}) added for

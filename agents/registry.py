@@ -19,6 +19,10 @@ module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_ag
 such an agent loads (a checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament
 can refuse a checkpoint that changed.
 
+Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
+``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
+``agents.imported``); works in every tool and in worker processes, where the module is imported again.
+
 Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
@@ -30,6 +34,7 @@ from collections.abc import Callable
 from agents import games
 from agents.base import Agent
 from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
+from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
 from agents.search import ROLLOUTS, SearchAgent, SearchParams
 from agents.take5.heuristics import TAKE5_HEURISTICS
@@ -114,8 +119,11 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
         agent = _PREFIXES[base](rest, game, seed)
     elif not rest and name in _heuristics(game):
         agent = _heuristics(game)[name](seed)
+    elif base not in _PREFIXES and is_import_path(name):
+        agent = load_agent(name, game, seed)
     else:
-        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, got {name!r}")
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or the import path "
+                         f"of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
     agent.name = name
     return agent
 

@@ -27,4 +27,8 @@ def make(game: str, parallel: bool = False, **config: Any):
     return mod.env(**config)
 
 
+from fiveplay_env.registration import register_envs  # noqa: E402
+
+register_envs()  # gymnasium.make("fiveplay/Take5-v0"), "fiveplay/FiveAlive-v0" (fiveplay_env.registration)
+
 __all__ = ["take5_v0", "five_alive_v0", "make", "GAMES", "IllegalActionError", "ResetNeededError", "CheckpointError", "__version__"]

@@ -54,7 +54,8 @@ Episode: an eliminated player (5th life lost) is terminated at once and must the
 ``None``; the game ends (every agent terminated) when one player is left (standard), when the first
 player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
 in turn order from the player who ended the game), or when a team has no life left (teams).
-``max_cycles`` truncates every agent after that many decisions. Every game of every valid config ends
+``max_cycles`` truncates every agent once a player has made that many decisions (PettingZoo's
+convention: each agent acts at most ``max_cycles`` times). Every game of every valid config ends
 (``max_reshuffles`` bounds each round).
 
 Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``FiveAliveConfig``
@@ -62,11 +63,21 @@ given alone (with other config keywords it is refused); an illegal action raises
 (nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
 done, raise ``ResetNeededError``.
 
-``infos[agent]``: ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``, ``winner``
-(once over) and ``event``: the last resolved step as a dict shared by all agents (read-only): ``player``,
-``action``, ``card`` (name; "discard a 0" / "lose a life" for a Bomb answer), ``bomb_answer``, ``total``
-(T after it), ``drawn`` ({seat: cards}), ``reshuffled`` (cards), ``zeros_discarded``, ``lives_lost``
-({seat: lives}), ``eliminated``, ``went_out``, ``dealer`` (of a new round, or None), ``game_over``.
+``infos[agent]`` has the same keys and shapes at every step, reset included (what replay buffers
+such as Tianshou's need): ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``,
+``winner`` (False until the game is over) and ``event``: the last resolved step, shared by all agents
+(read-only; ``five_alive.env.event_info``): ``player``, ``action`` (-1 before the first step), ``card``
+(name, "" before the first step; "discard a 0" / "lose a life" for a Bomb answer), ``bomb_answer``,
+``total`` (T after it), ``reshuffled`` (cards), ``dealer`` (of a new round, -1 if none), ``game_over``,
+and per seat (lists of length n): ``drawn`` (cards), ``zeros_discarded``, ``lives_lost``,
+``eliminated``, ``went_out``.
+
+Libraries that end an episode when the next selected agent is terminated (Tianshou) need the dead
+steps of eliminated players stepped for them: wrap the env in ``fiveplay_env.wrappers.SkipDeadSteps``
+(or use ``fiveplay_env.integrations.tianshou.tianshou_env``).
+
+Centralised critics: ``state()`` is every seat's observation concatenated in seat order, float32
+[n * (80 + 3n)], in ``state_space`` (``fiveplay_env.core.state_view``).
 
 Errors: an illegal action raises ``IllegalActionError`` (a ``ValueError`` naming the agent, the action
 and the legal ids) and changes nothing; ``fiveplay_env.wrappers.IllegalActionPenalty`` turns it into a

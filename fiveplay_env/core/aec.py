@@ -22,7 +22,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from fiveplay_env.core import seeding
+from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.config import show_value
 from fiveplay_env.core.errors import ResetNeededError
 from fiveplay_env.core.spec import GameSpec
@@ -98,6 +98,18 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The full state's space (``core.state_view``): every seat's observation bounds, in seat order."""
+        if getattr(self, "_state_space", None) is None:
+            obs = self.observation_spaces[self.possible_agents[0]]["observation"]
+            self._state_space = state_view.state_space(obs, len(self.possible_agents))
+        return self._state_space
+
+    def state(self) -> np.ndarray:
+        """float32 [n * obs_dim]: every seat's observation, in seat order (``core.state_view``)."""
+        return state_view.full_state(lambda p: self._observe(self.engine, p), len(self.possible_agents), self.engine)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self.seed_used = seeding.normalize_seed(seed)

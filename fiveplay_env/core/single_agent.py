@@ -103,6 +103,11 @@ def resolve_agent(spec: Any, game: str, seed: int | None) -> Any:
     return spec
 
 
+class UnsupportedRenderMode(ValueError, TypeError):
+    """A render mode the env does not have. Also a ``TypeError``, the error SB3's ``make_vec_env`` expects
+    when it tries ``render_mode="rgb_array"`` first and then falls back to the env's default."""
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One learning seat against fixed agents (see the module docstring).
 
@@ -115,7 +120,7 @@ class SingleAgentEnv(gymnasium.Env):
         **config: the game's config fields (``num_players``, ``mode`` ...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
 
     def __init__(self, game: str, opponents: Any = "random", seat: int | str = "random",
                  render_mode: str | None = None, illegal_action_penalty: float | None = None, **config: Any) -> None:
@@ -123,6 +128,9 @@ class SingleAgentEnv(gymnasium.Env):
 
         if game not in GAMES:
             raise ValueError(f"game: expected one of {sorted(GAMES)}, got {game!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise UnsupportedRenderMode(
+                f"render_mode: expected one of {[None, *self.metadata['render_modes']]}, got {render_mode!r}")
         self.game = game
         self._env = make(game, render_mode=render_mode, **config)
         self.render_mode = render_mode

@@ -88,7 +88,8 @@ class FiveAliveConfig:
         reward: ``"win_loss"`` (+1 to the winner or winning team, -1 to everyone else; an eliminated
             player gets its -1 when eliminated), ``"lives"`` (-1 per life lost, at the step it is lost;
             in teams every member of the team), or ``"win_loss+lives"`` (both, summed).
-        max_cycles: if set, the AEC env truncates every agent after this many decisions in total.
+        max_cycles: if set, the AEC env truncates every agent once a player has made this many decisions
+            (PettingZoo's convention: each agent acts at most max_cycles times).
     """
 
     num_players: int = 4

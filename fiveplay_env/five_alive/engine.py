@@ -940,7 +940,8 @@ def winners(state: FiveAliveState) -> list[int]:
 
 
 def last_event(state: FiveAliveState) -> dict[str, Any]:
-    """What the last step did, as plain data (the env's ``infos[agent]["event"]``).
+    """What the last step did, as plain data (the env's ``infos[agent]["event"]`` is its fixed-shape
+    form, ``five_alive.env.event_info``).
 
     Keys: ``player`` (who acted, -1 before the first step), ``action`` (id), ``card`` (its name;
     for a Bomb answer "discard a 0" or "lose a life"), ``bomb_answer``, ``total`` (T after the step),

@@ -3,7 +3,8 @@
 The acting agent is whoever's turn it is (or, with ``bomb_zero_optional``, the Bomb responder whose
 answer is awaited). An eliminated player is terminated at once and leaves ``agents`` when stepped with
 ``None`` (PettingZoo's dead-step rule); when the game ends every remaining agent is terminated. With
-``max_cycles`` set, every agent is truncated after that many decisions.
+``max_cycles`` set, every agent is truncated once a player has made that many decisions (PettingZoo's
+convention: each agent acts at most ``max_cycles`` times).
 """
 from __future__ import annotations
 
@@ -35,18 +36,47 @@ def make_config(**kwargs: Any) -> FiveAliveConfig:
     return from_kwargs(FiveAliveConfig, kwargs, ignore=ENV_KEYS)
 
 
-def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``infos[agent]``: ``lives``, ``round`` (rounds completed), ``alive``, ``event`` (the last
-    resolved step, ``engine.last_event``) and, once the game is over, ``winner``."""
-    info: dict[str, Any] = {
-        "lives": state.lives[player],
-        "round": state.round,
-        "alive": state.alive[player],
-        "event": event if event is not None else eng.last_event(state),
+def event_info(state: FiveAliveState, event: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``engine.last_event`` with a fixed structure (the same keys, types and shapes at every step, as
+    replay buffers such as Tianshou's need): per-seat facts become lists of length n.
+
+    ``player`` (-1 before the first step), ``action`` (-1 likewise), ``card`` (name, "" before the first
+    step), ``bomb_answer``, ``total``, ``drawn`` (int per seat: cards drawn), ``reshuffled`` (cards),
+    ``zeros_discarded`` (bool per seat), ``lives_lost`` (int per seat), ``eliminated`` (bool per seat),
+    ``went_out`` (bool per seat), ``dealer`` (of a new round, -1 if none started), ``game_over``.
+    """
+    ev = event if event is not None else eng.last_event(state)
+    n = state.num_players
+    drawn, lost = ev["drawn"], ev["lives_lost"]
+    zeros, elim, out = set(ev["zeros_discarded"]), set(ev["eliminated"]), set(ev["went_out"])
+    return {
+        "player": int(ev["player"]),
+        "action": int(ev["action"]),
+        "card": ev["card"] or "",
+        "bomb_answer": bool(ev["bomb_answer"]),
+        "total": int(ev["total"]),
+        "drawn": [int(drawn.get(q, 0)) for q in range(n)],
+        "reshuffled": int(ev["reshuffled"]),
+        "zeros_discarded": [q in zeros for q in range(n)],
+        "lives_lost": [int(lost.get(q, 0)) for q in range(n)],
+        "eliminated": [q in elim for q in range(n)],
+        "went_out": [q in out for q in range(n)],
+        "dealer": -1 if ev["dealer"] is None else int(ev["dealer"]),
+        "game_over": bool(ev["game_over"]),
     }
-    if state.phase == OVER:
-        info["winner"] = player in state.winners
-    return info
+
+
+def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``infos[agent]``, the same keys and shapes at every step (reset included): ``lives``, ``round``
+    (rounds completed), ``alive``, ``winner`` (False until the game is over), ``event`` (``event_info``:
+    the last resolved step, shared by all agents, read-only)."""
+    return {
+        "lives": int(state.lives[player]),
+        "round": int(state.round),
+        "alive": bool(state.alive[player]),
+        "winner": state.phase == OVER and player in state.winners,
+        "event": event if event is not None else event_info(state),
+    }
 
 
 class FiveAliveAEC(CardGameAEC):
@@ -76,7 +106,7 @@ class FiveAliveAEC(CardGameAEC):
 
     def _refresh_infos(self) -> None:
         state = self.engine.state
-        event = eng.last_event(state)  # one shared, read-only dict per step
+        event = event_info(state)  # one shared, read-only dict per step
         self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
 
     def _alive(self, engine: eng.FiveAliveEngine) -> list[bool]:
@@ -85,11 +115,23 @@ class FiveAliveAEC(CardGameAEC):
     def _render_text(self, engine: eng.FiveAliveEngine) -> str:
         return render_text(engine.state, teams=self.config.teams)
 
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        self._decisions = [0] * self.config.num_players  # per seat, for max_cycles
+        super().reset(seed=seed, options=options)
+
     def step(self, action: Any) -> None:
-        super().step(action)
+        if self.engine is None or not self.agents:
+            super().step(action)  # ResetNeededError: before reset(), or once every agent is done
+        agent = self.agent_selection
+        acting = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
+        super().step(action)  # raises IllegalActionError before anything changes
+        if acting:
+            self._decisions[self._index[agent]] += 1
         limit = self.config.max_cycles
-        engine = self.engine
-        if limit is not None and engine.state.turns >= limit and not engine.is_over and self.agents:
+        # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
+        # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
+        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
+                and not self.engine.is_over and self.agents):
             for a in self.agents:
                 self.truncations[a] = True
             self._select()

@@ -13,7 +13,7 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 
-from fiveplay_env.core import seeding
+from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
 from fiveplay_env.core.config import config_of, from_kwargs, show_value
 from fiveplay_env.core.errors import IllegalActionError, ResetNeededError
@@ -40,14 +40,22 @@ def make_config(**kwargs: Any) -> Take5Config:
 
 
 def info_of(state: Take5State, player: int) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "score": state.scores[player],
-        "round_penalty": state.round_pen[player],
-        "round": state.round,
+    """``infos[agent]``, the same keys and types at every step (reset included): ``score``,
+    ``round_penalty``, ``round`` and ``winner`` (False until the game is over; tied lowest scores share
+    the win)."""
+    return {
+        "score": int(state.scores[player]),
+        "round_penalty": int(state.round_pen[player]),
+        "round": int(state.round),
+        "winner": state.phase == eng.OVER and player in eng.winners(state),
     }
-    if state.phase == eng.OVER:
-        info["winner"] = player in eng.winners(state)
-    return info
+
+
+def final_info(state: Take5State, player: int) -> dict[str, Any]:
+    """The final-result keys the parallel env adds to ``player``'s infos at the step the game ends
+    (never to reset infos, so vector wrappers that merge the next game's reset infos over the last
+    step's, such as SuperSuit's, keep them): ``final_score`` and ``final_winner``."""
+    return {"final_score": int(state.scores[player]), "final_winner": player in eng.winners(state)}
 
 
 class Take5AEC(CardGameAEC):
@@ -111,6 +119,17 @@ class Take5Parallel(ParallelEnv):
 
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The full state's space (``core.state_view``): every seat's observation bounds, in seat order."""
+        return state_view.state_space(self.observation_spaces[self.possible_agents[0]]["observation"],
+                                      self.config.num_players)
+
+    def state(self) -> np.ndarray:
+        """float32 [n * obs_dim]: every seat's observation, in seat order (``core.state_view``)."""
+        engine = self.engine
+        return state_view.full_state(lambda p: observe(self.config, engine.state, p), self.config.num_players, engine)
 
     def legal_mask(self, player: int) -> np.ndarray:
         """int8 [109]: what ``player`` may send this step (WAIT only if another player decides)."""
@@ -185,6 +204,9 @@ class Take5Parallel(ParallelEnv):
         over = engine.is_over
         obs = self._observations()
         infos = self._infos()
+        if over:
+            for p, a in enumerate(self.possible_agents):
+                infos[a].update(final_info(engine.state, p))
         terminations = dict.fromkeys(self.possible_agents, over)
         truncations = dict.fromkeys(self.possible_agents, False)
         if over:

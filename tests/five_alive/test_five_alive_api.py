@@ -140,7 +140,7 @@ def test_elimination_terminates_the_player_who_then_leaves_agents():
     assert env.agent_selection == "player_0" and env.terminations["player_0"]
     obs, rew, term, trunc, info = env.last()
     assert rew == -1 and term and not info["alive"] and info["lives"] == 0
-    assert info["event"]["eliminated"] == [0] and obs["action_mask"].sum() == 0
+    assert info["event"]["eliminated"] == [True, False, False] and obs["action_mask"].sum() == 0
     env.step(None)
     assert env.agents == ["player_1", "player_2"] and env.agent_selection == "player_1"
     assert not any(env.terminations.values())
@@ -172,19 +172,23 @@ def test_full_games_returns_and_infos():
             assert set(info) >= {"lives", "round", "alive", "event"}
 
 
-def test_max_cycles_truncates_everyone():
+def test_max_cycles_counts_each_agents_actions():
+    """PettingZoo's convention: every agent is truncated once a player has acted max_cycles times."""
     env = five_alive_v0.env(num_players=4, max_cycles=10)
     env.reset(seed=1)
     rng = np.random.default_rng(0)
-    steps = 0
-    for _agent in env.agent_iter():
+    acted = dict.fromkeys(env.possible_agents, 0)
+    truncated = set()
+    for agent in env.agent_iter():
         obs, rew, term, trunc, info = env.last()
         if trunc or term:
+            truncated.add(agent) if trunc else None
             env.step(None)
             continue
         env.step(pick(obs["action_mask"], rng))
-        steps += 1
-    assert steps == 10 and env.agents == []
+        acted[agent] += 1
+    assert max(acted.values()) == 10 and sum(acted.values()) > 30 and env.agents == []
+    assert truncated == set(env.possible_agents)
 
 
 def test_render_ansi_shows_the_table():

@@ -14,7 +14,8 @@ Names:
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
 ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module
-knowing about them. A factory raises ``ValueError`` for a bad ``rest``.
+knowing about them; ``pretrained:NAME`` (the policies shipped in ``agents.learned.pretrained``) the same
+way. A factory raises ``ValueError`` for a bad ``rest``.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """
@@ -45,7 +46,7 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return {}
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned"}
+_LAZY_PREFIXES = {"ckpt": "agents.learned", "pretrained": "agents.learned.pretrained"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 

@@ -11,6 +11,9 @@ Names:
 |                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
+|                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
+| ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
+| ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory)`` makes names ``ckpt:<rest>`` resolve to
 ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this module

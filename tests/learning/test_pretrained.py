@@ -119,3 +119,13 @@ def test_the_wheel_carries_the_policy_files(tmp_path) -> None:
     for spec in pretrained.MODELS.values():
         assert f"agents/learned/pretrained/{spec.file}" in names
     assert "agents/learned/pretrained/README.md" in names
+
+
+def test_the_model_card_table_is_the_cards() -> None:
+    """agents/learned/pretrained/README.md is what experiments.ship writes from the files' cards."""
+    from experiments.ship import readme
+
+    text = readme()
+    for name in pretrained.MODELS:
+        assert f"| `{name}` |" in text and pretrained.model_card(name)["command"] in text
+    assert (Path(pretrained.HERE) / "README.md").read_text(encoding="utf-8") == text

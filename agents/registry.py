@@ -11,13 +11,17 @@ Names:
 |                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
+|                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
+| ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
+| ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
-module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``). A factory raises
-``ValueError`` for a bad ``rest``. The optional ``fingerprint(rest) -> str | None`` says which exact state
-such an agent loads (a checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament
-can refuse a checkpoint that changed.
+module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``; the policies shipped
+in ``agents.learned.pretrained``, ``pretrained:NAME``). A factory raises ``ValueError`` for a bad ``rest``.
+The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (a
+checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament can refuse a checkpoint
+that changed.
 
 Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
 ``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
@@ -54,7 +58,7 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return {}
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent"}
+_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 

@@ -64,6 +64,16 @@ separated by commas (defaults in brackets):
 | insure  | 5 Alive: 1 = in rollouts the searcher's own later moves keep its last 0 against a Bomb   |
 |         | not yet played, spending a wild card instead (as its search tends to); 0 = they follow  |
 |         | the rollout policy like everyone else [1]                                               |
+| prior   | policy guidance: a learned policy (``pretrained:NAME``, ``ckpt:PATH`` or a bare shipped  |
+|         | NAME) read on the searcher's own observation and mask (nothing else: information-set    |
+|         | honest); used by ``topk`` and ``cpuct`` [none]                                           |
+| topk    | with ``prior``: search only the policy's k most probable legal actions (0 = all) [0]    |
+| cpuct   | with ``prior`` and ``alloc=ucb``: PUCT instead of UCB1, Q(a) + cpuct * range * P(a) *    |
+|         | sqrt(N) / (1 + n(a)), untried actions valued at the mean so far; the most visited wins [0] |
+
+Policy-guided names, e.g. ``ismcts:sims=100,prior=take5-game-4p,topk=3`` (the policy's three best cards,
+searched by sequential halving) or ``ismcts:sims=100,alloc=ucb,prior=take5-game-4p,cpuct=2`` (PUCT).
+The prior is loaded on the first decision that needs it.
 """
 from __future__ import annotations
 
@@ -111,12 +121,13 @@ class Rollout:
 class SearchParams:
     """The search agent's options (see the module docstring); validated on construction."""
 
-    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth", "alpha", "insure")
+    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth", "alpha", "insure",
+            "prior", "topk", "cpuct")
 
     def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
                  c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
                  model: str = "heuristic", win: float = 0.0, depth: int = 0, alpha: float = 0.0,
-                 insure: float = 1.0) -> None:
+                 insure: float = 1.0, prior: str | None = None, topk: int = 0, cpuct: float = 0.0) -> None:
         if sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
@@ -151,6 +162,19 @@ class SearchParams:
         if insure not in (0, 1):
             raise ValueError(f"insure: expected 0 or 1, got {insure!r}")
         self.insure = bool(insure)
+        if prior is not None and (not isinstance(prior, str) or not prior.strip()):
+            raise ValueError(f"prior: expected a policy name (pretrained:NAME, ckpt:PATH or NAME), got {prior!r}")
+        if isinstance(topk, bool) or not isinstance(topk, (int, np.integer)) or topk < 0:
+            raise ValueError(f"topk: expected an integer >= 0 (0: every legal action), got {topk!r}")
+        if isinstance(cpuct, bool) or not isinstance(cpuct, (int, float)) or not 0.0 <= cpuct <= 100.0:
+            raise ValueError(f"cpuct: expected a number in 0.0..100.0, got {cpuct!r}")
+        if prior is None and (topk or cpuct):
+            raise ValueError("topk, cpuct: expected a prior=POLICY to go with them")
+        if cpuct and alloc != "ucb":
+            raise ValueError(f"cpuct: PUCT needs alloc=ucb, got alloc={alloc!r}")
+        self.prior = None if prior is None else (prior.strip() if ":" in prior else f"pretrained:{prior.strip()}")
+        self.topk = int(topk)
+        self.cpuct = float(cpuct)
 
     @classmethod
     def parse(cls, spec: str) -> "SearchParams":
@@ -162,11 +186,11 @@ class SearchParams:
             key, raw = (s.strip() for s in item.split("=", 1))
             if key not in cls.KEYS:
                 raise ValueError(f"search option: expected a key in {list(cls.KEYS)}, got {key!r}")
-            if key in ("alloc", "rollout", "model"):
+            if key in ("alloc", "rollout", "model", "prior"):
                 kwargs[key] = raw
                 continue
             try:
-                kwargs[key] = int(raw) if key in ("sims", "depth") else float(raw)
+                kwargs[key] = int(raw) if key in ("sims", "depth", "topk") else float(raw)
             except ValueError:
                 raise ValueError(f"{key}: expected a number, got {raw!r}") from None
         return cls(**kwargs)
@@ -187,6 +211,7 @@ class SearchAgent(Agent):
         self._rollout = ROLLOUTS[game]
         self._info: InformationSet | None = None
         self._memory: dict[str, Any] = {}
+        self._prior_agent: Any = None
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int | None = None) -> None:
@@ -217,9 +242,32 @@ class SearchAgent(Agent):
         if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
             raise ValueError("ismcts: the action mask does not match the engine given to observe_engine")
         actions = [int(a) for a in legal]
+        prior = None
+        if self.params.prior is not None:
+            prior = self._prior(observation, action_mask)
+            if self.params.topk:
+                actions = sorted(actions, key=lambda a: -prior[a])[:self.params.topk]
+                if len(actions) == 1:
+                    self.last_stats = {"sims": 0, "seconds": 0.0, "actions": 1}
+                    return actions[0]
         if self.params.alloc == "ucb":
-            return self._ucb(info, actions)
+            return self._ucb(info, actions, prior if self.params.cpuct else None)
         return self._halving(info, actions)
+
+    def _prior(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The prior policy's probabilities over the actions, from the searcher's observation and mask."""
+        if self._prior_agent is None:
+            from agents.registry import make_agent  # lazy: the registry imports this module
+
+            agent = make_agent(self.params.prior, self.game, seed=0)
+            if not hasattr(agent, "_logits"):
+                raise ValueError(f"prior: expected a learned policy (pretrained:NAME or ckpt:PATH), got {self.params.prior!r}")
+            self._prior_agent = agent
+        m = np.asarray(action_mask)[None, :]
+        logits = self._prior_agent._logits(np.asarray(observation, np.float32)[None, :], m)[0]
+        logits = np.where(m[0] != 0, logits, -np.inf)
+        z = np.exp(logits - logits.max())
+        return z / z.sum()
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise ValueError("ismcts: act_batch is not available: a search agent decides one game at a time "
@@ -281,7 +329,7 @@ class SearchAgent(Agent):
         return best
 
     # --- allocation: UCB1 over common worlds --------------------------------------------------------
-    def _ucb(self, info: InformationSet, actions: list[int]) -> int:
+    def _ucb(self, info: InformationSet, actions: list[int], prior: np.ndarray | None = None) -> int:
         p = self.params
         player = info.player
         start = _time.perf_counter()
@@ -297,7 +345,13 @@ class SearchAgent(Agent):
             if deadline is not None and total >= len(actions) and _time.perf_counter() > deadline:
                 break
             untried = [a for a in actions if n[a] == 0]
-            if untried:
+            if prior is not None:  # PUCT: untried actions count at the mean value so far
+                span = (hi - lo) if hi > lo else 1.0
+                q0 = sum(s.values()) / total if total else 0.0
+                root = math.sqrt(max(total, 1))
+                a = max(actions, key=lambda b: (s[b] / n[b] if n[b] else q0)
+                        + p.cpuct * span * float(prior[b]) * root / (1 + n[b]))
+            elif untried:
                 a = untried[0]
             else:
                 span = (hi - lo) if hi > lo else 1.0

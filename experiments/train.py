@@ -67,7 +67,8 @@ DEFAULTS: dict[str, Any] = {
     "game": "take5", "config": [], "opponents": None, "total_decisions": 200_000, "num_envs": 256,
     "rollout_steps": 32, "epochs": 4, "minibatch_size": 1024, "lr": 3e-4, "lr_schedule": "linear",
     "gamma": None, "gae_lambda": 0.95, "clip": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
-    "reward_scale": None, "arch": None, "hidden": [128, 128], "snapshot_interval": 10, "pool_size": 8,
+    "reward_scale": None, "win_reward": 0.0, "arch": None, "hidden": [128, 128], "snapshot_interval": 10,
+    "pool_size": 8,
     "seed": 0, "eval_interval": 25, "eval_games": 400, "eval_baselines": None, "eval_sample": False,
     "checkpoint_interval": 10, "threads": 1, "backend": "auto", "out": "runs", "max_minutes": None,
     "no_progress": False, "quiet": False, "no_plots": False, "device": "auto", "tensorboard": None,
@@ -123,6 +124,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--vf-coef", type=float, help=f"value-loss weight (default {d['vf_coef']})")
     p.add_argument("--max-grad-norm", type=float, help=f"gradient clipping (default {d['max_grad_norm']})")
     p.add_argument("--reward-scale", type=float, help="reward multiplier (default: 0.1 for take5, 1 for five_alive)")
+    p.add_argument("--win-reward", type=float, metavar="W",
+                   help="win option of the reward: at a game's end each seat also gets W * (win share - 1/n) "
+                        "(default 0: the game's own rewards only)")
     p.add_argument("--arch", choices=["mlp", "take5"], help="network (default: take5 for take5, mlp otherwise)")
     p.add_argument("--hidden", type=int, nargs="+", metavar="H", help="trunk layer sizes (default 128 128)")
     p.add_argument("--snapshot-interval", type=int, metavar="U", help=f"updates between pool snapshots (default {d['snapshot_interval']})")
@@ -258,7 +262,7 @@ def _train_config(a: dict[str, Any]) -> Any:
         rollout_steps=a["rollout_steps"], epochs=a["epochs"], minibatch_size=a["minibatch_size"], lr=a["lr"],
         lr_schedule=a["lr_schedule"], gamma=a["gamma"], gae_lambda=a["gae_lambda"], clip=a["clip"],
         ent_coef=a["ent_coef"], vf_coef=a["vf_coef"], max_grad_norm=a["max_grad_norm"],
-        reward_scale=a["reward_scale"], arch=a["arch"], hidden=tuple(a["hidden"]),
+        reward_scale=a["reward_scale"], win_reward=a["win_reward"], arch=a["arch"], hidden=tuple(a["hidden"]),
         snapshot_interval=a["snapshot_interval"], pool_size=a["pool_size"], backend=a["backend"],
         compact_obs=bool(a["compact_obs"]))
 

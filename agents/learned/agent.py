@@ -73,6 +73,7 @@ def load_policy(path: str, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
     model = model_from_checkpoint(ckpt, device)
     meta = {k: ckpt[k] for k in ("game", "config", "num_players", "obs_dim", "num_actions", "progress", "path")}
     meta["train_config"] = ckpt.get("train_config", {})
+    meta["card"] = ckpt.get("card", {})  # model card of an exported policy (agents.learned.pretrained)
     if key is not None:
         _CACHE.clear()  # keep one: checkpoints are large and usually reloaded after they change
         _CACHE[key] = (model, meta)

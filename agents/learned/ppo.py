@@ -21,7 +21,11 @@ batched engine, or the reference-engine fallback). When a game starts in a slot,
 
 Every decision of a learner seat is a transition. Its reward is the sum of that player's rewards
 (scaled by ``reward_scale``) from this decision up to its next decision or the end of the game, so
-rewards caused by the other players' moves count for the learner; a game's end is its terminal step.
+rewards caused by the other players' moves count for the learner; a game's end is its terminal step
+(Take 5 ``mode="game"``: the whole game to ``end_score``, so returns span every round). With
+``win_reward`` w > 0 (the win option of the reward, in the same units as the scaled rewards) the last
+decision of each learner seat in a game also earns ``w * (win share - 1/n)``: win shares as
+``envs.outcome`` reads them (ties share), so the bonus sums to zero over the seats.
 Advantages are GAE(gamma, lambda) along each (slot, seat) trajectory. A trajectory's last decision of a
 rollout (its reward not yet complete) is held back and trained on in the next rollout; its value
 bootstraps the advantages of the decisions before it. A rollout is ``rollout_steps`` steps of the
@@ -104,6 +108,7 @@ class TrainConfig:
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
     reward_scale: float | None = None
+    win_reward: float = 0.0
     arch: str | None = None
     hidden: tuple[int, ...] = (128, 128)  # was 256x256: the 892-wide first layer was most of the update; equal curves at equal time
     snapshot_interval: int = 10
@@ -141,7 +146,7 @@ class TrainConfig:
             pos_int(name)
         for name, lo, hi in (("lr", 0.0, 1.0), ("gamma", 0.0, 1.0), ("gae_lambda", 0.0, 1.0), ("clip", 0.0, 10.0),
                              ("ent_coef", -1.0, 10.0), ("vf_coef", 0.0, 100.0), ("max_grad_norm", 0.0, 1e9),
-                             ("reward_scale", 0.0, 1e9)):
+                             ("reward_scale", 0.0, 1e9), ("win_reward", 0.0, 1e9)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi) or \
                     (name in ("lr", "reward_scale", "max_grad_norm") and v <= 0):
@@ -561,6 +566,12 @@ class Trainer:
                 buf_rew[last_row[hi, hs], hi] += rewards[hi, hs] * cfg.reward_scale
             if term.any():
                 ti = np.flatnonzero(term)
+                if cfg.win_reward:  # win option: + win_reward * (win share - 1/n) on each seat's last decision
+                    _, wins = envs_mod.outcome(cfg.game, info, ti, self.ep_return)
+                    bonus = cfg.win_reward * (wins - 1.0 / n)
+                    for j, i in enumerate(ti):
+                        seats = np.flatnonzero(last_row[i] >= 0)
+                        buf_rew[last_row[i, seats], i] += bonus[j, seats]
                 for i in ti:
                     seats = np.flatnonzero(self.learner_seat[i])
                     rows = last_row[i, seats]

@@ -53,6 +53,16 @@ def _decide(agent_name: str, game_name: str, engine: object, player: int, seed: 
     return agent.act(game.observe(engine, player), engine.legal_mask())
 
 
+def _guided(game_name: str) -> tuple[str, ...]:
+    """Policy-guided search settings (pruning to the policy's top k; PUCT priors), when torch is there."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:  # pragma: no cover - the train extra is part of make test
+        return ()
+    prior = "take5-round-4p" if game_name == "take5" else "five-alive-4p"
+    return (f"ismcts:sims=24,prior={prior},topk=3", f"ismcts:sims=24,alloc=ucb,prior={prior},cpuct=2")
+
+
 CONFIGS = [
     ("take5", Take5Config(mode="round")),
     ("take5", Take5Config(professional=True, draft=True, mode="round", num_players=3)),
@@ -90,7 +100,7 @@ def test_search_never_reads_hidden_state(game_name: str, config: object) -> None
             fb = InformationSet(other, player).sample(np.random.default_rng(5), facts).state
             assert fa.hands == fb.hands and fa.draw == fb.draw
         assert wa.seed == wb.seed
-        for name in ("ismcts:sims=40", "ismcts:sims=40,alloc=ucb"):
+        for name in ("ismcts:sims=40", "ismcts:sims=40,alloc=ucb", *_guided(game_name)):
             assert _decide(name, game_name, engine, player, seed=i) == _decide(name, game_name, other, player, seed=i)
     # The worlds really differed in hidden cards (after a draft only this trick's choices are hidden).
     assert differed >= (4 if getattr(config, "draft", False) else 8)
@@ -132,6 +142,46 @@ def test_params_validation() -> None:
         SearchParams(eps=2.0)
     with pytest.raises(ValueError, match="time"):
         SearchParams(time=-1.0)
+
+
+@pytest.mark.parametrize("game_name,config", CONFIGS, ids=["take5", "take5-draft", "five_alive", "five_alive-bombchoice"])
+def test_guided_search_plays_legal_moves(game_name: str, config: object) -> None:
+    """Whole games with policy-guided searchers in every seat: each move is legal; top-k keeps to k."""
+    names = _guided(game_name)
+    if not names:
+        pytest.skip("policy guidance needs torch")
+    game = games.get_game(game_name)
+    agents = [make_agent(names[q % 2].replace("sims=24", "sims=8"), game_name, seed=q) for q in range(config.num_players)]
+    engine = game.new_engine(config, 3)
+    decisions = 0
+    while not engine.is_over and decisions < 120:
+        p = engine.current_player
+        mask = engine.legal_mask()
+        agents[p].observe_engine(engine, p)
+        a = agents[p].act(game.observe(engine, p), mask)
+        assert mask[a]
+        if p % 2 == 0 and mask.sum() > 3:
+            assert agents[p].last_stats["actions"] == 3  # searched only the policy's top 3
+        engine.step(int(a))
+        decisions += 1
+    assert decisions > 10
+
+
+def test_guided_params_validation() -> None:
+    p = SearchParams.parse("sims=50,prior=take5-game-4p,topk=3")
+    assert p.prior == "pretrained:take5-game-4p" and p.topk == 3
+    assert SearchParams.parse("alloc=ucb,prior=ckpt:runs/x,cpuct=1.5").prior == "ckpt:runs/x"
+    with pytest.raises(ValueError, match="prior"):
+        SearchParams(topk=3)
+    with pytest.raises(ValueError, match="alloc=ucb"):
+        SearchParams(prior="take5-game-4p", cpuct=1.0)
+    with pytest.raises(ValueError, match="topk"):
+        SearchParams(prior="take5-game-4p", topk=-1)
+    with pytest.raises(ValueError, match="learned policy"):
+        agent = make_agent("ismcts:sims=5,prior=random:,topk=2", "take5", seed=0)
+        engine, player = _positions("take5", Take5Config(), 1, seed=2)[0]
+        agent.observe_engine(engine, player)
+        agent.act(games.get_game("take5").observe(engine, player), engine.legal_mask())
 
 
 def test_five_alive_opponent_model_beliefs_are_exact_and_honoured() -> None:

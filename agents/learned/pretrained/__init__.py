@@ -1,0 +1,154 @@
+"""Pretrained policies shipped with the package: ``make_agent("pretrained:take5-game-4p", "take5")``.
+
+Name syntax: ``pretrained:NAME[?OPTION[&OPTION]]`` with the options of ``ckpt:`` names (``greedy``, the
+default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
+
+| name              | game       | trained for                      | plays                                          |
+|-------------------|------------|----------------------------------|------------------------------------------------|
+| ``take5-round-4p``| take5      | 4 players, ``mode="round"``      | any Take 5 variant with 2..10 players (below)  |
+| ``take5-game-4p`` | take5      | 4 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
+| ``five-alive-4p`` | five_alive | 4 players, standard rules        | 5 Alive with 4 players (any rule option)        |
+
+The files (``<NAME>.pt`` beside this module, package data) are policy checkpoints in the format of
+``agents.learned.checkpoint`` reduced to the network and its metadata (``export_policy``); each also
+holds its model card (``model_card(NAME)``: the exact training command, the wall time it took on the
+2-core development machine, and its measured strength). ``README.md`` in this folder has the table.
+
+Take 5 policies and other player counts: the observation differs only in its per-player tail (scores,
+round penalties and seat, ``fiveplay_env.take5.observation``). A policy trained for k players plays
+n != k players through ``adapt_take5_observation``: the card part is kept; the tail keeps the player
+itself and the next k-1 seats (n > k) or pads absent players with zeros (n < k). Whether this
+generalises is measured, not assumed (the README reports 3 and 5 players). Its ``take5`` network's
+risk features then assume k-1 opponents.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agents.learned.agent import PolicyAgent
+from agents.registry import register_prefix
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+@dataclass(frozen=True)
+class Pretrained:
+    """A shipped policy: its file (in this folder), game and the player count it was trained for."""
+
+    name: str
+    file: str
+    game: str
+    num_players: int
+    summary: str
+
+
+MODELS: dict[str, Pretrained] = {m.name: m for m in (
+    Pretrained("take5-round-4p", "take5-round-4p.pt", "take5", 4, "Take 5, 4 players, mode round"),
+    Pretrained("take5-game-4p", "take5-game-4p.pt", "take5", 4, "Take 5, 4 players, mode game to 66 (win reward)"),
+    Pretrained("five-alive-4p", "five-alive-4p.pt", "five_alive", 4, "5 Alive, 4 players, standard rules"),
+)}
+
+
+def available() -> list[str]:
+    """The names of the shipped policies whose file is present."""
+    return [n for n, m in MODELS.items() if os.path.exists(os.path.join(HERE, m.file))]
+
+
+def path_of(name: str) -> str:
+    """The file of a shipped policy; ``ValueError`` for an unknown name or a missing file."""
+    if name not in MODELS:
+        raise ValueError(f"pretrained name: expected one of {sorted(MODELS)}, got {name!r}")
+    path = os.path.join(HERE, MODELS[name].file)
+    if not os.path.exists(path):
+        raise ValueError(f"pretrained {name!r}: its file {path} is missing from this install "
+                         f"(package data; reinstall fiveplay-env)")
+    return path
+
+
+def model_card(name: str) -> dict[str, Any]:
+    """The model card stored in the policy file: ``command``, ``wall_minutes``, ``decisions``, ``strength``."""
+    from agents.learned.agent import load_policy
+
+    _, meta = load_policy(path_of(name))
+    return dict(meta.get("card") or {})
+
+
+def adapt_take5_observation(obs: np.ndarray, n: int, k: int) -> np.ndarray:
+    """Take 5 observations ``[B, 848 + 3n + ...]`` of n players rewritten for a k-player network (see the
+    module docstring): scores, round penalties (relative seats: self first) kept for self and the next
+    k-1 seats or zero-padded; the seat one-hot mapped to ``min(seat, k-1)``; phase and tricks kept; with
+    ``draft=True``, the other players' public hands (the trailing ``others`` piece) are dropped, as the
+    shipped policies were trained without a draft."""
+    from fiveplay_env.take5 import observation as t5obs
+
+    S = t5obs.SCORES
+    if n == k:
+        size = t5obs.observation_size(k)
+        return obs if obs.shape[1] == size else obs[:, :size]  # a draft's trailing public hands dropped
+    B = obs.shape[0]
+    out = np.zeros((B, t5obs.observation_size(k)), np.float32)
+    out[:, :S] = obs[:, :S]
+    m = min(n, k)
+    out[:, S:S + m] = obs[:, S:S + m]                     # scores
+    out[:, S + k:S + k + m] = obs[:, S + n:S + n + m]     # round penalties
+    seat = obs[:, S + 2 * n:S + 3 * n].argmax(axis=1)
+    out[np.arange(B), S + 2 * k + np.minimum(seat, k - 1)] = 1.0
+    out[:, S + 3 * k:] = obs[:, S + 3 * n:S + 3 * n + 4]  # phase (3), tricks (1); a draft's public hands dropped
+    return out
+
+
+def make_pretrained_agent(rest: str, game: str, seed: int | None) -> Any:
+    """The registry factory of ``pretrained:<rest>`` names."""
+    from agents.learned.agent import parse_ckpt_name
+
+    name, greedy, temperature = parse_ckpt_name(rest)
+    if name not in MODELS:
+        raise ValueError(f"pretrained name: expected one of {sorted(MODELS)}, got {name!r}")
+    spec = MODELS[name]
+    if spec.game != game:
+        raise ValueError(f"pretrained {name!r}: a {spec.game} policy, not for {game!r} "
+                         f"(for {game}: {sorted(n for n, m in MODELS.items() if m.game == game)})")
+    try:
+        import torch  # noqa: F401
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ValueError("pretrained agents need torch: install the train extra (pip install 'fiveplay-env[train]')") from exc
+    return PretrainedAgent.from_checkpoint(path_of(name), game=game, seed=seed, greedy=greedy, temperature=temperature)
+
+
+class PretrainedAgent(PolicyAgent):
+    """A shipped policy; Take 5 policies also play other player counts (``adapt_take5_observation``)."""
+
+    name = "pretrained"
+
+    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations, np.float32)
+        if self.meta["game"] == "take5" and obs.ndim == 2 and obs.shape[1] != self.obs_dim:
+            from fiveplay_env.take5 import observation as t5obs
+
+            n, _ = t5obs.players_of_size(obs.shape[1])  # ValueError for a size no Take 5 observation has
+            obs = adapt_take5_observation(obs, n, int(self.meta["num_players"]))
+        return super()._logits(obs, masks)
+
+
+def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
+    """Write the policy of a training checkpoint (file or run folder) to ``out``, without the optimizer
+    and trainer state (a small file ``ckpt:``/``pretrained:`` load), with ``card`` (JSON-able) as its
+    model card. Returns the file size in bytes."""
+    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
+
+    ckpt = load_checkpoint(checkpoint)
+    keep = ("kind", "version", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",
+            "train_config", "backend")
+    payload = {k: ckpt[k] for k in keep if k in ckpt}
+    payload["card"] = json.loads(json.dumps(card))
+    size = save_checkpoint(out, payload)
+    os.chmod(out, 0o644)  # package data: readable by everyone
+    return size
+
+
+register_prefix("pretrained", make_pretrained_agent)

@@ -1,0 +1,94 @@
+"""Ship a trained policy as package data: evaluate it, export it with its model card, redo the table.
+
+Usage::
+
+    python -m experiments.ship --run runs/train__take5__1__20261201-024055 --name take5-game-4p \\
+        --eval-games 400 --eval-baselines random take5-safest
+
+Writes ``agents/learned/pretrained/<NAME>.pt`` (``agents.learned.pretrained.export_policy``: the network
+only, no optimizer or trainer state) with its model card: the exact training command (the run's
+``config.json``), the wall time of the run (from its start to its last checkpoint, on the machine it
+ran on), the decisions trained on, and its strength measured here (greedy, against each baseline, the
+policy in one seat and copies of the baseline in the others, ``--eval-games`` duplicate-format games:
+``experiments.train.evaluate_checkpoint``). Then rewrites ``agents/learned/pretrained/README.md`` from
+the cards of every shipped file.
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+
+def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "") -> dict[str, Any]:
+    """The model card of a training run folder and an ``evaluate_checkpoint`` result."""
+    with open(os.path.join(run_dir, "config.json"), encoding="utf-8") as f:
+        cfg = json.load(f)
+    argv = [a for a in cfg["argv"]]
+    started = _dt.datetime.fromisoformat(cfg["created"]).timestamp()
+    wall = (os.path.getmtime(os.path.join(run_dir, "checkpoint.pt")) - started) / 60.0
+    strength = {}
+    for b, r in evaluation["results"].items():
+        strength[b] = {"games": r["games"], "win": [round(r["win"][0], 4), round(r["win"][1], 4)],
+                       "score": [round(r["score"][0], 3), round(r["score"][1], 3)],
+                       "opp_score": [round(r["opp_score"][0], 3), round(r["opp_score"][1], 3)],
+                       "score_name": r["score_name"]}
+    return {"command": "python -m experiments.train " + " ".join(argv), "wall_minutes": round(wall, 1),
+            "decisions": int(evaluation["progress"]["decisions"]), "config": evaluation["config"],
+            "strength": strength, "eval_seed": evaluation["seed"], "note": note,
+            "machine": "2 shared cores (about 6 sessions at once), torch 1 thread, niced"}
+
+
+def readme() -> str:
+    """The README of the shipped policies, from their cards."""
+    from agents.learned import pretrained
+
+    lines = ["# Shipped policies (`pretrained:NAME`)", "",
+             "Load by name anywhere an agent name is accepted, e.g. `make_agent(\"pretrained:take5-game-4p\", \"take5\")` "
+             "or `python -m experiments.tournament --agents pretrained:take5-game-4p take5-safest ...`. "
+             "Made with `python -m experiments.ship` (this table too); see `agents/learned/pretrained/__init__.py`.", "",
+             "| name | game, config | decisions | wall time | strength (greedy; policy in 1 seat, baseline in the others; "
+             "win rate and mean score with 95% CI) | training command |", "|---|---|---|---|---|---|"]
+    for name in pretrained.available():
+        c = pretrained.model_card(name)
+        spec = pretrained.MODELS[name]
+        st = "; ".join(f"vs {b}: win {100 * s['win'][0]:.1f}% ± {100 * s['win'][1]:.1f}, {s['score_name']} "
+                       f"{s['score'][0]:.2f} ± {s['score'][1]:.2f} (theirs {s['opp_score'][0]:.2f}), {s['games']} games"
+                       for b, s in c.get("strength", {}).items())
+        cfg = ", ".join(f"{k}={v}" for k, v in sorted(c.get("config", {}).items()) if k in ("num_players", "mode", "end_score"))
+        lines.append(f"| `{name}` | {spec.game}, {cfg} | {c.get('decisions', 0):,} | {c.get('wall_minutes', 0)} min | {st} | "
+                     f"`{c.get('command', '')}` |")
+    notes = [f"- `{n}`: {pretrained.model_card(n)['note']}" for n in pretrained.available() if pretrained.model_card(n).get("note")]
+    lines += ["", "Wall times are on the development machine: 2 cores shared by about 6 sessions, the three "
+              "trainings running at once, torch on 1 thread, niced.", *([""] + notes if notes else []), ""]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    from agents.learned import pretrained
+    from experiments.train import evaluate_checkpoint
+
+    ap = argparse.ArgumentParser(prog="python -m experiments.ship", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--run", required=True, help="the training run folder")
+    ap.add_argument("--name", required=True, choices=sorted(pretrained.MODELS), help="the shipped name")
+    ap.add_argument("--eval-games", type=int, default=400, help="evaluation games per baseline (default 400)")
+    ap.add_argument("--eval-baselines", nargs="+", default=None, help="baselines (default: the game's)")
+    ap.add_argument("--seed", type=int, default=12345, help="evaluation seed (default 12345)")
+    ap.add_argument("--note", default="", help="a remark for the card")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    ev = evaluate_checkpoint(args.run, args.eval_baselines, args.eval_games, args.seed, quiet=True)
+    card = card_of_run(args.run, ev, args.note)
+    out = os.path.join(pretrained.HERE, pretrained.MODELS[args.name].file)
+    size = pretrained.export_policy(args.run, out, card)
+    with open(os.path.join(pretrained.HERE, "README.md"), "w", encoding="utf-8") as f:
+        f.write(readme())
+    print(f"ship: {args.name} <- {args.run} ({size} bytes): {json.dumps(card['strength'])}", flush=True)
+    return card
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

@@ -939,6 +939,17 @@ def winners(state: FiveAliveState) -> list[int]:
     return state.winners[:]
 
 
+def event_card(state: FiveAliveState) -> str | None:
+    """The name of the last step's action: a card, or for a Bomb answer "discard a 0" or "lose a life";
+    None before the first step."""
+    a = state.ev_action
+    if a < 0:
+        return None
+    if state.ev_answer:
+        return "discard a 0" if a == N0 else "lose a life"
+    return ACTION_NAMES[a]
+
+
 def last_event(state: FiveAliveState) -> dict[str, Any]:
     """What the last step did, as plain data (the env's ``infos[agent]["event"]`` is its fixed-shape
     form, ``five_alive.env.event_info``).
@@ -951,12 +962,7 @@ def last_event(state: FiveAliveState) -> dict[str, Any]:
     round, None if none started) and ``game_over``.
     """
     a = state.ev_action
-    if a < 0:
-        card = None
-    elif state.ev_answer:
-        card = "discard a 0" if a == N0 else "lose a life"
-    else:
-        card = ACTION_NAMES[a]
+    card = event_card(state)
     drawn: dict[int, int] = {}
     for q in state.ev_drawn:
         drawn[q] = drawn.get(q, 0) + 1

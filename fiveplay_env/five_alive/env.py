@@ -36,7 +36,7 @@ def make_config(**kwargs: Any) -> FiveAliveConfig:
     return from_kwargs(FiveAliveConfig, kwargs, ignore=ENV_KEYS)
 
 
-def event_info(state: FiveAliveState, event: dict[str, Any] | None = None) -> dict[str, Any]:
+def event_info(state: FiveAliveState) -> dict[str, Any]:
     """``engine.last_event`` with a fixed structure (the same keys, types and shapes at every step, as
     replay buffers such as Tianshou's need): per-seat facts become lists of length n.
 
@@ -44,25 +44,40 @@ def event_info(state: FiveAliveState, event: dict[str, Any] | None = None) -> di
     step), ``bomb_answer``, ``total``, ``drawn`` (int per seat: cards drawn), ``reshuffled`` (cards),
     ``zeros_discarded`` (bool per seat), ``lives_lost`` (int per seat), ``eliminated`` (bool per seat),
     ``went_out`` (bool per seat), ``dealer`` (of a new round, -1 if none started), ``game_over``.
+    Read straight from the state's event fields (it runs at every env step); ``engine.last_event`` is
+    the same facts as sparse plain data.
     """
-    ev = event if event is not None else eng.last_event(state)
     n = state.num_players
-    drawn, lost = ev["drawn"], ev["lives_lost"]
-    zeros, elim, out = set(ev["zeros_discarded"]), set(ev["eliminated"]), set(ev["went_out"])
+    drawn = [0] * n
+    for q in state.ev_drawn:
+        drawn[q] += 1
+    lost = [0] * n
+    for q in state.ev_losses:
+        lost[q] += 1
+    zeros_l, elim_l, out_l = state.ev_zeros, state.ev_elim, state.ev_out
+    player, action, card, answer = state.ev_player, state.ev_action, eng.event_card(state), state.ev_answer
+    total, reshuffled, dealer, over = state.total, sum(state.ev_reshuffled), state.ev_dealer, state.phase == OVER
+    zeros, elim, out = [False] * n, [False] * n, [False] * n
+    for q in zeros_l:
+        zeros[q] = True
+    for q in elim_l:
+        elim[q] = True
+    for q in out_l:
+        out[q] = True
     return {
-        "player": int(ev["player"]),
-        "action": int(ev["action"]),
-        "card": ev["card"] or "",
-        "bomb_answer": bool(ev["bomb_answer"]),
-        "total": int(ev["total"]),
-        "drawn": [int(drawn.get(q, 0)) for q in range(n)],
-        "reshuffled": int(ev["reshuffled"]),
-        "zeros_discarded": [q in zeros for q in range(n)],
-        "lives_lost": [int(lost.get(q, 0)) for q in range(n)],
-        "eliminated": [q in elim for q in range(n)],
-        "went_out": [q in out for q in range(n)],
-        "dealer": -1 if ev["dealer"] is None else int(ev["dealer"]),
-        "game_over": bool(ev["game_over"]),
+        "player": int(player),
+        "action": int(action),
+        "card": card or "",
+        "bomb_answer": bool(answer),
+        "total": int(total),
+        "drawn": drawn,
+        "reshuffled": int(reshuffled),
+        "zeros_discarded": zeros,
+        "lives_lost": lost,
+        "eliminated": elim,
+        "went_out": out,
+        "dealer": int(dealer),
+        "game_over": bool(over),
     }
 
 

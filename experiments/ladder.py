@@ -25,6 +25,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from experiments import runs
+
 DEFAULT_CONFIG: dict[str, list[str]] = {"take5": ["num_players=4", "mode=game"], "five_alive": ["num_players=4"]}
 GUIDED: dict[str, str] = {
     "take5": "ismcts:sims=100,prior=take5-game-4p,topk=3",
@@ -118,8 +120,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     summary = tournament.main(t_argv)
     command = "python -m experiments.ladder " + " ".join(argv)
     path = os.path.join(summary["run_dir"], "ladder.md")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(markdown(summary, command))
+    runs.atomic_write(path, markdown(summary, command))
     summary["ladder_md"] = path
     if not args.quiet:
         print(f"ladder table: {path}", flush=True)
@@ -127,12 +128,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def _cli() -> int:
-    try:
-        main()
-    except ValueError as exc:
-        print(f"ladder: error: {exc}", file=sys.stderr)
-        return 2
-    return 0
+    return runs.run_cli(main, "ladder", "every finished game is kept (resume the tournament with --resume)")
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "") -> dic
     with open(os.path.join(run_dir, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     argv = [a for a in cfg["argv"]]
-    started = _dt.datetime.fromisoformat(cfg["created"]).timestamp()
+    created = cfg.get("created") or cfg["provenance"]["created"]  # runs before 0.2 / from experiments.runs
+    started = _dt.datetime.fromisoformat(created).timestamp()
     wall = (os.path.getmtime(os.path.join(run_dir, "checkpoint.pt")) - started) / 60.0
     strength = {}
     for b, r in evaluation["results"].items():

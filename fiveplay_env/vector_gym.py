@@ -42,7 +42,6 @@ Contract, for B = ``num_envs`` games of the game's batched engine (``fiveplay_en
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
@@ -50,7 +49,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from fiveplay_env.core.single_agent import resolve_agent
+from fiveplay_env.core.single_agent import check_seat, resolve_opponents
 from fiveplay_env.vector import _factory
 
 _OUTPUTS = frozenset({"rewards", "terminated"})
@@ -138,18 +137,8 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         B, n = self.engine.batch_size, self.engine.num_players
         self.num_envs = B
         self.num_players = n
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
-            raise ValueError(f"seat: expected 'random' or a seat in 0..{n - 1}, got {seat!r}")
-        self.seat_option = seat
-        if isinstance(opponents, (str, bytes)) or callable(getattr(opponents, "act", None)):
-            specs: list[Any] = [opponents] * (n - 1)
-        elif isinstance(opponents, Sequence):
-            specs = list(opponents)
-            if len(specs) != n - 1:
-                raise ValueError(f"opponents: expected one agent or {n - 1} of them (one per other seat), got {len(specs)}")
-        else:
-            raise ValueError(f"opponents: expected an agent name, an agent, or a list of {n - 1}, got {opponents!r}")
-        self.opponents = [resolve_agent(s, game, seed=k) for k, s in enumerate(specs)]
+        self.seat_option = check_seat(seat, n)
+        self.opponents = resolve_opponents(opponents, n, game)
         for opp in self.opponents:
             if getattr(opp, "uses_engine", False) or not callable(getattr(opp, "act_batch", None)):
                 raise ValueError(f"opponents: expected agents with act_batch that do not search the engine, got {opp!r}")

@@ -108,6 +108,29 @@ class UnsupportedRenderMode(ValueError, TypeError):
     when it tries ``render_mode="rgb_array"`` first and then falls back to the env's default."""
 
 
+def check_seat(seat: Any, num_players: int) -> int | str:
+    """``seat`` if it is ``"random"`` or a seat in 0..n-1; ``ValueError`` otherwise."""
+    n = num_players
+    if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
+        raise ValueError(f"seat: expected 'random' or a seat in 0..{n - 1}, got {seat!r}")
+    return seat
+
+
+def resolve_opponents(opponents: Any, num_players: int, game: str) -> list[Any]:
+    """The n-1 fixed agents of the seats other than the learner's, in seat order: one agent (name or
+    object) for every seat, or a sequence of n-1; names resolved by ``resolve_agent``, seeded 0..n-2."""
+    n = num_players
+    if isinstance(opponents, (str, bytes)) or callable(getattr(opponents, "act", None)):
+        specs: list[Any] = [opponents] * (n - 1)
+    elif isinstance(opponents, Sequence):
+        specs = list(opponents)
+        if len(specs) != n - 1:
+            raise ValueError(f"opponents: expected one agent or {n - 1} of them (one per other seat), got {len(specs)}")
+    else:
+        raise ValueError(f"opponents: expected an agent name, an agent, or a list of {n - 1}, got {opponents!r}")
+    return [resolve_agent(s, game, seed=k) for k, s in enumerate(specs)]
+
+
 class SingleAgentEnv(gymnasium.Env):
     """One learning seat against fixed agents (see the module docstring).
 
@@ -136,22 +159,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.render_mode = render_mode
         self.possible_agents = list(self._env.possible_agents)
         self.num_players = n = len(self.possible_agents)
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n):
-            raise ValueError(f"seat: expected 'random' or a seat in 0..{n - 1}, got {seat!r}")
-        self.seat_option = seat
+        self.seat_option = check_seat(seat, n)
         if illegal_action_penalty is not None and (isinstance(illegal_action_penalty, bool) or
                                                    not isinstance(illegal_action_penalty, (int, float))):
             raise ValueError(f"illegal_action_penalty: expected None or a number, got {illegal_action_penalty!r}")
         self.illegal_action_penalty = illegal_action_penalty
-        if isinstance(opponents, (str, bytes)) or callable(getattr(opponents, "act", None)):
-            specs: list[Any] = [opponents] * (n - 1)
-        elif isinstance(opponents, Sequence):
-            specs = list(opponents)
-            if len(specs) != n - 1:
-                raise ValueError(f"opponents: expected one agent or {n - 1} of them (one per other seat), got {len(specs)}")
-        else:
-            raise ValueError(f"opponents: expected an agent name, an agent, or a list of {n - 1}, got {opponents!r}")
-        self._opponents = [resolve_agent(s, game, seed=k) for k, s in enumerate(specs)]
+        self._opponents = resolve_opponents(opponents, n, game)
         space = self._env.observation_space(self.possible_agents[0])
         self.observation_space = space["observation"]
         self.action_space = spaces.Discrete(space["action_mask"].shape[0])

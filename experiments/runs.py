@@ -57,29 +57,30 @@ def atomic_write(path: str, data: str | bytes) -> None:
 
     On any failure (disk full, read-only folder) the temp file is removed and ``RunFolderError`` names
     the file and the cause; the previous content of ``path``, if any, is untouched."""
-    tmp = f"{path}.tmp{os.getpid()}"
-    mode = "wb" if isinstance(data, bytes) else "w"
-    try:
-        with open(tmp, mode, **({} if isinstance(data, bytes) else {"encoding": "utf-8"})) as f:
+    binary = isinstance(data, bytes)
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as f:
             f.write(data)
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except OSError as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise RunFolderError(f"could not write {path}: {exc.strerror or exc}") from exc
+
+    _write_whole(path, f"{path}.tmp{os.getpid()}", write)
 
 
 def save_figure(fig: Any, path: str, **savefig_kwargs: Any) -> str:
     """Save a matplotlib figure as ``path`` whole or not at all (a temp file, then a rename; the temp
     file removed on failure, ``RunFolderError`` naming the file). Returns ``path``."""
     root, ext = os.path.splitext(path)
-    tmp = f"{root}.tmp{os.getpid()}{ext}"
+    _write_whole(path, f"{root}.tmp{os.getpid()}{ext}", lambda tmp: fig.savefig(tmp, **savefig_kwargs))
+    return path
+
+
+def _write_whole(path: str, tmp: str, write: Callable[[str], None]) -> None:
+    """``write(tmp)``, then rename ``tmp`` to ``path``; on failure remove ``tmp`` and raise
+    ``RunFolderError`` naming ``path`` and the cause."""
     try:
-        fig.savefig(tmp, **savefig_kwargs)
+        write(tmp)
         os.replace(tmp, path)
     except OSError as exc:
         try:
@@ -87,7 +88,6 @@ def save_figure(fig: Any, path: str, **savefig_kwargs: Any) -> str:
         except OSError:
             pass
         raise RunFolderError(f"could not write {path}: {exc.strerror or exc}") from exc
-    return path
 
 
 def new_run_dir(out: str, kind: str, game: str, seed: int) -> str:

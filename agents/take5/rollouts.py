@@ -145,17 +145,8 @@ def simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[flo
     value = float(own)
     if n > 1 and params.rel:
         value -= params.rel * (sum(gains) - own) / (n - 1)
-    if params.win and s.phase == OVER and _game_ends(config, s):
+    if params.win and s.phase == OVER and t5eng.game_over(config, s):
         low = min(s.scores)
         if s.scores[player] == low:
             value += params.win / s.scores.count(low)
     return value
-
-
-def _game_ends(config: Any, state: Any) -> bool:
-    """Whether the game (under its real config) ends with the round just finished."""
-    k = config.num_rounds
-    if k is not None:
-        return state.round >= k
-    top = max(state.scores)
-    return top >= config.end_score if config.end_inclusive else top > config.end_score

@@ -232,14 +232,15 @@ def _end_trick(config: Take5Config, state: Take5State) -> None:
     for p in range(n):
         state.scores[p] += state.round_pen[p]
     state.round += 1
-    if _game_over(config, state):
+    if game_over(config, state):
         state.phase = OVER
         state.current = -1
     else:
         _start_round(config, state)
 
 
-def _game_over(config: Take5Config, state: Take5State) -> bool:
+def game_over(config: Take5Config, state: Take5State) -> bool:
+    """Whether the game ends with the round just finished (``mode`` and ``end_score`` rules)."""
     k = config.num_rounds
     if k is not None:
         return state.round >= k

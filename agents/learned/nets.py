@@ -173,9 +173,8 @@ class Take5ActorCritic(MaskedActorCritic):
     def kwargs(self) -> dict[str, Any]:
         return {**super().kwargs(), "action_hidden": self.action_hidden, "features_version": self.FEATURES_VERSION}
 
-    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Per-action features ``[B, 108, NUM_FEATURES]`` (cards 0..103, then rows 0..3) and the hand
-        mask ``[B, 104]``. Everything is read off the observation (public information only)."""
+    def _public(self, obs: torch.Tensor) -> dict[str, torch.Tensor]:
+        """The per-row quantities every card's features read: hand, rows, unseen-card counts."""
         L = self._L
         C = L["cards"]
         B = obs.shape[0]
@@ -183,76 +182,121 @@ class Take5ActorCritic(MaskedActorCritic):
         seen = obs[:, L["seen"]:L["seen"] + C]
         unseen = (1.0 - hand - seen).clamp(min=0.0)
         stats = obs[:, L["stats"]:L["stats"] + 12].reshape(B, 4, 3)
-        ends = torch.round(stats[:, :, 0] * 104.0) - 1.0           # last card id of each row (-1: none)
-        lens = torch.round(stats[:, :, 1] * 5.0)
-        bulls = torch.round(stats[:, :, 2] * 10.0)
-        ids = self.card_ids                                          # [C]
-        below = ends[:, None, :] < ids[None, :, None]                # [B, C, 4] row r ends below card c
-        cand = torch.where(below, ends[:, None, :], torch.full_like(ends[:, None, :].expand(-1, C, -1), -2.0))
+        cum = torch.cumsum(unseen, dim=1)
+        return {
+            "hand": hand,
+            "ends": torch.round(stats[:, :, 0] * 104.0) - 1.0,          # last card id of each row (-1: none)
+            "lens": torch.round(stats[:, :, 1] * 5.0),
+            "bulls": torch.round(stats[:, :, 2] * 10.0),
+            "cum_pad": torch.cat([torch.zeros(B, 1, dtype=obs.dtype), cum], dim=1),  # [k]: unseen ids < k
+            "own_cum": torch.cumsum(hand, dim=1),
+        }
+
+    def _card_features(self, pub: dict[str, torch.Tensor], cards: torch.Tensor) -> torch.Tensor:
+        """The ``CARD_FEATURES`` features ``[B, K, 16]`` of the cards ``cards`` (int64 ``[B, K]`` card ids;
+        ``[1, K]`` broadcasts over the batch): the one definition ``features`` (every card) and ``prepare``
+        (the hand and the legal cards only) both use."""
+        hand, ends, lens, bulls, cum_pad = pub["hand"], pub["ends"], pub["lens"], pub["bulls"], pub["cum_pad"]
+        B = hand.shape[0]
+        C = self._L["cards"]
+        cards = cards.expand(B, -1)
+        ids = cards.to(hand.dtype)                                   # [B, K]
+        below = ends[:, None, :] < ids[:, :, None]                   # [B, K, 4] row r ends below card c
+        cand = torch.where(below, ends[:, None, :], torch.full_like(below, -2.0, dtype=hand.dtype))
         tend, trow = cand.max(dim=2)                                 # target row's end, index
-        too_low = (~below.any(dim=2)).float()
+        too_low = (~below.any(dim=2)).to(hand.dtype)
         ok = 1.0 - too_low
         tlen = torch.gather(lens, 1, trow) * ok
         tbull = torch.gather(bulls, 1, trow) * ok
-        gap = (ids[None, :] - tend) * ok
+        gap = (ids - tend) * ok
         # unseen cards strictly between the target row's end and c: cum[c-1] - cum[end]
-        cum = torch.cumsum(unseen, dim=1)
-        cum_pad = torch.cat([torch.zeros(B, 1, dtype=obs.dtype), cum], dim=1)   # cum_pad[k] = unseen ids < k
         end_idx = (tend + 1.0).clamp(min=0.0).long()                # unseen ids <= end  = cum_pad[end + 1]
-        below_c = cum_pad[:, :C]                                     # unseen ids < c
+        below_c = torch.gather(cum_pad, 1, cards)                    # unseen ids < c
         in_gap = (below_c - torch.gather(cum_pad, 1, end_idx)) * ok
         total = cum_pad[:, C:C + 1].clamp(min=1.0)
         opp = float(self.num_players - 1)
         p = in_gap / total
         need = (5.0 - tlen) * ok
         # P(Binomial(opp, p) >= need) and == need (need = 0 means this card is the 6th: certain)
-        k = torch.arange(0, self.num_players, dtype=obs.dtype)      # 0..opp
+        k = torch.arange(0, self.num_players, dtype=hand.dtype)     # 0..opp
         logc = torch.lgamma(torch.tensor(opp + 1.0)) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0)
         pc = p.clamp(1e-6, 1 - 1e-6)[..., None]
-        pmf = torch.exp(logc + k * torch.log(pc) + (opp - k) * torch.log1p(-pc))   # [B, C, opp+1]
-        eq = (k[None, None, :] == need[..., None]).float()
-        ge = (k[None, None, :] >= need[..., None]).float()
+        pmf = torch.exp(logc + k * torch.log(pc) + (opp - k) * torch.log1p(-pc))   # [B, K, opp+1]
+        eq = (k[None, None, :] == need[..., None]).to(hand.dtype)
+        ge = (k[None, None, :] >= need[..., None]).to(hand.dtype)
         p_eq = (pmf * eq).sum(-1)
         p_ge = (pmf * ge).sum(-1)
-        sixth = ((tlen >= 5.0).float()) * ok
-        min_bull = bulls.min(dim=1).values[:, None].expand(-1, C)
+        sixth = ((tlen >= 5.0).to(hand.dtype)) * ok
+        min_bull = bulls.min(dim=1).values[:, None].expand_as(ids)
         p_under = 1.0 - (1.0 - below_c / total) ** opp              # someone plays below c
         # take5-safest's estimate: the row fills exactly when `need` opponent cards land in the gap first
         # (a full row: when none does), and a too-low card takes the cheapest row unless someone undercuts
         exp_cost = ok * p_eq * (tbull + 1.5 * need) + too_low * min_bull * (1.0 - p_under)
-        own_below = torch.cumsum(hand, dim=1) - hand
-        cardf = torch.stack([
-            hand, too_low, gap / 104.0, in_gap / 10.0, tlen / 5.0, tbull / 10.0, sixth, self.card_bull[None, :].expand(B, -1) / 7.0,
-            ids[None, :].expand(B, -1) / 104.0, need / 5.0, p_ge, exp_cost / 10.0, min_bull / 10.0 * too_low,
+        in_hand = torch.gather(hand, 1, cards)
+        own_below = torch.gather(pub["own_cum"], 1, cards) - in_hand
+        return torch.stack([
+            in_hand, too_low, gap / 104.0, in_gap / 10.0, tlen / 5.0, tbull / 10.0, sixth, self.card_bull[cards] / 7.0,
+            ids / 104.0, need / 5.0, p_ge, exp_cost / 10.0, min_bull / 10.0 * too_low,
             below_c / 104.0, own_below / 10.0, p_under,
-        ], dim=2)                                                     # [B, C, 16]
-        rowf = torch.stack([bulls / 10.0, lens / 5.0, (bulls == bulls.min(dim=1, keepdim=True).values).float(),
-                            (ends + 1.0) / 104.0], dim=2)             # [B, 4, 4]
+        ], dim=2)                                                     # [B, K, 16]
+
+    def _row_features(self, pub: dict[str, torch.Tensor]) -> torch.Tensor:
+        """``[B, 4, ROW_FEATURES]``: each row's bull heads, length, cheapest-row flag and last card."""
+        bulls, lens, ends = pub["bulls"], pub["lens"], pub["ends"]
+        return torch.stack([bulls / 10.0, lens / 5.0, (bulls == bulls.min(dim=1, keepdim=True).values).to(bulls.dtype),
+                            (ends + 1.0) / 104.0], dim=2)
+
+    def features(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Per-action features ``[B, 108, NUM_FEATURES]`` (cards 0..103, then rows 0..3) and the hand
+        mask ``[B, 104]``. Everything is read off the observation (public information only).
+        ``prepare`` computes the same features for the hand and the legal actions only."""
+        C = self._L["cards"]
+        pub = self._public(obs)
+        B = obs.shape[0]
+        cardf = self._card_features(pub, torch.arange(C)[None, :])
         feats = obs.new_zeros(B, C + 4, self.NUM_FEATURES)
         feats[:, :C, :self.CARD_FEATURES] = cardf
-        feats[:, C:, self.CARD_FEATURES:self.CARD_FEATURES + self.ROW_FEATURES] = rowf
+        feats[:, C:, self.CARD_FEATURES:self.CARD_FEATURES + self.ROW_FEATURES] = self._row_features(pub)
         feats[:, C:, -1] = 1.0
-        return feats, hand
+        return feats, pub["hand"]
 
     def prepare(self, obs: torch.Tensor, mask: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
         """``x`` (the trunk's input: scaled observation and pooled hand features) and, for the legal
         actions only, their features ``sel`` [B, k, F], action ids ``order`` [B, k] and ``valid`` [B, k]
         (k: the most legal actions of a row of the batch; rows with fewer are padded, valid False).
-        Gathering the few legal actions here (once per batch) keeps the per-minibatch work small."""
+
+        The card features are computed for the cards that matter only (the hand, pooled into ``x``, and
+        the legal cards, e.g. a draft's pool: at most ~10 of the 104), not the whole grid ``features``
+        returns: the same numbers at a tenth of the work (a test holds the two equal)."""
         if mask is None:
             raise ValueError("take5 network: prepare needs the legal-action mask (it scores legal actions only)")
-        feats, hand = self.features(obs)
-        cardf = feats[:, :self._L["cards"], :self.CARD_FEATURES]
-        nh = hand.sum(dim=1, keepdim=True).clamp(min=1.0)
-        pooled_mean = (cardf * hand[..., None]).sum(dim=1) / nh
-        pooled_max = (cardf * hand[..., None] - (1.0 - hand[..., None])).max(dim=1).values.clamp(min=0.0)
-        # the legal actions (at most ~10 per row in play): gather their features once
-        n_act = feats.shape[1]
+        C = self._L["cards"]
+        B = obs.shape[0]
+        pub = self._public(obs)
+        hand = pub["hand"]
+        n_act = C + 4
         legal = mask.bool()[:, :n_act]
+        # the cards to featurise: the hand and the legal cards, in id order, padded to the longest row
+        wanted = (hand > 0) | legal[:, :C]
+        kc = max(int(wanted.sum(dim=1).max().item()) if wanted.numel() else 1, 1)
+        cards = torch.argsort(wanted.to(torch.int8), dim=1, descending=True, stable=True)[:, :kc]    # [B, kc]
+        cvalid = torch.gather(wanted, 1, cards)
+        cardf = self._card_features(pub, cards)                                                     # [B, kc, 16]
+        in_hand = cardf[:, :, 0:1] * cvalid[..., None]           # feature 0 is "in hand"
+        nh = hand.sum(dim=1, keepdim=True).clamp(min=1.0)
+        pooled_mean = (cardf * in_hand).sum(dim=1) / nh
+        pooled_max = (cardf * in_hand - (1.0 - in_hand)).max(dim=1).values.clamp(min=0.0)
+        # the legal actions (at most ~10 per row in play): their features, cards from ``cardf``
         kmax = max(int(legal.sum(dim=1).max().item()) if legal.numel() else 1, 1)
         order = torch.argsort(legal.to(torch.int8), dim=1, descending=True, stable=True)[:, :kmax]   # [B, k]
-        sel = torch.gather(feats, 1, order[..., None].expand(-1, -1, feats.shape[2]))              # [B, k, F]
         valid = torch.gather(legal, 1, order)
+        is_row = order >= C
+        slot = torch.zeros(B, C, dtype=torch.long).scatter_(1, cards, torch.arange(kc).expand(B, -1))
+        pos = torch.gather(slot, 1, order.clamp(max=C - 1))
+        cf = torch.gather(cardf, 1, pos[..., None].expand(-1, -1, self.CARD_FEATURES))
+        rf = torch.gather(self._row_features(pub), 1, (order - C).clamp(0, 3)[..., None].expand(-1, -1, self.ROW_FEATURES))
+        rowf = is_row[..., None].to(obs.dtype)
+        sel = torch.cat([cf * (1.0 - rowf), rf * rowf, rowf], dim=2) * valid[..., None].to(obs.dtype)
         return {"x": torch.cat([obs * self.obs_scale, pooled_mean, pooled_max], dim=1), "sel": sel,
                 "order": order, "valid": valid}
 

@@ -53,6 +53,55 @@ def test_features_prepared_once_per_rollout_equal_per_minibatch(arch):
             assert torch.equal(lg1.argmax(1), lg2.argmax(1))
 
 
+def _reference_prepare(net, obs, mask):
+    """``prepare`` the plain way: every card's features (``features``, the whole 104-card grid), then the
+    hand pooled and the legal actions gathered."""
+    feats, hand = net.features(obs)
+    cardf = feats[:, :104, :net.CARD_FEATURES]
+    nh = hand.sum(dim=1, keepdim=True).clamp(min=1.0)
+    pooled_mean = (cardf * hand[..., None]).sum(dim=1) / nh
+    pooled_max = (cardf * hand[..., None] - (1.0 - hand[..., None])).max(dim=1).values.clamp(min=0.0)
+    legal = mask.bool()[:, :108]
+    kmax = int(legal.sum(dim=1).max())
+    order = torch.argsort(legal.to(torch.int8), dim=1, descending=True, stable=True)[:, :kmax]
+    sel = torch.gather(feats, 1, order[..., None].expand(-1, -1, feats.shape[2]))
+    return {"x": torch.cat([obs * net.obs_scale, pooled_mean, pooled_max], dim=1), "sel": sel, "order": order,
+            "valid": torch.gather(legal, 1, order)}
+
+
+@pytest.mark.parametrize("config", [TAKE5_CFG, {"num_players": 6, "mode": "game"},
+                                    {"num_players": 3, "professional": True, "draft": True}])
+def test_take5_prepare_features_only_the_cards_that_matter_and_equals_the_whole_grid(config):
+    """``prepare`` featurises the hand and the legal cards only; the result equals the plain computation
+    over the 104-card grid of ``features`` (legal actions' features, pooled hand, network outputs)."""
+    from agents.learned.nets import build_model
+    from fiveplay_env import vector
+
+    env = vector.make_vec("take5", 48, seed=5, **config)
+    obs, mask, _ = env.reset(5)
+    rng = np.random.default_rng(5)
+    all_obs, all_mask = [], []
+    for _ in range(70):  # through row choices, round ends and (draft) picks
+        all_obs.append(obs.copy())
+        all_mask.append(mask.copy())
+        obs, mask, *_ = env.step(vector.random_actions(mask, rng))
+    o, m = torch.from_numpy(np.concatenate(all_obs)), torch.from_numpy(np.concatenate(all_mask)).bool()
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(1)
+        net = build_model("take5", {"obs_dim": o.shape[1], "num_actions": m.shape[1], "hidden": [32, 32]})
+    with torch.no_grad():
+        fast, ref = net.prepare(o, m), _reference_prepare(net, o, m)
+        assert torch.equal(fast["order"], ref["order"]) and torch.equal(fast["valid"], ref["valid"])
+        v = ref["valid"]
+        torch.testing.assert_close(fast["sel"][v], ref["sel"][v], rtol=0, atol=0)
+        torch.testing.assert_close(fast["x"], ref["x"], rtol=1e-6, atol=1e-6)
+        lg1, v1 = net.head(fast, m)
+        lg2, v2 = net.head(ref, m)
+    torch.testing.assert_close(lg1, lg2, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(v1, v2, rtol=1e-5, atol=1e-6)
+    assert v.sum(1).min() >= 1 and (~v).any()  # rows of different lengths were padded
+
+
 def test_take5_prepare_needs_the_mask():
     from agents.learned.nets import build_model
 

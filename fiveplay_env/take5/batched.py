@@ -56,6 +56,13 @@ games are gathered with one-dimensional indexing; n players):
 | ``seeds``, ``game_index`` | uint64, int64 [B] | see Seeding                                            |
 
 The observation's ``seen`` is ``loc >= QUEUE``; the rows piece is read from ``rows``.
+
+``pub`` (uint8 [B, 104], derived, not part of ``STATE``): each card's public bits of the compact
+observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3), built by the first
+``observe_compact()`` and from then on kept up to date by ``step`` where cards move (a trick revealed
+or queued for a row choice, a card placed, a row taken, a draft pick, a new round), so that a compact
+observation is those bytes or'ed with the acting seat's hand. Engines that never encode compactly
+never pay for it; ``set_state`` drops it (rebuilt on the next ``observe_compact``).
 ``bytes_per_game()``: 343 bytes at 4 players, 109 of them the cached legal mask (397 at 10 players).
 
 Speed (2-core machine, 4 players, B = 4,096, random legal play drawn from the mask by
@@ -84,6 +91,9 @@ from fiveplay_env.take5.state import (
 PENDING, POOL, ASIDE, OUT, ROWPICK, QUEUE, SEEN = 10, 11, 12, 13, 14, 15, 16
 
 _BULL8 = BULLHEADS.astype(np.int8)
+_SLOTS = np.arange(ROW_LIMIT, dtype=np.int8)
+# compact-observation card bits (fiveplay_env.take5.compact: bit i is plane i of _COMPACT_PLANES)
+_HAND_BIT, _SEEN_BIT, _TRICK_BIT, _POOL_BIT, _ROW0_BIT = 1, 2, 4, 8, 16
 _R = np.arange(NUM_ROWS, dtype=np.int16)
 # Row statistics of the observation by table, each entry computed as the reference computes it
 # (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
@@ -212,7 +222,6 @@ class BatchedTake5(BatchedGameBase):
                     tail_codes[p, ph, t, n + ph] = 1
                     tail_codes[p, ph, t, n + 3] = t
         self._tail_codes = tail_codes.reshape(-1, n + 4)
-        self._cobs_rowbase: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
 
@@ -222,6 +231,8 @@ class BatchedTake5(BatchedGameBase):
 
     def _bind_views(self) -> None:
         B = self.batch_size
+        self._pub: np.ndarray | None = None  # derived compact-observation bits: rebuilt when next needed
+        self._pub_f: np.ndarray | None = None
         # the row arrays are views of the "_b" buffers (see above)
         self._rkey = self._rkey_b[1:].reshape(NUM_ROWS, B)
         self._rlen = self._rlen_b[1:].reshape(NUM_ROWS, B)
@@ -352,6 +363,8 @@ class BatchedTake5(BatchedGameBase):
             ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
         key = np.stack(ks)  # [n, m], ascending
         loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards
+        pub_f = self._pub_f
+        pub_idx = pend + g * NUM_CARDS if pub_f is not None else None
         forced = None
         if rc is not None:
             forced = np.full(m, -1, np.intp)
@@ -366,12 +379,17 @@ class BatchedTake5(BatchedGameBase):
                 self._cur[q] = key[0, lo] & 15
                 self._loc_f[loc_idx.take(lo, axis=1)] = QUEUE
                 keep = np.flatnonzero(np.concatenate([~low, np.ones(m - nd, bool)]))
+                if pub_idx is not None:
+                    pub_f[pub_idx.take(lo, axis=1)] = _SEEN_BIT | _TRICK_BIT
+                    pub_idx = pub_idx.take(keep, axis=1)
                 g, key, loc_idx = g[keep], key.take(keep, axis=1), loc_idx.take(keep, axis=1)
                 if forced is not None:
                     forced = forced[keep]
                 if not g.size:
                     return
         self._loc_f[loc_idx] = SEEN
+        if pub_idx is not None:
+            pub_f[pub_idx] = _SEEN_BIT  # the row bits follow as the cards are placed
         if rc is not None:
             self._phase[rc] = PLAY
         self._place_trick(g, key, forced)
@@ -426,6 +444,8 @@ class BatchedTake5(BatchedGameBase):
                 ln = rlen_b[fi]
                 full = ln == ROW_LIMIT
                 ln %= ROW_LIMIT  # a full row is taken: the card starts it again
+            if self._pub_f is not None:
+                self._pub_place(g, fi, full, cards[k])
             b = rbull_b[fi]
             taken = takes[k]
             np.multiply(b, full, out=taken)  # a full (or chosen) row goes to the card's owner
@@ -436,6 +456,36 @@ class BatchedTake5(BatchedGameBase):
             rbull_b[fi] = b
             rkey_b[fi] = c + fi
         self._pen_f[pen_idx] += takes  # one (game, seat) per entry: no repeated index
+
+    def _pub_place(self, g: np.ndarray, fi: np.ndarray, full: np.ndarray, cards: np.ndarray) -> None:
+        """``pub`` before card ``cards[j]`` of game ``g[j]`` goes to the row at buffer position ``fi[j]``
+        (``full``: the row is taken first): a taken row's cards keep only their seen bit, the card gets
+        its row's bit. Called while the row buffers still hold the rows as they were."""
+        pub_f = self._pub_f
+        t = np.flatnonzero(full)
+        if t.size:
+            ft = fi[t]
+            old = self._rows_b[(ft * ROW_LIMIT)[:, None] + _SLOTS]                  # [t, 5] card ids
+            live = _SLOTS < self._rlen_b[ft][:, None]
+            pub_f[((g[t] * NUM_CARDS)[:, None] + old)[live]] = _SEEN_BIT
+        row = (fi - 1) // self.batch_size
+        pub_f[g * NUM_CARDS + cards] = (_ROW0_BIT << row).astype(np.uint8) | _SEEN_BIT
+
+    def _public_bytes(self, g: np.ndarray) -> np.ndarray:
+        """uint8 [m, 104]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
+        docstring): seen (QUEUE or SEEN), trick (QUEUE: a trick waiting for a row choice), pool (the
+        draft's pool) and the bit of the row each card lies in."""
+        loc = self._loc[g, :NUM_CARDS]
+        pub = np.greater_equal(loc, np.int8(QUEUE)).view(np.uint8) * np.uint8(_SEEN_BIT)
+        pub |= (loc == QUEUE).view(np.uint8) * np.uint8(_TRICK_BIT)
+        if self._draft:
+            pub |= (loc == POOL).view(np.uint8) * np.uint8(_POOL_BIT)
+        rows = self._rows[:, g]                                                      # [4, m, 5]
+        live = _SLOTS < self._rlen[:, g, None]
+        for r in range(NUM_ROWS):
+            i, j = np.nonzero(live[r])
+            pub[i, rows[r, i, j]] |= np.uint8(_ROW0_BIT << r)
+        return pub
 
     def _end_trick(self, g: np.ndarray) -> None:
         """The tricks of games ``g`` are over: the next trick (seat 0 leads), or the end of the round."""
@@ -474,6 +524,8 @@ class BatchedTake5(BatchedGameBase):
         n = self.num_players
         p = self._cur[g]
         self._loc_f[g * NUM_ACTIONS + a] = p
+        if self._pub_f is not None:
+            self._pub_f[g * NUM_CARDS + a] = 0  # out of the pool, into a hand
         picks = self._picks[g] + 1
         self._picks[g] = picks
         fin = picks == HAND_SIZE * n
@@ -484,6 +536,8 @@ class BatchedTake5(BatchedGameBase):
             self._set_rows(e, starters)
             self._loc_f[(e * NUM_ACTIONS)[:, None] + starters] = SEEN
             self._phase[e] = PLAY
+            if self._pub is not None:
+                self._pub[e] = self._public_bytes(e)
 
     # ------------------------------------------------------------------ new games and rounds
 
@@ -517,6 +571,8 @@ class BatchedTake5(BatchedGameBase):
             self._rkey[:, g] = -1 << self._shift  # empty rows: the observation's row statistics are 0, as the reference's
             self._rlen[:, g] = 0
             self._rbull[:, g] = 0
+            if self._pub is not None:
+                self._pub[g] = self._public_bytes(g)
             return
         perm = seeding.fast_batch_permutation(self._seeds[g], self._counter[g], self._deck)
         self._counter[g] += 1
@@ -524,6 +580,8 @@ class BatchedTake5(BatchedGameBase):
         self._loc_f[(g * NUM_ACTIONS)[:, None] + perm[:, :dealt]] = self._deal_codes[:dealt]  # hands, SEEN starters
         self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
         self._phase[g] = PLAY
+        if self._pub is not None:
+            self._pub[g] = self._public_bytes(g)
 
     # ------------------------------------------------------------------ mask and observation
 
@@ -636,6 +694,9 @@ class BatchedTake5(BatchedGameBase):
                 raise ValueError(f"out: expected a C-contiguous uint8 array of shape ({B}, {lay.size}), got "
                                  f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
             cobs = out
+        if self._pub is None:  # from now on step keeps it up to date
+            self._pub = self._public_bytes(self._arange)
+            self._pub_f = self._pub.reshape(-1)
         for lo in range(0, B, _OBS_BLOCK):
             self._observe_compact_block(cobs[lo:lo + _OBS_BLOCK], lo, lay)
         return cobs
@@ -644,36 +705,14 @@ class BatchedTake5(BatchedGameBase):
         nb, size = cobs.shape
         n = self.num_players
         sl = slice(lo, lo + nb)
-        loc = self._loc[sl, :NUM_CARDS]
         cur = self._cur[sl]
         phase = self._phase[sl]
-        cards = cobs[:, :NUM_CARDS]
-        # hand (bit 0) | seen (bit 1): QUEUE or SEEN
-        hand = np.equal(loc, cur[:, None]).view(np.uint8)
-        seen = np.greater_equal(loc, np.int8(QUEUE)).view(np.uint8)
-        np.left_shift(seen, 1, out=seen)
-        np.bitwise_or(hand, seen, out=cards)
-        if self._player_rows:  # the trick (bit 2) is visible during a row choice only
-            rc = np.flatnonzero(phase == ROW_CHOICE)
-            if rc.size:
-                cards[rc] |= (loc[rc] == QUEUE).view(np.uint8) << 2
-        if self._draft:  # the pool (bit 3) exists only in the draft
-            dr = np.flatnonzero(phase == DRAFT)
-            if dr.size:
-                cards[dr] |= (loc[dr] == POOL).view(np.uint8) << 3
-        # rows: bit 4 + r at the cards of row r; a stale slot (at or beyond the row's length) writes to the
-        # game's first code byte instead, which the codes overwrite just after
-        base = self._cobs_rowbase.get((nb, size))
-        if base is None:
-            ar = np.arange(nb, dtype=np.int64) * size
-            base = self._cobs_rowbase[(nb, size)] = (np.broadcast_to(ar[None, :, None], (NUM_ROWS, nb, 1)),
-                                                    (ar + NUM_CARDS)[None, :, None])
-        idx = self._rows[:, sl] + base[0]  # [4, nb, 5]
-        np.copyto(idx, base[1], where=np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, sl, None])
-        flat = cobs.reshape(-1)
-        for r in range(NUM_ROWS):
-            ir = idx[r].reshape(-1)
-            flat[ir] = flat[ir] | np.uint8(16 << r)
+        # a card's byte: its public bits (``pub``) | the hand bit. In card play the hand is the legal mask.
+        if self._draft or self._player_rows:
+            hand = np.equal(self._loc[sl, :NUM_CARDS], cur[:, None]).view(np.uint8)
+        else:
+            hand = self._mask[sl, :NUM_CARDS].view(np.uint8)
+        np.bitwise_or(self._pub[sl], hand, out=cobs[:, :NUM_CARDS])
         codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
         stats = codes[:, :3 * NUM_ROWS].reshape(nb, NUM_ROWS, 3)
         stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T

@@ -108,3 +108,35 @@ def test_draft_configs_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="compact_obs: expected draft=False"):
         TrainConfig(game="take5", config={"num_players": 5, "professional": True, "draft": True},
                     opponents=parse_opponents(["random"]), total_decisions=1000, compact_obs=True)
+
+
+@pytest.mark.parametrize("config", [{"num_players": 4}, {"num_players": 3, "row_pick": "player", "mode": "rounds:3"}])
+def test_compact_bits_kept_by_step_survive_late_starts_set_state_and_copies(config):
+    """``observe_compact`` keeps the cards' public bits up to date as the games move (from its first
+    call on); an engine first asked late, one restored with ``set_state`` mid-game and a deep copy all
+    encode what ``observe`` shows."""
+    import copy
+
+    from fiveplay_env.take5.batched import make_batched
+
+    a = make_batched(24, 5, **config)
+    b = make_batched(24, 99, **config)
+    lay = compact.layout(a.num_players, a.config.end_score)
+    rng = np.random.default_rng(7)
+    for step in range(150):
+        if step == 37:  # a first call mid-round
+            assert _same_bits(lay.decode(a.observe_compact()), a.observe())
+        if step == 61:  # b (tracking since its first step) takes a's games; c copies a
+            b.set_state(a.get_state())
+            c = copy.deepcopy(a)
+        if step > 37:
+            assert _same_bits(lay.decode(a.observe_compact()), a.observe())
+        if step < 61 or step % 3 == 0:  # b encodes from step 0 (its own games, then a's)
+            assert _same_bits(lay.decode(b.observe_compact()), b.observe())
+        actions = vector.random_actions(a.legal_action_mask, rng)
+        a.step(actions)
+        if step >= 61:
+            b.step(actions)
+            c.step(actions)
+            assert _same_bits(lay.decode(c.observe_compact()), a.observe())
+    assert np.array_equal(b.observe_compact(), a.observe_compact())

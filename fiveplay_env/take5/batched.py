@@ -718,11 +718,18 @@ class BatchedTake5(BatchedGameBase):
         stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T
         stats[:, :, 1] = self._rlen[:, sl].T
         stats[:, :, 2] = self._rbull[:, sl].T
-        fl = self._rel[cur] + self._arange_n[sl]
+        # take() rather than fancy indexing: several times faster on these small int8-indexed gathers
+        fl = self._rel.take(cur, axis=0)
+        fl += self._arange_n[sl]
         t0 = 3 * NUM_ROWS
-        codes[:, t0:t0 + n] = self._scores_f[fl]
-        codes[:, t0 + n:t0 + 2 * n] = self._rpen_f[fl]
-        codes[:, t0 + 2 * n:] = self._tail_codes[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        codes[:, t0:t0 + n] = self._scores_f.take(fl)
+        codes[:, t0 + n:t0 + 2 * n] = self._rpen_f.take(fl)
+        k = cur.astype(np.intp)
+        k *= 4
+        k += phase
+        k *= NUM_TRICKS + 1
+        k += self._trick[sl]
+        codes[:, t0 + 2 * n:] = self._tail_codes.take(k, axis=0)
 
 
 _COMPACT_PLANES = ("hand", "seen", "trick", "pool", "rows0", "rows1", "rows2", "rows3")

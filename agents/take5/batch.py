@@ -74,19 +74,25 @@ def safest_actions(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 def _safest_cards(obs: np.ndarray, hand: np.ndarray, ends: np.ndarray, lens: np.ndarray, bulls: np.ndarray,
                   opponents: int) -> np.ndarray:
-    """The play-phase choice for rows with a legal card (``hand`` [m, 104] bool: the legal cards)."""
+    """The play-phase choice for rows with a legal card (``hand`` [m, 104] bool: the legal cards).
+
+    Costs are computed for the legal cards only (at most 10 a row, gathered in id order), not the
+    whole 104-card grid: the same numbers at a tenth of the work."""
     m = obs.shape[0]
     known = (obs[:, HAND:HAND + NUM_CARDS] > 0.5) | (obs[:, SEEN:SEEN + NUM_CARDS] > 0.5)
     unseen = ~known
     u = unseen.sum(axis=1).astype(np.float64)[:, None]                    # [m, 1]
     cum = np.zeros((m, NUM_CARDS + 1), np.int64)
     np.cumsum(unseen, axis=1, out=cum[:, 1:])                             # cum[k] = unseen ids < k
-    below_c = cum[:, :NUM_CARDS]                                          # bisect_left(unseen, c)
+    k = int(hand.sum(axis=1).max())
+    cards = np.argsort(~hand, axis=1, kind="stable")[:, :k]              # [m, k] legal cards in id order first
+    valid = np.take_along_axis(hand, cards, axis=1)
+    below_c = np.take_along_axis(cum, cards, axis=1)                      # bisect_left(unseen, c)
     # target row: the largest row end below the card (-1: too low)
-    below = ends[:, None, :] < _IDS[None, :, None]                        # [m, 104, 4]
+    below = ends[:, None, :] < cards[:, :, None]                          # [m, k, 4]
     cand = np.where(below, ends[:, None, :], -2)
     trow = cand.argmax(axis=2)
-    tend = np.take_along_axis(ends, trow, axis=1)                          # [m, 104]
+    tend = np.take_along_axis(ends, trow, axis=1)                          # [m, k]
     ok = below.any(axis=2)
     tlen = np.take_along_axis(lens, trow, axis=1)
     tbull = np.take_along_axis(bulls, trow, axis=1).astype(np.float64)
@@ -104,13 +110,13 @@ def _safest_cards(obs: np.ndarray, hand: np.ndarray, ends: np.ndarray, lens: np.
     min_bulls = bulls.min(axis=1).astype(np.float64)[:, None]
     cost_low = min_bulls * (1.0 - q) ** float(opponents)
     cost = np.where(ok, cost_ok, cost_low)
-    gap = np.where(ok, _IDS[None, :] - tend, 200)
-    key1 = np.where(hand, _py_round9(cost), np.inf)
+    gap = np.where(ok, cards - tend, 200)
+    key1 = np.where(valid, _py_round9(cost), np.inf)
     best = key1.min(axis=1, keepdims=True)
-    tie = hand & (key1 == best)
+    tie = valid & (key1 == best)
     gap2 = np.where(tie, gap, 1 << 30)
     tie &= gap2 == gap2.min(axis=1, keepdims=True)
-    return tie.argmax(axis=1)                                              # the lowest number among ties
+    return np.take_along_axis(cards, tie.argmax(axis=1)[:, None], axis=1)[:, 0]   # the lowest number among ties
 
 
 def _py_round9(x: np.ndarray) -> np.ndarray:

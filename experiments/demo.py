@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> dict:
         ap.error("--train-minutes must be > 0")
     take5_games = 40 if args.quick else 200        # multiples of 4 seats x 5 entrant subsets
     five_alive_games = 16 if args.quick else 200  # multiples of 4 seats (4 entrants)
-    decisions = 60_000 if args.quick else 450_000  # about the time limit's worth on 2 cores
+    decisions = 150_000 if args.quick else 1_500_000  # about the time limit's worth on 2 cores
     sims = 20 if args.quick else 60
     out = str(args.out)
     t0 = time.time()
@@ -48,7 +48,7 @@ def main(argv: list[str] | None = None) -> dict:
     trained = train.main([
         "--game", "take5", "--config", "num_players=4", "mode=round",
         "--total-decisions", str(decisions), "--max-minutes", str(minutes),
-        "--num-envs", "256", "--eval-interval", "10", "--eval-games", "96",
+        "--eval-interval", "10", "--eval-games", "96",
         "--seed", str(args.seed), "--out", out,
     ])
     policy = trained["agent"]

@@ -65,7 +65,9 @@ def readme() -> str:
                      f"`{c.get('command', '')}` |")
     notes = [f"- `{n}`: {pretrained.model_card(n)['note']}" for n in pretrained.available() if pretrained.model_card(n).get("note")]
     lines += ["", "Wall times are on the development machine: 2 cores shared by about 6 sessions, the three "
-              "trainings running at once, torch on 1 thread, niced.", *([""] + notes if notes else []), ""]
+              "trainings running at once, torch on 1 thread, niced. The three were trained under the trainer's first "
+              "defaults (trunk 256 x 256, 4 epochs of 1,024-sample minibatches): to reproduce one with today's trainer, add "
+              "`--hidden 256 256 --epochs 4 --minibatch-size 1024` to its command.", *([""] + notes if notes else []), ""]
     return "\n".join(lines)
 
 

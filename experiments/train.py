@@ -64,8 +64,8 @@ RESUME_OVERRIDABLE = ("total_decisions", "max_minutes", "eval_interval", "eval_g
                       "threads", "no_progress", "quiet", "no_plots", "out", "device", "tensorboard", "wandb",
                       "wandb_project")
 DEFAULTS: dict[str, Any] = {
-    "game": "take5", "config": [], "opponents": None, "total_decisions": 200_000, "num_envs": 256,
-    "rollout_steps": 32, "epochs": 4, "minibatch_size": 1024, "lr": 3e-4, "lr_schedule": "linear",
+    "game": "take5", "config": [], "opponents": None, "total_decisions": 200_000, "num_envs": 512,
+    "rollout_steps": 32, "epochs": 2, "minibatch_size": 2048, "lr": 3e-4, "lr_schedule": "linear",
     "gamma": None, "gae_lambda": 0.95, "clip": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
     "reward_scale": None, "win_reward": 0.0, "arch": None, "hidden": [128, 128], "snapshot_interval": 10,
     "pool_size": 8,
@@ -79,17 +79,6 @@ EVAL_COLUMNS = ["update", "decisions", "env_steps", "train_seconds", "baseline",
                 "win_mean", "win_ci"]
 UPDATE_COLUMNS = ["update", "decisions", "games", "samples", "lr", "policy_loss", "value_loss", "entropy",
                   "approx_kl", "clipfrac", "explained_variance", "returns"]
-
-
-def demo_args(out: str = "runs", seed: int = 0) -> list[str]:
-    """A short Take 5 run (about 2 minutes on 2 cores) for ``make demo``: ``main(demo_args())``.
-
-    Its policy is ``ckpt:<run_dir>`` afterwards (``results["run_dir"]``)."""
-    return ["--game", "take5", "--config", "num_players=4", "mode=round",
-            "--opponents", "take5-safest@2", "self", "pool",
-            "--total-decisions", "250000", "--max-minutes", "2", "--num-envs", "128",
-            "--eval-interval", "20", "--eval-games", "200", "--eval-baselines", "random", "take5-safest",
-            "--seed", str(seed), "--out", out]
 
 
 def build_parser() -> argparse.ArgumentParser:

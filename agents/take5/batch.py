@@ -103,7 +103,7 @@ def _safest_cards(obs: np.ndarray, hand: np.ndarray, ends: np.ndarray, lens: np.
     coef = _binomial_pmf_tables(opponents)[np.clip(need, 0, ROW_LIMIT)]
     valid_need = (need >= 0) & (need <= opponents)
     # the same arithmetic as _tail_probability: comb * p ** k * (1 - p) ** (m - k), in that order
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):  # masked out by valid_need
         prob = np.where(valid_need, coef * p ** need.astype(np.float64) * (1.0 - p) ** (opponents - need).astype(np.float64), 0.0)
     cost_ok = prob * (tbull + 1.5 * need)
     q = np.where(u > 0, below_c / safe_u, 0.0)

@@ -437,6 +437,7 @@ class PolicyGuide:
 ROLLOUTS: dict[str, Rollout] = {
     "take5": Rollout(take5_rollouts.prepare, take5_rollouts.simulate,
                      simulate_policy=take5_rollouts.simulate_policy, leaf_value=True),
-    "five_alive": Rollout(five_alive_rollouts.prepare, five_alive_rollouts.simulate, five_alive_rollouts.observe),
+    "five_alive": Rollout(five_alive_rollouts.prepare, five_alive_rollouts.simulate, five_alive_rollouts.observe,
+                          simulate_policy=five_alive_rollouts.simulate_policy),
 }
 """Each game's search hooks (see ``Rollout``), from ``agents/<game>/rollouts.py``."""

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from agents.five_alive.adapter import ALL_KINDS
 from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card
 from fiveplay_env.five_alive import engine as faeng
+from fiveplay_env.five_alive import observation as faobs
 from fiveplay_env.five_alive.state import (
     BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER, REDEAL, FiveAliveState,
 )
@@ -170,6 +173,14 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
                             a = k
                             break
         step(cfg, s, a)
+    return score(cfg, s, r0, lives0, alive0, player, params)
+
+
+def score(cfg: Any, s: FiveAliveState, r0: int, lives0: list[int], alive0: list[bool], player: int,
+          params: Any) -> float:
+    """A rollout's value for ``player`` (see ``simulate``), from the round it started in, and the lives
+    and the living players before it."""
+    n = s.num_players
     delta = [float(s.lives[q] - lives0[q]) for q in range(n)]
     if s.phase != OVER and s.round == r0:
         # Stopped at the depth limit: the round end is still to come. Estimate it: everyone but the
@@ -198,3 +209,63 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
     if s.phase == OVER or s.result[player]:
         value += WIN_WEIGHT * s.result[player]
     return value
+
+
+def simulate_policy(jobs: list[tuple[faeng.FiveAliveEngine, int, list[float], Any]], player: int, params: Any,
+                    guide: Any) -> list[float]:
+    """``simulate`` for a batch of rollouts whose players choose with a learned policy (``rollout=policy``).
+
+    ``jobs``: ``(world, action, noise, plan)`` per rollout (each world a private clone). Every rollout
+    plays ``action``, then all run in lockstep: each step, the acting player of every unfinished rollout
+    is one row of a single forward pass of ``guide`` (``guide.evaluate(observations, masks) -> (logits,
+    values)``) on that player's own observation of its world (the engine's encoder); it plays the
+    policy's most probable legal action (greedy), or with chance ``eps`` (the world's noise, as in
+    ``simulate``) a random legal one. A Bomb answer stays the rule's (a 0 if held); ``insure`` does not
+    apply (the policy plays the searcher's later moves too). Stops and scores as ``simulate``."""
+    if not jobs:
+        return []
+    cfg = jobs[0][0].config
+    step = faeng.step
+    eps = params.eps
+    runs = []
+    for world, action, noise, _plan in jobs:
+        s = world.state
+        lives0, alive0 = s.lives[:], s.alive[:]
+        step(cfg, s, action)
+        runs.append([s, lives0, alive0, noise, 0, s.round, params.depth if params.depth else 400])
+    values = [0.0] * len(jobs)
+    active = list(range(len(jobs)))
+    while active:
+        still: list[int] = []
+        obs: list[Any] = []
+        masks: list[Any] = []
+        for j in active:
+            run = runs[j]
+            s, r0 = run[0], run[5]
+            while s.phase == BOMB_ANSWER and run[6]:
+                run[6] -= 1
+                step(cfg, s, N0 if s.hands[s.current][N0] else BUST)
+            if s.phase == OVER or s.round != r0 or not run[6]:
+                values[j] = score(cfg, s, r0, run[1], run[2], player, params)
+                continue
+            still.append(j)
+            obs.append(faobs.observe(cfg, s, s.current))
+            masks.append(faeng.legal_mask(s))
+        if not still:
+            break
+        logits, _ = guide.evaluate(np.stack(obs), np.stack(masks))
+        best = logits.argmax(axis=1)
+        for i, j in enumerate(still):
+            run = runs[j]
+            s, noise, k = run[0], run[3], run[4]
+            a = int(best[i])
+            if eps:
+                u = noise[k % len(noise)]
+                run[4] = k + 1
+                if u < eps:
+                    legal = np.flatnonzero(masks[i])
+                    a = int(legal[int(u / eps * len(legal))])
+            run[6] -= 1
+            step(cfg, s, a)
+        active = still
+    return values

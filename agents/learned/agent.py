@@ -113,15 +113,24 @@ class PolicyAgent(Agent):
             raise CheckpointError(f"checkpoint {meta['path']}: made for game {meta['game']!r}, not {game!r}")
         return cls(model, meta, seed=seed, greedy=greedy, temperature=temperature)
 
-    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    def _adapt(self, obs: np.ndarray) -> np.ndarray:
+        """The observations as the network reads them (a hook: shipped Take 5 policies adapt other
+        player counts); float32 [B, obs]."""
+        return obs
+
+    def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(logits, values)`` of a batch: float64 [B, A] masked logits (illegal entries very negative)
+        and float64 [B] value-head estimates of the acting player's return, in the training reward's
+        units (``meta["train_config"]``: ``reward_scale`` per point, plus ``win_reward`` if trained with it)."""
         import torch
 
-        obs = np.asarray(observations, np.float32)
-        if obs.shape[1] != self.obs_dim or masks.shape[1] != self.num_actions:
+        obs = self._adapt(np.asarray(observations, np.float32))
+        masks = np.asarray(masks)
+        if obs.ndim != 2 or masks.ndim != 2 or obs.shape[1] != self.obs_dim or masks.shape[1] != self.num_actions:
             raise ValueError(
                 f"{self.name}: expected observations of {self.obs_dim} floats and masks of {self.num_actions} "
-                f"(the checkpoint's {self.meta['game']} with {self.meta['num_players']} players), got "
-                f"{obs.shape[1]} and {masks.shape[1]}")
+                f"(the checkpoint's {self.meta['game']} with {self.meta['num_players']} players), got shapes "
+                f"{obs.shape} and {masks.shape}")
         # small batches (a tournament's one decision at a time) are several times faster on one thread
         threads = torch.get_num_threads()
         few = obs.shape[0] <= SMALL_BATCH and threads > 1
@@ -130,11 +139,14 @@ class PolicyAgent(Agent):
         try:
             dev = next(self.model.parameters()).device  # a policy loaded onto a GPU plays there
             with torch.no_grad():
-                logits, _ = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(np.asarray(masks) != 0).to(dev))
+                logits, values = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(masks != 0).to(dev))
         finally:
             if few:
                 torch.set_num_threads(threads)
-        return logits.cpu().numpy().astype(np.float64)
+        return logits.cpu().numpy().astype(np.float64), values.cpu().numpy().astype(np.float64)
+
+    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return self.evaluate(observations, masks)[0]
 
     def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
         legal = np.asarray(masks) != 0

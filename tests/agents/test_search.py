@@ -11,6 +11,7 @@ from agents.registry import make_agent
 from agents.arena import play_game
 from agents.five_alive.adapter import ALL_KINDS
 from agents.five_alive.rollouts import attacker_excludes
+from agents.base import InformationSet
 from agents.search import SearchParams
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.take5 import engine as t5eng
@@ -54,13 +55,19 @@ def _decide(agent_name: str, game_name: str, engine: object, player: int, seed: 
 
 
 def _guided(game_name: str) -> tuple[str, ...]:
-    """Policy-guided search settings (pruning to the policy's top k; PUCT priors), when torch is there."""
+    """Policy-guided search settings (pruning to the policy's top k; PUCT priors; rollouts played by the
+    policy, in Take 5 also cut off by its value head), when torch is there. The first prunes to top 3."""
     try:
         import torch  # noqa: F401
     except ImportError:  # pragma: no cover - the train extra is part of make test
         return ()
     prior = "take5-round-4p" if game_name == "take5" else "five-alive-4p"
-    return (f"ismcts:sims=24,prior={prior},topk=3", f"ismcts:sims=24,alloc=ucb,prior={prior},cpuct=2")
+    names = (f"ismcts:sims=24,prior={prior},topk=3", f"ismcts:sims=24,alloc=ucb,prior={prior},cpuct=2",
+             f"ismcts:sims=24,prior={prior},rollout=policy", f"ismcts:sims=24,prior={prior},rollout=policy,model=none")
+    if game_name == "take5":
+        names += (f"ismcts:sims=24,prior={prior},rollout=policy,depth=1,value=1,topk=3",
+                  f"ismcts:sims=24,alloc=ucb,prior={prior},rollout=policy,depth=2,value=1,eps=0")
+    return names
 
 
 CONFIGS = [
@@ -151,20 +158,22 @@ def test_guided_search_plays_legal_moves(game_name: str, config: object) -> None
     if not names:
         pytest.skip("policy guidance needs torch")
     game = games.get_game(game_name)
-    agents = [make_agent(names[q % 2].replace("sims=24", "sims=8"), game_name, seed=q) for q in range(config.num_players)]
-    engine = game.new_engine(config, 3)
-    decisions = 0
-    while not engine.is_over and decisions < 120:
-        p = engine.current_player
-        mask = engine.legal_mask()
-        agents[p].observe_engine(engine, p)
-        a = agents[p].act(game.observe(engine, p), mask)
-        assert mask[a]
-        if p % 2 == 0 and mask.sum() > 3:
-            assert agents[p].last_stats["actions"] == 3  # searched only the policy's top 3
-        engine.step(int(a))
-        decisions += 1
-    assert decisions > 10
+    for g, first in enumerate(range(0, len(names), config.num_players)):
+        seats = [names[(first + q) % len(names)] for q in range(config.num_players)]
+        agents = [make_agent(nm.replace("sims=24", "sims=8"), game_name, seed=q) for q, nm in enumerate(seats)]
+        engine = game.new_engine(config, 3 + g)
+        decisions = 0
+        while not engine.is_over and decisions < 120:
+            p = engine.current_player
+            mask = engine.legal_mask()
+            agents[p].observe_engine(engine, p)
+            a = agents[p].act(game.observe(engine, p), mask)
+            assert mask[a]
+            if "topk=3" in seats[p] and mask.sum() > 3:
+                assert agents[p].last_stats["actions"] == 3  # searched only the policy's top 3
+            engine.step(int(a))
+            decisions += 1
+        assert decisions > 10
 
 
 def test_guided_params_validation() -> None:
@@ -177,6 +186,30 @@ def test_guided_params_validation() -> None:
         SearchParams(prior="take5-game-4p", cpuct=1.0)
     with pytest.raises(ValueError, match="topk"):
         SearchParams(prior="take5-game-4p", topk=-1)
+    with pytest.raises(ValueError, match="rollout=policy: expected a prior"):
+        SearchParams(rollout="policy")
+    with pytest.raises(ValueError, match="rollout: expected 'heuristic', 'random' or 'policy'"):
+        SearchParams.parse("prior=take5-game-4p,rollout=network")
+    with pytest.raises(ValueError, match="value=1: expected rollout=policy and a depth"):
+        SearchParams.parse("prior=take5-game-4p,rollout=policy,value=1")  # no depth
+    with pytest.raises(ValueError, match="value=1: expected rollout=policy"):
+        SearchParams.parse("prior=take5-game-4p,depth=2,value=1")  # heuristic rollouts
+    with pytest.raises(ValueError, match="value: expected 0 or 1"):
+        SearchParams.parse("prior=take5-game-4p,rollout=policy,depth=2,value=0.5")
+    with pytest.raises(ValueError, match="value: expected a number"):
+        SearchParams.parse("prior=take5-game-4p,rollout=policy,depth=2,value=yes")
+    with pytest.raises(ValueError, match="value=1: the value-head leaf is available for Take 5 only"):
+        make_agent("ismcts:prior=five-alive-4p,rollout=policy,depth=8,value=1", "five_alive", seed=0)
+    with pytest.raises(ValueError, match="pretrained"):  # a Take 5 policy cannot play 5 Alive's rollouts
+        agent = make_agent("ismcts:sims=5,prior=take5-game-4p,rollout=policy", "five_alive", seed=0)
+        engine, player = _positions("five_alive", CONFIGS[2][1], 1, seed=2)[0]
+        agent.observe_engine(engine, player)
+        agent.act(games.get_game("five_alive").observe(engine, player), engine.legal_mask())
+    # The options round-trip through the agent name parser.
+    agent = make_agent("ismcts:sims=30,prior=take5-game-4p,rollout=policy,depth=2,value=1,eps=0.05", "take5", seed=0)
+    p = agent.params
+    assert (p.sims, p.prior, p.rollout, p.depth, p.value, p.eps) == (30, "pretrained:take5-game-4p", "policy", 2, True, 0.05)
+    assert not make_agent("ismcts:prior=take5-game-4p,rollout=policy", "take5", seed=0).params.value
     with pytest.raises(ValueError, match="learned policy"):
         agent = make_agent("ismcts:sims=5,prior=random:,topk=2", "take5", seed=0)
         engine, player = _positions("take5", Take5Config(), 1, seed=2)[0]
@@ -215,3 +248,59 @@ def test_five_alive_opponent_model_beliefs_are_exact_and_honoured() -> None:
     for g in range(4):
         rec = play_game(game, config, [make_agent(nm, "five_alive", seed=g) for nm in mixed], g)
         assert sum(rec.results["win"]) == 1
+
+
+class _LowestFirst:
+    """A stand-in policy for the rollouts: the lowest legal action (the lowest card, the first row); its
+    value is 1 for seat ``favoured`` (read from the observation's seat one-hot) and 0 for the others."""
+
+    points = 10.0
+
+    def __init__(self, num_players: int, favoured: int = -1) -> None:
+        from fiveplay_env.take5 import observation as t5obs
+
+        self.seat = slice(t5obs.SCORES + 2 * num_players, t5obs.SCORES + 3 * num_players)
+        self.favoured = favoured
+        self.rows = 0
+
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.rows += len(obs)
+        logits = np.where(masks != 0, -np.arange(masks.shape[1], dtype=np.float64), -1e9)
+        return logits, (obs[:, self.seat].argmax(axis=1) == self.favoured).astype(np.float64)
+
+
+def test_take5_policy_rollouts_play_the_policy_and_add_its_value_at_the_depth_limit() -> None:
+    """Batched policy rollouts equal a plain replay in which every player follows the policy, and with
+    value=1 the leaf adds each player's value head estimate (in points) to its gains."""
+    from agents.take5 import rollouts as t5r
+
+    cfg = Take5Config(mode="game")
+    for engine, player in _positions("take5", cfg, 6, seed=11):
+        if engine.state.phase != t5eng.PLAY:
+            continue
+        n = cfg.num_players
+        world = InformationSet(engine, player).sample(np.random.default_rng(0))
+        legal = np.flatnonzero(world.legal_mask())[:3].tolist()
+        params = SearchParams(prior="take5-game-4p", rollout="policy", eps=0.0, model="none")
+        got = t5r.simulate_policy([(world.clone(), a, [0.5], None) for a in legal], player, params, _LowestFirst(n))
+        for a, v in zip(legal, got):  # the replay: everyone plays its lowest card, row choices take row 0
+            e = world.clone()
+            gains = [0.0] * n
+            rw = t5eng.step(t5r._round_config(cfg), e.state, a)
+            while True:
+                gains = [x + y for x, y in zip(gains, rw)]
+                s = e.state
+                if s.phase == t5eng.OVER or s.round != engine.state.round:
+                    break
+                act = int(np.flatnonzero(s.hands[s.current])[0]) if s.phase == t5eng.PLAY else t5eng.ACTION_ROW0
+                rw = t5eng.step(t5r._round_config(cfg), s, act)
+            assert v == pytest.approx(t5r.score(cfg, e.state, gains, player, params))
+        # The value leaf: cut after one trick, every player's value (here 1 for the searcher only) is added.
+        cut = SearchParams(prior="take5-game-4p", rollout="policy", eps=0.0, model="none", depth=1)
+        leaf = SearchParams(prior="take5-game-4p", rollout="policy", eps=0.0, model="none", depth=1, value=1)
+        if engine.state.trick >= 9:
+            continue
+        plain = t5r.simulate_policy([(world.clone(), a, [0.5], None) for a in legal], player, cut, _LowestFirst(n))
+        guide = _LowestFirst(n, favoured=player)
+        valued = t5r.simulate_policy([(world.clone(), a, [0.5], None) for a in legal], player, leaf, guide)
+        assert valued == pytest.approx([v + guide.points for v in plain])

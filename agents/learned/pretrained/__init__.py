@@ -125,14 +125,13 @@ class PretrainedAgent(PolicyAgent):
 
     name = "pretrained"
 
-    def _logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observations, np.float32)
+    def _adapt(self, obs: np.ndarray) -> np.ndarray:
         if self.meta["game"] == "take5" and obs.ndim == 2 and obs.shape[1] != self.obs_dim:
             from fiveplay_env.take5 import observation as t5obs
 
             n, _ = t5obs.players_of_size(obs.shape[1])  # ValueError for a size no Take 5 observation has
             obs = adapt_take5_observation(obs, n, int(self.meta["num_players"]))
-        return super()._logits(obs, masks)
+        return obs
 
 
 def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:

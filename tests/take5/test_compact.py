@@ -140,3 +140,15 @@ def test_compact_bits_kept_by_step_survive_late_starts_set_state_and_copies(conf
             c.step(actions)
             assert _same_bits(lay.decode(c.observe_compact()), a.observe())
     assert np.array_equal(b.observe_compact(), a.observe_compact())
+
+
+def test_compact_batches_larger_than_one_block():
+    """A batch of several encoding blocks (4,096 games each) encodes every game, the last partial block too."""
+    from fiveplay_env.take5.batched import make_batched
+
+    eng = make_batched(4096 + 37, 2, num_players=4)
+    lay = compact.layout(4, 66)
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        assert _same_bits(lay.decode(eng.observe_compact()), eng.observe())
+        eng.step(vector.random_actions(eng.legal_action_mask, rng))

@@ -188,7 +188,7 @@ class Take5ActorCritic(MaskedActorCritic):
             "ends": torch.round(stats[:, :, 0] * 104.0) - 1.0,          # last card id of each row (-1: none)
             "lens": torch.round(stats[:, :, 1] * 5.0),
             "bulls": torch.round(stats[:, :, 2] * 10.0),
-            "cum_pad": torch.cat([torch.zeros(B, 1, dtype=obs.dtype), cum], dim=1),  # [k]: unseen ids < k
+            "cum_pad": torch.cat([obs.new_zeros(B, 1), cum], dim=1),  # [k]: unseen ids < k
             "own_cum": torch.cumsum(hand, dim=1),
         }
 
@@ -218,8 +218,8 @@ class Take5ActorCritic(MaskedActorCritic):
         p = in_gap / total
         need = (5.0 - tlen) * ok
         # P(Binomial(opp, p) >= need) and == need (need = 0 means this card is the 6th: certain)
-        k = torch.arange(0, self.num_players, dtype=hand.dtype)     # 0..opp
-        logc = torch.lgamma(torch.tensor(opp + 1.0)) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0)
+        k = torch.arange(0, self.num_players, dtype=hand.dtype, device=hand.device)     # 0..opp
+        logc = torch.lgamma(torch.tensor(opp + 1.0, device=hand.device)) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0)
         pc = p.clamp(1e-6, 1 - 1e-6)[..., None]
         pmf = torch.exp(logc + k * torch.log(pc) + (opp - k) * torch.log1p(-pc))   # [B, K, opp+1]
         eq = (k[None, None, :] == need[..., None]).to(hand.dtype)
@@ -253,7 +253,7 @@ class Take5ActorCritic(MaskedActorCritic):
         C = self._L["cards"]
         pub = self._public(obs)
         B = obs.shape[0]
-        cardf = self._card_features(pub, torch.arange(C)[None, :])
+        cardf = self._card_features(pub, torch.arange(C, device=obs.device)[None, :])
         feats = obs.new_zeros(B, C + 4, self.NUM_FEATURES)
         feats[:, :C, :self.CARD_FEATURES] = cardf
         feats[:, C:, self.CARD_FEATURES:self.CARD_FEATURES + self.ROW_FEATURES] = self._row_features(pub)
@@ -291,7 +291,7 @@ class Take5ActorCritic(MaskedActorCritic):
         order = torch.argsort(legal.to(torch.int8), dim=1, descending=True, stable=True)[:, :kmax]   # [B, k]
         valid = torch.gather(legal, 1, order)
         is_row = order >= C
-        slot = torch.zeros(B, C, dtype=torch.long).scatter_(1, cards, torch.arange(kc).expand(B, -1))
+        slot = torch.zeros(B, C, dtype=torch.long, device=obs.device).scatter_(1, cards, torch.arange(kc, device=obs.device).expand(B, -1))
         pos = torch.gather(slot, 1, order.clamp(max=C - 1))
         cf = torch.gather(cardf, 1, pos[..., None].expand(-1, -1, self.CARD_FEATURES))
         rf = torch.gather(self._row_features(pub), 1, (order - C).clamp(0, 3)[..., None].expand(-1, -1, self.ROW_FEATURES))

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from agents.five_alive.adapter import ALL_KINDS
-from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card
+from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card, saver_card
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs
 from fiveplay_env.five_alive.state import (
@@ -22,22 +22,9 @@ from fiveplay_env.five_alive.state import (
 WIN_WEIGHT = 3.0  # value of a decided game (+1 win / -1 loss) in lives
 
 
-def rollout_card(hand: list[int], total: int) -> int:
-    """The rollout policy (five-alive-saver, inlined for speed): the largest number that fits, then a 0,
-    then a wild card in ``EMERGENCY_ORDER``; BUST if nothing is playable."""
-    v = MAX_TOTAL - total
-    if v > NUM_NUMBERS - 1:
-        v = NUM_NUMBERS - 1
-    while v > 0:
-        if hand[v]:
-            return v
-        v -= 1
-    if hand[N0]:
-        return N0
-    for k in EMERGENCY_ORDER:
-        if hand[k]:
-            return k
-    return BUST
+# The rollout policy is five-alive-saver: the largest number that fits, then a 0, then a wild card in
+# ``EMERGENCY_ORDER``; BUST if nothing is playable (one definition, the heuristic's).
+rollout_card = saver_card
 
 
 SPECIAL_BITS = (1 << BOMB) | (1 << DRAW1) | (1 << DRAW2) | (1 << REDEAL)
@@ -134,7 +121,6 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
     teams)."""
     cfg = world.config
     s = world.state
-    n = s.num_players
     step = faeng.step
     lives0 = s.lives[:]
     alive0 = s.alive[:]

@@ -205,15 +205,8 @@ class BatchedTake5(BatchedGameBase):
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         self._rel = np.array([[(p + i) % n for i in range(n)] for p in range(n)])  # seat of relative seat i
         self._arange_n = (self._arange * n)[:, None]
-        tail = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.float32)
-        for p in range(n):
-            for ph in range(3):
-                for t in range(NUM_TRICKS + 1):
-                    tail[p, ph, t, p] = 1.0
-                    tail[p, ph, t, n + ph] = 1.0
-                    tail[p, ph, t, n + 3] = t / NUM_TRICKS
-        self._tail = tail.reshape(-1, n + 4)
-        # the same tail as compact codes (fiveplay_env.take5.compact): one-hots 0/1, tricks as a count
+        # seat one-hot, phase one-hot and tricks completed, per (seat, phase, tricks): as compact codes
+        # (fiveplay_env.take5.compact: one-hots 0/1, tricks as a count) and as the float observation's values
         tail_codes = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.uint16)
         for p in range(n):
             for ph in range(3):
@@ -222,6 +215,9 @@ class BatchedTake5(BatchedGameBase):
                     tail_codes[p, ph, t, n + ph] = 1
                     tail_codes[p, ph, t, n + 3] = t
         self._tail_codes = tail_codes.reshape(-1, n + 4)
+        tail = self._tail_codes.astype(np.float64)
+        tail[:, n + 3] /= NUM_TRICKS  # tricks / 10, as the reference encoder computes it
+        self._tail = tail.astype(np.float32)
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
         self.reset(seed)
 
@@ -498,7 +494,6 @@ class BatchedTake5(BatchedGameBase):
 
     def _end_round(self, g: np.ndarray) -> None:
         """Round penalties join the scores; finished games are replaced, the others deal a new round."""
-        n = self.num_players
         scores = self._scores.take(g, axis=0) + self._rpen.take(g, axis=0)
         self._scores[g] = scores
         rnd = self._round[g] + 1
@@ -649,13 +644,13 @@ class BatchedTake5(BatchedGameBase):
         stats[:, :, 1] = _LEN_F[self._rlen[:, sl]].T
         stats[:, :, 2] = _BULL_F[self._rbull[:, sl]].T
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
-        flat = self._rel[cur] + self._arange_n[sl]
+        flat, row = self._tail_index(sl)
         k = 1.0 / self.config.end_score
-        obs[:, SCORES:SCORES + n] = self._scores_f[flat] * k
-        obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f[flat] * k
+        obs[:, SCORES:SCORES + n] = self._scores_f.take(flat) * k
+        obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f.take(flat) * k
         # seat one-hot, phase one-hot and tricks / 10, by table
         tail = SCORES + 3 * n + 4
-        obs[:, SCORES + 2 * n:tail] = self._tail[(cur.astype(np.int64) * 4 + phase) * (NUM_TRICKS + 1) + self._trick[sl]]
+        obs[:, SCORES + 2 * n:tail] = self._tail.take(row, axis=0)
         if self._draft:  # the other players' public hands: their cards and their unrevealed choices
             pend = self._pending[:, sl]  # [n, nb]
             for i in range(1, n):
@@ -703,12 +698,25 @@ class BatchedTake5(BatchedGameBase):
             self._observe_compact_block(cobs[lo:lo + 4 * _OBS_BLOCK], lo, lay)
         return cobs
 
+    def _tail_index(self, sl: slice) -> tuple[np.ndarray, np.ndarray]:
+        """For games ``sl``: the flat ``scores`` / ``rpen`` positions of each relative seat ([m, n]) and the
+        row of the ``_tail`` / ``_tail_codes`` tables (seat, phase, tricks) of the acting seat ([m]).
+        ``take()`` rather than fancy indexing: several times faster on these small int8-indexed gathers."""
+        cur = self._cur[sl]
+        flat = self._rel.take(cur, axis=0)
+        flat += self._arange_n[sl]
+        row = cur.astype(np.intp)
+        row *= 4
+        row += self._phase[sl]
+        row *= NUM_TRICKS + 1
+        row += self._trick[sl]
+        return flat, row
+
     def _observe_compact_block(self, cobs: np.ndarray, lo: int, lay: Any) -> None:
         nb, size = cobs.shape
         n = self.num_players
         sl = slice(lo, lo + nb)
         cur = self._cur[sl]
-        phase = self._phase[sl]
         # a card's byte: its public bits (``pub``) | the hand bit. In card play the hand is the legal mask.
         if self._draft or self._player_rows:
             hand = np.equal(self._loc[sl, :NUM_CARDS], cur[:, None]).view(np.uint8)
@@ -720,18 +728,11 @@ class BatchedTake5(BatchedGameBase):
         stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T
         stats[:, :, 1] = self._rlen[:, sl].T
         stats[:, :, 2] = self._rbull[:, sl].T
-        # take() rather than fancy indexing: several times faster on these small int8-indexed gathers
-        fl = self._rel.take(cur, axis=0)
-        fl += self._arange_n[sl]
+        fl, row = self._tail_index(sl)
         t0 = 3 * NUM_ROWS
         codes[:, t0:t0 + n] = self._scores_f.take(fl)
         codes[:, t0 + n:t0 + 2 * n] = self._rpen_f.take(fl)
-        k = cur.astype(np.intp)
-        k *= 4
-        k += phase
-        k *= NUM_TRICKS + 1
-        k += self._trick[sl]
-        codes[:, t0 + 2 * n:] = self._tail_codes.take(k, axis=0)
+        codes[:, t0 + 2 * n:] = self._tail_codes.take(row, axis=0)
 
 
 _COMPACT_PLANES = ("hand", "seen", "trick", "pool", "rows0", "rows1", "rows2", "rows3")

@@ -71,12 +71,15 @@ separated by commas (defaults in brackets):
 | topk    | with ``prior``: search only the policy's k most probable legal actions (0 = all) [0]    |
 | cpuct   | with ``prior`` and ``alloc=ucb``: PUCT instead of UCB1, Q(a) + cpuct * range * P(a) *    |
 |         | sqrt(N) / (1 + n(a)), untried actions valued at the mean so far; the most visited wins [0] |
-| value   | Take 5, with ``rollout=policy`` and ``depth=D``: 1 = a rollout cut off after D tricks adds |
-|         | every player's value-head estimate (its own observation) to its gains, in bull heads [0] |
+| value   | with ``rollout=policy`` and ``depth=D``: 1 = the policy's value head ends the rollouts.   |
+|         | Take 5: a rollout cut off after D tricks adds every player's value-head estimate (its own |
+|         | observation) to its gains, in bull heads. 5 Alive: a rollout goes on (across round ends) |
+|         | to the searcher's D-th next decision and is worth the value head's estimate of the game's |
+|         | outcome on the searcher's observation there (+-1 if decided first) [0]                   |
 
 Policy-guided names, e.g. ``ismcts:sims=100,prior=take5-game-4p,topk=3`` (the policy's three best cards,
 searched by sequential halving) or ``ismcts:sims=100,alloc=ucb,prior=take5-game-4p,cpuct=2`` (PUCT).
-The prior is loaded on the first decision that needs it.
+The prior is loaded by the first ``observe_engine`` (before the game's first decision).
 
 Policy rollouts (``rollout=policy``, e.g. ``ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,
 value=1``): in each determinized world every simulated player, the searcher included, chooses with the
@@ -96,7 +99,10 @@ or per turn (5 Alive); ``alloc=ucb`` plays one rollout per pass, so it is much s
 each player's remaining return, converted to bull heads (``PolicyGuide.points`` = 1 / the training's
 ``reward_scale``: ``take5-game-4p`` was trained on -0.1 per bull head over the whole game plus a win
 bonus, so its values count the later rounds and the win too); a rollout that reaches the round's end
-first is scored as usual. Cost: about 0.03 ms of network per row on one thread plus 0.7 ms per pass;
+first is scored as usual. In 5 Alive (``value=1,depth=D``) the rollouts run past the round's end to the
+searcher's D-th next decision, where the value head's estimate of the game's outcome (win/loss, from
+the searcher's own observation: an input the policy was trained on) is the rollout's whole value; the
+lives lost on the way are in that observation. Cost: about 0.03 ms of network per row on one thread plus 0.7 ms per pass;
 ``sims=160,depth=1,value=1`` takes about 40 ms per Take 5 decision on this machine.
 """
 from __future__ import annotations
@@ -208,7 +214,8 @@ class SearchParams:
             raise ValueError(f"value: expected 0 or 1, got {value!r}")
         if value and (rollout != "policy" or not depth):
             raise ValueError(f"value=1: expected rollout=policy and a depth=D >= 1 (the value head scores the "
-                             f"rollout cut off after D tricks), got rollout={rollout!r}, depth={depth!r}")
+                             f"rollout cut off after D tricks in Take 5, at the searcher's D-th next decision in "
+                             f"5 Alive), got rollout={rollout!r}, depth={depth!r}")
         self.value = bool(value)
         if cpuct and alloc != "ucb":
             raise ValueError(f"cpuct: PUCT needs alloc=ucb, got alloc={alloc!r}")
@@ -251,9 +258,8 @@ class SearchAgent(Agent):
         self._rollout = ROLLOUTS[game]
         if self.params.rollout == "policy" and self._rollout.simulate_policy is None:  # pragma: no cover
             raise ValueError(f"rollout=policy: not available for {game!r}")
-        if self.params.value and not self._rollout.leaf_value:
-            raise ValueError(f"value=1: the value-head leaf is available for Take 5 only, not {game!r} "
-                             f"(use rollout=policy without value)")
+        if self.params.value and not self._rollout.leaf_value:  # pragma: no cover - both games have one
+            raise ValueError(f"value=1: no value-head leaf for {game!r} (use rollout=policy without value)")
         self._info: InformationSet | None = None
         self._memory: dict[str, Any] = {}
         self._prior_agent: Any = None
@@ -268,6 +274,8 @@ class SearchAgent(Agent):
         """Take the information set of ``player`` in ``engine`` for the next ``act``, and follow the
         public event of the last step (call it after every step to let the opponent model work)."""
         info = InformationSet(engine, player)
+        if self.params.prior is not None and self._prior_agent is None:
+            self._guide()  # load the policy now (a game's first call), not inside a timed decision
         if self._rollout.observe is not None:
             self._rollout.observe(info, self._memory, self.params)
         self._info = info
@@ -462,6 +470,6 @@ ROLLOUTS: dict[str, Rollout] = {
     "take5": Rollout(take5_rollouts.prepare, take5_rollouts.simulate,
                      simulate_policy=take5_rollouts.simulate_policy, leaf_value=True),
     "five_alive": Rollout(five_alive_rollouts.prepare, five_alive_rollouts.simulate, five_alive_rollouts.observe,
-                          simulate_policy=five_alive_rollouts.simulate_policy),
+                          simulate_policy=five_alive_rollouts.simulate_policy, leaf_value=True),
 }
 """Each game's search hooks (see ``Rollout``), from ``agents/<game>/rollouts.py``."""

@@ -207,41 +207,70 @@ def simulate_policy(jobs: list[tuple[faeng.FiveAliveEngine, int, list[float], An
     values)``) on that player's own observation of its world (the engine's encoder); it plays the
     policy's most probable legal action (greedy), or with chance ``eps`` (the world's noise, as in
     ``simulate``) a random legal one. A Bomb answer stays the rule's (a 0 if held); ``insure`` does not
-    apply (the policy plays the searcher's later moves too). Stops and scores as ``simulate``."""
+    apply (the policy plays the searcher's later moves too). Stops and scores as ``simulate``.
+
+    With ``value=1`` (and ``depth=D``) a rollout instead goes on across round ends until the searcher
+    is about to make its D-th decision after ``action``, and its value is the policy's value head on
+    the searcher's own observation there (its estimate of the game's outcome, in the training reward's
+    units times ``guide.points``: +1 won / -1 lost for the shipped 5 Alive policy), computed in the same
+    forward pass as the other rows; a rollout in which the searcher's result is decided first (the game
+    over, or the searcher eliminated) is worth that result, +-1 times ``guide.points``."""
     if not jobs:
         return []
     cfg = jobs[0][0].config
     step = faeng.step
     eps = params.eps
+    leaf = bool(params.value)
+    guard = 4000 if leaf else (params.depth if params.depth else 400)  # turns; a game cannot last forever
+    points = float(getattr(guide, "points", 1.0))
     runs = []
     for world, action, noise, _plan in jobs:
         s = world.state
         lives0, alive0 = s.lives[:], s.alive[:]
         step(cfg, s, action)
-        runs.append([s, lives0, alive0, noise, 0, s.round, params.depth if params.depth else 400])
+        runs.append([s, lives0, alive0, noise, 0, s.round, guard, params.depth])
     values = [0.0] * len(jobs)
     active = list(range(len(jobs)))
     while active:
         still: list[int] = []
         obs: list[Any] = []
         masks: list[Any] = []
+        leaves: list[bool] = []
         for j in active:
             run = runs[j]
             s, r0 = run[0], run[5]
             while s.phase == BOMB_ANSWER and run[6]:
                 run[6] -= 1
                 step(cfg, s, N0 if s.hands[s.current][N0] else BUST)
-            if s.phase == OVER or s.round != r0 or not run[6]:
-                values[j] = score(cfg, s, r0, run[1], run[2], player, params)
-                continue
+            if leaf:
+                if s.phase == OVER or s.result[player]:
+                    values[j] = points * float(s.result[player])
+                    continue
+                if not run[6]:  # pragma: no cover - the guard of a game that would not end
+                    values[j] = 0.0
+                    continue
+                at_leaf = False
+                if s.current == player:
+                    run[7] -= 1
+                    at_leaf = run[7] <= 0
+            else:
+                if s.phase == OVER or s.round != r0 or not run[6]:
+                    values[j] = score(cfg, s, r0, run[1], run[2], player, params)
+                    continue
+                at_leaf = False
             still.append(j)
+            leaves.append(at_leaf)
             obs.append(faobs.observe(cfg, s, s.current))
             masks.append(faeng.legal_mask(s))
         if not still:
             break
-        logits, _ = guide.evaluate(np.stack(obs), np.stack(masks))
+        logits, vals = guide.evaluate(np.stack(obs), np.stack(masks))
         best = logits.argmax(axis=1)
+        nxt: list[int] = []
         for i, j in enumerate(still):
+            if leaves[i]:
+                values[j] = points * float(vals[i])
+                continue
             run = runs[j]
             s, noise, k = run[0], run[3], run[4]
             a = int(best[i])
@@ -253,5 +282,6 @@ def simulate_policy(jobs: list[tuple[faeng.FiveAliveEngine, int, list[float], An
                     a = int(legal[int(u / eps * len(legal))])
             run[6] -= 1
             step(cfg, s, a)
-        active = still
+            nxt.append(j)
+        active = nxt
     return values

@@ -64,9 +64,8 @@ def _guided(game_name: str) -> tuple[str, ...]:
     prior = "take5-round-4p" if game_name == "take5" else "five-alive-4p"
     names = (f"ismcts:sims=24,prior={prior},topk=3", f"ismcts:sims=24,alloc=ucb,prior={prior},cpuct=2",
              f"ismcts:sims=24,prior={prior},rollout=policy", f"ismcts:sims=24,prior={prior},rollout=policy,model=none")
-    if game_name == "take5":
-        names += (f"ismcts:sims=24,prior={prior},rollout=policy,depth=1,value=1,topk=3",
-                  f"ismcts:sims=24,alloc=ucb,prior={prior},rollout=policy,depth=2,value=1,eps=0")
+    names += (f"ismcts:sims=24,prior={prior},rollout=policy,depth=1,value=1,topk=3",
+              f"ismcts:sims=24,alloc=ucb,prior={prior},rollout=policy,depth=2,value=1,eps=0")
     return names
 
 
@@ -198,8 +197,7 @@ def test_guided_params_validation() -> None:
         SearchParams.parse("prior=take5-game-4p,rollout=policy,depth=2,value=0.5")
     with pytest.raises(ValueError, match="value: expected a number"):
         SearchParams.parse("prior=take5-game-4p,rollout=policy,depth=2,value=yes")
-    with pytest.raises(ValueError, match="value=1: the value-head leaf is available for Take 5 only"):
-        make_agent("ismcts:prior=five-alive-4p,rollout=policy,depth=8,value=1", "five_alive", seed=0)
+    assert make_agent("ismcts:prior=five-alive-4p,rollout=policy,depth=2,value=1", "five_alive", seed=0).params.value
     with pytest.raises(ValueError, match="pretrained"):  # a Take 5 policy cannot play 5 Alive's rollouts
         agent = make_agent("ismcts:sims=5,prior=take5-game-4p,rollout=policy", "five_alive", seed=0)
         engine, player = _positions("five_alive", CONFIGS[2][1], 1, seed=2)[0]
@@ -304,3 +302,68 @@ def test_take5_policy_rollouts_play_the_policy_and_add_its_value_at_the_depth_li
         guide = _LowestFirst(n, favoured=player)
         valued = t5r.simulate_policy([(world.clone(), a, [0.5], None) for a in legal], player, leaf, guide)
         assert valued == pytest.approx([v + guide.points for v in plain])
+
+
+class _FiveAliveLowest:
+    """A stand-in 5 Alive policy: the lowest legal action; its value is ``base`` plus a tenth of the
+    observer's own hand size (read from the observation), so a test can tell where a leaf was taken."""
+
+    points = 2.0
+
+    def __init__(self, num_players: int, base: float = 0.25) -> None:
+        from fiveplay_env.five_alive import observation as faob
+
+        self.size_col = faob.SEATS + 2 * num_players  # relative seat 0's hand size
+        self.base = base
+        self.rows = 0
+
+    def evaluate(self, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.rows += len(obs)
+        logits = np.where(masks != 0, -np.arange(masks.shape[1], dtype=np.float64), -1e9)
+        return logits, self.base + obs[:, self.size_col].astype(np.float64) / 10.0
+
+
+def test_five_alive_value_leaf_is_the_value_head_at_the_searchers_next_decision() -> None:
+    """5 Alive ``value=1,depth=D``: each rollout is played by the policy (the rule's Bomb answers) across
+    round ends until the searcher is about to make its D-th next decision, and is worth ``points`` times
+    the value head there, on the searcher's own observation; a decided result counts +-points."""
+    from agents.five_alive import rollouts as far
+    from fiveplay_env.five_alive import observation as faob
+
+    game = games.get_game("five_alive")
+    config = game.make_config({"num_players": 4})
+    checked = decided = crossed = 0
+    for engine, player in _positions("five_alive", config, 10, seed=21):
+        if engine.state.phase != faeng.PLAY:
+            continue
+        world = InformationSet(engine, player).sample(np.random.default_rng(3))
+        legal = np.flatnonzero(world.legal_mask()).tolist()[:4]
+        for depth in (1, 3, 15):
+            params = SearchParams(prior="five-alive-4p", rollout="policy", eps=0.0, depth=depth, value=1)
+            guide = _FiveAliveLowest(config.num_players)
+            got = far.simulate_policy([(world.clone(), a, [0.5], None) for a in legal], player, params, guide)
+            for a, v in zip(legal, got):  # the replay: everyone plays its lowest legal action
+                e = world.clone()
+                s = e.state
+                r0 = s.round
+                faeng.step(config, s, a)
+                left = depth
+                while True:
+                    if s.phase == faeng.BOMB_ANSWER:
+                        faeng.step(config, s, faeng.N0 if s.hands[s.current][faeng.N0] else faeng.BUST)
+                        continue
+                    if s.phase == faeng.OVER or s.result[player]:
+                        want = guide.points * s.result[player]
+                        decided += 1
+                        break
+                    if s.current == player:
+                        left -= 1
+                        if not left:
+                            o = faob.observe(config, s, player)
+                            want = guide.points * (guide.base + o[guide.size_col] / 10.0)
+                            crossed += s.round != r0
+                            break
+                    faeng.step(config, s, int(np.flatnonzero(faeng.legal_mask(s))[0]))
+                assert v == pytest.approx(want)
+                checked += 1
+    assert checked > 40 and crossed > 0

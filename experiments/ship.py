@@ -24,8 +24,26 @@ from collections.abc import Sequence
 from typing import Any
 
 
-def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "") -> dict[str, Any]:
-    """The model card of a training run folder and an ``evaluate_checkpoint`` result."""
+MACHINE = "the 2-core development machine, torch 1 thread, the other core busy with other work"
+
+
+def train_minutes(run_dir: str) -> float | None:
+    """The run's training time in minutes (collection and update, evaluations excluded, summed over
+    resumed sessions): the last ``train_seconds`` of its ``curves.csv``, or None without one."""
+    import csv
+
+    path = os.path.join(run_dir, "curves.csv")
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    return round(float(rows[-1]["train_seconds"]) / 60.0, 1) if rows else None
+
+
+def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "", machine: str = MACHINE) -> dict[str, Any]:
+    """The model card of a training run folder and an ``evaluate_checkpoint`` result. ``wall_minutes``:
+    from the run's start to its last checkpoint (pauses between resumed sessions included);
+    ``train_minutes``: the training time itself (``train_minutes``)."""
     with open(os.path.join(run_dir, "config.json"), encoding="utf-8") as f:
         cfg = json.load(f)
     argv = [a for a in cfg["argv"]]
@@ -39,9 +57,9 @@ def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "") -> dic
                        "opp_score": [round(r["opp_score"][0], 3), round(r["opp_score"][1], 3)],
                        "score_name": r["score_name"]}
     return {"command": "python -m experiments.train " + " ".join(argv), "wall_minutes": round(wall, 1),
+            "train_minutes": train_minutes(run_dir),
             "decisions": int(evaluation["progress"]["decisions"]), "config": evaluation["config"],
-            "strength": strength, "eval_seed": evaluation["seed"], "note": note,
-            "machine": "2 shared cores (about 6 sessions at once), torch 1 thread, niced"}
+            "strength": strength, "eval_seed": evaluation["seed"], "note": note, "machine": machine}
 
 
 def readme() -> str:
@@ -52,7 +70,7 @@ def readme() -> str:
              "Load by name anywhere an agent name is accepted, e.g. `make_agent(\"pretrained:take5-game-4p\", \"take5\")` "
              "or `python -m experiments.tournament --agents pretrained:take5-game-4p take5-safest ...`. "
              "Made with `python -m experiments.ship` (this table too); see `agents/learned/pretrained/__init__.py`.", "",
-             "| name | game, config | decisions | wall time | strength (greedy; policy in 1 seat, baseline in the others; "
+             "| name | game, config | decisions | training time | strength (greedy; policy in 1 seat, baseline in the others; "
              "win rate and mean score with 95% CI) | training command |", "|---|---|---|---|---|---|"]
     for name in pretrained.available():
         c = pretrained.model_card(name)
@@ -61,13 +79,21 @@ def readme() -> str:
                        f"{s['score'][0]:.2f} ± {s['score'][1]:.2f} (theirs {s['opp_score'][0]:.2f}), {s['games']} games"
                        for b, s in c.get("strength", {}).items())
         cfg = ", ".join(f"{k}={v}" for k, v in sorted(c.get("config", {}).items()) if k in ("num_players", "mode", "end_score"))
-        lines.append(f"| `{name}` | {spec.game}, {cfg} | {c.get('decisions', 0):,} | {c.get('wall_minutes', 0)} min | {st} | "
+        took = (f"{c['train_minutes']} min ({c.get('wall_minutes', 0)} min wall)" if c.get("train_minutes") is not None
+                else f"{c.get('wall_minutes', 0)} min wall")
+        lines.append(f"| `{name}` | {spec.game}, {cfg} | {c.get('decisions', 0):,} | {took} | {st} | "
                      f"`{c.get('command', '')}` |")
-    notes = [f"- `{n}`: {pretrained.model_card(n)['note']}" for n in pretrained.available() if pretrained.model_card(n).get("note")]
-    lines += ["", "Wall times are on the development machine: 2 cores shared by about 6 sessions, the three "
-              "trainings running at once, torch on 1 thread, niced. The three were trained under the trainer's first "
-              "defaults (trunk 256 x 256, 4 epochs of 1,024-sample minibatches): to reproduce one with today's trainer, add "
-              "`--hidden 256 256 --epochs 4 --minibatch-size 1024` to its command.", *([""] + notes if notes else []), ""]
+    cards = {n: pretrained.model_card(n) for n in pretrained.available()}
+    notes = [f"- `{n}`: {c['note']}" for n, c in cards.items() if c.get("note")]
+    machines = [f"- `{n}`: {c.get('machine', 'not recorded')}" for n, c in cards.items()]
+    first = [f"`{n}`" for n, c in cards.items() if c.get("train_minutes") is None]
+    lines += ["", "Training time is collection and update (evaluations excluded, summed over resumed sessions); wall "
+              "time runs from the run's start to its last checkpoint. Where they ran:", "", *machines]
+    if first:
+        lines += ["", f"{', '.join(first)}: trained under the trainer's first defaults (trunk 256 x 256, 4 epochs of "
+                  "1,024-sample minibatches): to reproduce with today's trainer, add "
+                  "`--hidden 256 256 --epochs 4 --minibatch-size 1024` to its command."]
+    lines += [*([""] + notes if notes else []), ""]
     return "\n".join(lines)
 
 
@@ -82,9 +108,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--eval-baselines", nargs="+", default=None, help="baselines (default: the game's)")
     ap.add_argument("--seed", type=int, default=12345, help="evaluation seed (default 12345)")
     ap.add_argument("--note", default="", help="a remark for the card")
+    ap.add_argument("--machine", default=MACHINE, help="where it was trained, for the card")
     args = ap.parse_args(list(argv) if argv is not None else None)
     ev = evaluate_checkpoint(args.run, args.eval_baselines, args.eval_games, args.seed, quiet=True)
-    card = card_of_run(args.run, ev, args.note)
+    card = card_of_run(args.run, ev, args.note, args.machine)
     out = os.path.join(pretrained.HERE, pretrained.MODELS[args.name].file)
     size = pretrained.export_policy(args.run, out, card)
     with open(os.path.join(pretrained.HERE, "README.md"), "w", encoding="utf-8") as f:

@@ -16,7 +16,9 @@ comparisons). With as many entrants as seats every block seats all of them; with
 blocks cycle through every n-subset of the entrants in order. Seats are exactly balanced when the
 number of games is a multiple of ``n * subsets`` (reported as ``seat_balanced``). Agent seeds are
 derived from the seed, the game and the seat, so every game is reproducible on its own and the
-results do not depend on the number of workers (a ``time=`` search budget excepted).
+results do not depend on the number of workers (a ``time=`` search budget excepted). With
+``--workers N > 1`` each worker process runs torch and OpenMP on one thread (``_one_thread``), so N
+workers use N cores without oversubscribing them.
 
 Figures per entrant: the mean of each game metric (Take 5: final score in bull heads and placing;
 5 Alive: placing and lives left) with a 95% confidence interval (normal approximation,
@@ -109,12 +111,27 @@ class Schedule:
 _W: dict[str, Any] = {}
 
 
-def _init_worker(spec: dict[str, Any]) -> None:
-    """Build the game, config and one agent per entrant, once per process.
+def _one_thread() -> None:
+    """One thread per worker process for the numeric libraries (torch, OpenMP, BLAS): ``--workers N``
+    processes already use N cores, and a learned agent's torch spreading each forward pass over every
+    core would oversubscribe them (each pass then waits for threads that other workers hold). An
+    explicit ``OMP_NUM_THREADS`` (or ``MKL_NUM_THREADS``) in the environment is left as it is."""
+    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    torch = sys.modules.get("torch")  # not imported here: only learned agents need it
+    if torch is not None:
+        torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
+
+
+def _init_worker(spec: dict[str, Any], one_thread: bool = False) -> None:
+    """Build the game, config and one agent per entrant, once per process (``one_thread``: a pool
+    worker, see ``_one_thread``).
 
     A failure is kept and raised by ``_play`` instead: an exception in a pool initializer would make
     ``multiprocessing`` respawn the worker forever.
     """
+    if one_thread:
+        _one_thread()
     _W.clear()  # nothing of an earlier tournament in this process (its agents, or its set-up error)
     try:
         _setup_worker(spec)
@@ -624,7 +641,7 @@ def _run(args: argparse.Namespace, run_dir: str, spec: dict[str, Any], say: Any)
                 _init_worker(wspec)
                 results = map(_play, pending)
             else:
-                pool = mp.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=(wspec,))
+                pool = mp.get_context("spawn").Pool(args.workers, initializer=_init_worker, initargs=(wspec, True))
                 results = pool.imap_unordered(_play, pending, chunksize=1)
             for rows in results:
                 buf = io.StringIO()

@@ -141,3 +141,27 @@ def test_help(capsys) -> None:
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "--resume" in out and "--workers" in out and "--agents" in out
+
+
+def test_pool_workers_run_the_numeric_libraries_on_one_thread() -> None:
+    """A --workers N pool worker keeps torch (and OpenMP/BLAS) to one thread, so N workers do not
+    oversubscribe N cores; an explicit OMP_NUM_THREADS is respected; the in-process path is untouched."""
+    pytest.importorskip("torch")
+    import subprocess
+    import sys
+
+    code = ("import os, torch; from experiments import tournament as t; "
+            "spec = {'game': 'take5', 'config': {'num_players': 4}, 'players': 4, 'seed': 0, "
+            "'agents': ['pretrained:take5-game-4p', 'random', 'random', 'random']}; "
+            "torch.set_num_threads(2); t._init_worker(spec, one_thread=ONE); assert 'error' not in t._W, t._W; "
+            "print(torch.get_num_threads(), os.environ.get('OMP_NUM_THREADS'))")
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_NUM_THREADS")}
+
+    def run(one: bool, **extra: str) -> str:
+        out = subprocess.run([sys.executable, "-c", code.replace("ONE", str(one))], capture_output=True, text=True,
+                             env={**env, **extra}, check=True)
+        return out.stdout.split()
+
+    assert run(True) == ["1", "1"]
+    assert run(True, OMP_NUM_THREADS="2") == ["2", "2"]
+    assert run(False) == ["2", "None"]

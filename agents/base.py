@@ -81,6 +81,18 @@ class Agent(ABC):
         """Search agents: the engine and their seat, before each of their decisions and optionally
         after every step (ignored by other agents)."""
 
+    def get_state(self) -> dict[str, Any] | None:
+        """Engine-using agents: everything the agent carries from one call to the next (its seed, its
+        generator's state, its per-game memory) as plain data (dicts, lists, numbers, strings), so that
+        a training run seating it in games in progress can be checkpointed and resumed exactly
+        (``agents.learned.engine_seats``); None (the default) when the agent cannot say it: such a run
+        then refuses to resume."""
+        return None
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Become exactly the agent that returned ``state`` from ``get_state``."""
+        raise NotImplementedError(f"{type(self).__name__}: set_state needs a get_state that returns the agent's state")
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"
 

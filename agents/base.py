@@ -34,6 +34,11 @@ A tournament (or any env loop) feeds search agents like this::
     for seat, other in enumerate(agents):              # optional: let them follow public events
         if other.uses_engine:
             other.observe_engine(engine, seat)
+
+Training runs seat search agents as opponents, one per game and seat (``agents.learned.engine_seats``);
+to checkpoint such a run in the middle of games, an agent says what it carries between calls with
+``get_state()`` (plain data: seed, generator state, per-game memory) and takes it back with
+``set_state(state)``; an agent whose ``get_state()`` is None (the default) makes such a run refuse to resume.
 """
 from __future__ import annotations
 

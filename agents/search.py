@@ -36,7 +36,9 @@ It sees only what P may see: all it receives is the ``InformationSet`` (``observ
 nothing on the engine but through it (observation, mask, the last public event), and worlds are built
 only by ``InformationSet.sample``. With the
 same seed it makes the same decision in any two engines that differ only in cards P cannot see
-(``sims`` budgets; a ``time`` budget depends on the machine's speed).
+(``sims`` budgets; a ``time`` budget depends on the machine's speed). It can be a training opponent
+and an evaluation baseline (``agents.learned.engine_seats``, one instance per game and seat); its
+``get_state()`` (seed, generator state, the opponent model's memory) lets such a run resume exactly.
 
 Registry names: ``ismcts:sims=200``, ``ismcts:time=0.1``, with optional further ``key=value`` items
 separated by commas (defaults in brackets):

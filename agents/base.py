@@ -34,6 +34,11 @@ A tournament (or any env loop) feeds search agents like this::
     for seat, other in enumerate(agents):              # optional: let them follow public events
         if other.uses_engine:
             other.observe_engine(engine, seat)
+
+Training runs seat search agents as opponents, one per game and seat (``agents.learned.engine_seats``);
+to checkpoint such a run in the middle of games, an agent says what it carries between calls with
+``get_state()`` (plain data: seed, generator state, per-game memory) and takes it back with
+``set_state(state)``; an agent whose ``get_state()`` is None (the default) makes such a run refuse to resume.
 """
 from __future__ import annotations
 
@@ -80,6 +85,18 @@ class Agent(ABC):
     def observe_engine(self, engine: Any, player: int) -> None:
         """Search agents: the engine and their seat, before each of their decisions and optionally
         after every step (ignored by other agents)."""
+
+    def get_state(self) -> dict[str, Any] | None:
+        """Engine-using agents: everything the agent carries from one call to the next (its seed, its
+        generator's state, its per-game memory) as plain data (dicts, lists, numbers, strings), so that
+        a training run seating it in games in progress can be checkpointed and resumed exactly
+        (``agents.learned.engine_seats``); None (the default) when the agent cannot say it: such a run
+        then refuses to resume."""
+        return None
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Become exactly the agent that returned ``state`` from ``get_state``."""
+        raise NotImplementedError(f"{type(self).__name__}: set_state needs a get_state that returns the agent's state")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(name={self.name!r}, seed={self.seed!r})"

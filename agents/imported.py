@@ -29,7 +29,8 @@ IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z
 
 class ProtocolAgent(Agent):
     """An object with ``act(observation, action_mask)`` seen as an ``Agent``: ``act`` and, where the
-    object has them, ``act_batch``, ``reset``, ``observe_engine`` and ``uses_engine`` are its own."""
+    object has them, ``act_batch``, ``reset``, ``observe_engine``, ``uses_engine``, ``get_state`` and
+    ``set_state`` are its own."""
 
     def __init__(self, inner: Any, seed: int | None = None) -> None:
         super().__init__(seed)
@@ -55,6 +56,15 @@ class ProtocolAgent(Agent):
     def observe_engine(self, engine: Any, player: int) -> None:
         if callable(getattr(self.inner, "observe_engine", None)):
             self.inner.observe_engine(engine, player)
+
+    def get_state(self) -> dict[str, Any] | None:
+        return self.inner.get_state() if callable(getattr(self.inner, "get_state", None)) else None
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        if callable(getattr(self.inner, "set_state", None)):
+            self.inner.set_state(state)
+        else:
+            super().set_state(state)
 
 
 def is_import_path(name: str) -> bool:

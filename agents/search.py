@@ -36,7 +36,9 @@ It sees only what P may see: all it receives is the ``InformationSet`` (``observ
 nothing on the engine but through it (observation, mask, the last public event), and worlds are built
 only by ``InformationSet.sample``. With the
 same seed it makes the same decision in any two engines that differ only in cards P cannot see
-(``sims`` budgets; a ``time`` budget depends on the machine's speed).
+(``sims`` budgets; a ``time`` budget depends on the machine's speed). It can be a training opponent
+and an evaluation baseline (``agents.learned.engine_seats``, one instance per game and seat); its
+``get_state()`` (seed, generator state, the opponent model's memory) lets such a run resume exactly.
 
 Registry names: ``ismcts:sims=200``, ``ismcts:time=0.1``, with optional further ``key=value`` items
 separated by commas (defaults in brackets):
@@ -107,6 +109,7 @@ lives lost on the way are in that observation. Cost: about 0.03 ms of network pe
 """
 from __future__ import annotations
 
+import copy
 import math
 import time as _time
 from dataclasses import dataclass
@@ -118,6 +121,7 @@ import numpy as np
 from agents.base import Agent, InformationSet, check_mask
 from agents.five_alive import rollouts as five_alive_rollouts
 from agents.take5 import rollouts as take5_rollouts
+from fiveplay_env.core.config import plain
 
 NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
 
@@ -269,6 +273,21 @@ class SearchAgent(Agent):
         super().reset(seed)
         self._info = None
         self._memory = {}
+
+    def get_state(self) -> dict[str, Any]:
+        """The seed, the generator's state and the per-game memory (the opponent model's beliefs), as
+        plain data; the information set of the next ``act`` is not part of it (``observe_engine`` gives
+        it again before every decision)."""
+        return {"seed": plain(self.seed), "rng": plain(self.rng.bit_generator.state),
+                "memory": plain(copy.deepcopy(self._memory))}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore ``get_state``'s result: the same future decisions as the agent it came from."""
+        self.seed = state["seed"]
+        self.rng = np.random.default_rng(self.seed)
+        self.rng.bit_generator.state = state["rng"]
+        self._memory = copy.deepcopy(state["memory"])
+        self._info = None
 
     def observe_engine(self, engine: Any, player: int) -> None:
         """Take the information set of ``player`` in ``engine`` for the next ``act``, and follow the

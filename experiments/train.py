@@ -12,7 +12,10 @@ The method is ``agents.learned.ppo`` (read its docstring): ``--num-envs`` games 
 game's batched engine (or, for a game without one, a loop over reference engines: said at start),
 rollouts of ``--rollout-steps`` steps, ``--epochs`` passes of minibatch PPO per rollout. Opponents are
 ``NAME[@WEIGHT]``: ``self`` (every seat the learner), ``pool`` (past snapshots of the learner) or any
-agent name of ``agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH`` ...), drawn per game.
+agent name of ``agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH``, ``ismcts:sims=50`` ...),
+drawn per game. Agents that need the engine (the search agent ``ismcts:...``, as an opponent or an
+evaluation baseline) play on the reference-engine loop, one instance per game and seat
+(``agents.learned.engine_seats``): ``--backend auto`` picks it, ``--backend batched`` is refused.
 "Decisions" counts the learner's decisions used for training (the experience collected).
 
 Output: ``<out>/train__<game>__<seed>__<time>/`` with
@@ -398,6 +401,11 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
 
     for b in baselines:
         make_agent(b, cfg.game, seed=0)  # a bad name fails before anything runs
+    from agents.learned.engine_seats import engine_agent_names
+    from agents.learned.envs import has_batched_engine, resolve_backend
+
+    engine_opponents = engine_agent_names(cfg.game, [n for n, _ in cfg.opponents])
+    resolve_backend(cfg.game, cfg.backend, engine_agent_names(cfg.game, baselines))  # --backend batched: said now
     quiet = bool(a["quiet"])
     say = (lambda *x: None) if quiet else (lambda *x: print(*x, flush=True))
     prev_threads = torch.get_num_threads()
@@ -422,7 +430,10 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
         upto = trainer.update_idx
         _rewrite_csv(curves_csv, EVAL_COLUMNS, [r for r in _read_csv(curves_csv) if int(r["update"]) <= upto])
         _rewrite_csv(updates_csv, UPDATE_COLUMNS, [r for r in _read_csv(updates_csv) if int(r["update"]) <= upto])
-        if trainer.backend != "batched":
+        if trainer.backend != "batched" and engine_opponents and has_batched_engine(cfg.game):
+            say(f"train: opponents {engine_opponents} use the engine (observe_engine); training on the "
+                f"reference-engine loop (exact, slower)")
+        elif trainer.backend != "batched" and not has_batched_engine(cfg.game):
             say(f"train: {cfg.game} has no batched engine registered; training on the reference-engine loop "
                 f"(exact, slower)")
         say(f"train: {cfg.game} {cfg.config} opponents {cfg.opponents} -> {run_dir}"

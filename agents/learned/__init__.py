@@ -7,6 +7,8 @@
 |               | checkpoint state) and ``evaluate`` (duplicate-format games vs a baseline)     |
 | ``envs``      | vector envs (batched engine, or a reference-engine fallback), outcomes,       |
 |               | engine snapshots                                                              |
+| ``engine_seats`` | agents that need the engine (the search agent) as opponents and baselines:  |
+|               | one per (slot, seat) of the reference-engine loop, shown their own game       |
 | ``checkpoint``| atomic, verified checkpoint files; ``CheckpointError`` on any problem         |
 | ``agent``     | ``PolicyAgent``: a checkpoint as an ``Agent``; the ``ckpt:PATH`` names        |
 

@@ -5,6 +5,9 @@ API (``fiveplay_env.vector.make_vec``) when one is registered, and otherwise ``L
 contract (``reset``/``step`` tuples, same-step autoreset, rewards for every player, the same per-slot
 seeding ``derive(seed, i + k*B)``) implemented by a Python loop over the game's reference engines. The
 fallback is slower but exact, so a game without a batched engine (5 Alive, for now) still trains.
+It is also the only vector env that can seat agents that need the engine (``uses_engine``: the search
+agent, which reads each game's reference engine through ``observe_engine``; ``agents.learned.engine_seats``):
+``engine_agents`` names them, and ``backend="auto"`` then picks the loop (``resolve_backend``).
 
 ``outcome(game, info, terminated)``: per finished game, every seat's score (Take 5: final bull heads,
 lower is better; 5 Alive: lives left, higher is better) and win share (ties share a win).
@@ -17,6 +20,7 @@ size and config, so a resumed training run continues with exactly the same games
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +53,8 @@ class LoopVecEnv:
 
     ``info()`` holds ``seed`` [B], ``final_scores`` [B, n] (Take 5: scores; 5 Alive: lives; valid where
     ``terminated``) and ``final_win`` [B, n] (win shares of the finished games).
+    ``engines[i]`` is slot i's game in progress (a new one as soon as a game ends) and, after a step,
+    ``ended`` maps each slot whose game that step finished to the finished game's engine.
     """
 
     backend = "reference-loop"
@@ -68,6 +74,7 @@ class LoopVecEnv:
         self.obs_dim = int(self.adapter.observe(probe, probe.current_player).shape[0])
         self.engines: list[Any] = []
         self.history: list[list[int]] = []  # actions of each slot's current game (for snapshots)
+        self.ended: dict[int, Any] = {}  # slot -> the engine of the game the last step finished there
         self.base_seed = 0
         self.game_index = np.zeros(self.num_envs, np.int64)
         self.seeds = np.zeros(self.num_envs, np.uint64)
@@ -87,6 +94,7 @@ class LoopVecEnv:
         B = self.num_envs
         self.engines = [None] * B
         self.history = [[] for _ in range(B)]
+        self.ended = {}
         self.game_index = np.arange(B, dtype=np.int64)
         if seeds is not None and len(seeds) != B:
             raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(seeds)}")
@@ -124,6 +132,7 @@ class LoopVecEnv:
         rewards = np.zeros((B, n), np.float32)
         term = np.zeros(B, bool)
         results = self.adapter.results
+        self.ended = {}
         for i, e in enumerate(self.engines):
             r = e.step(int(a[i]))
             self.history[i].append(int(a[i]))
@@ -134,6 +143,7 @@ class LoopVecEnv:
                 sc = res.get(score_info(self.game).name)
                 self._final[i] = sc if sc is not None else res["win"]
                 self._final_win[i] = res["win"]
+                self.ended[i] = e
                 self.game_index[i] += B
                 self._new(i, seeding.derive(self.base_seed, int(self.game_index[i])))
         obs, mask, cur = self._outputs()
@@ -152,6 +162,7 @@ class LoopVecEnv:
         self.base_seed = state["base_seed"]
         self.engines = [None] * B
         self.history = [[] for _ in range(B)]
+        self.ended = {}
         for i in range(B):
             self._new(i, int(state["seeds"][i]))
             for a in state["history"][i].tolist():
@@ -167,14 +178,30 @@ def has_batched_engine(game: str) -> bool:
     return game in vector.REGISTRY
 
 
-def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any],
-                      backend: str = "auto", compact_obs: bool = False) -> Any:
-    """A vector env of ``game``: ``backend`` "batched" (the registered batched engine), "reference"
-    (``LoopVecEnv``) or "auto" (batched when registered, else the reference fallback). The returned env
-    has a ``backend`` attribute saying which."""
+def resolve_backend(game: str, backend: str = "auto", engine_agents: Sequence[str] = ()) -> str:
+    """``"batched"`` or ``"reference"``: the vector env ``make_training_env`` builds for ``backend``
+    ("auto": batched when registered, else reference) when the games seat the agents ``engine_agents``
+    (names of agents with ``uses_engine``, which play on the reference loop only: "auto" picks it,
+    "batched" is a ``ValueError`` naming the agent)."""
     if backend not in ("auto", "batched", "reference"):
         raise ValueError(f"backend: expected one of ['auto', 'batched', 'reference'], got {backend!r}")
-    if backend == "batched" or (backend == "auto" and has_batched_engine(game)):
+    if engine_agents:
+        if backend == "batched":
+            raise ValueError(f"backend: agent {engine_agents[0]!r} uses the engine (it reads each game's reference "
+                             f"engine through observe_engine, one game at a time), so it plays only on the "
+                             f"reference-engine loop; expected backend 'reference' or 'auto', got 'batched'")
+        return "reference"
+    return "batched" if backend == "batched" or (backend == "auto" and has_batched_engine(game)) else "reference"
+
+
+def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any],
+                      backend: str = "auto", compact_obs: bool = False, engine_agents: Sequence[str] = ()) -> Any:
+    """A vector env of ``game``: ``backend`` "batched" (the registered batched engine), "reference"
+    (``LoopVecEnv``) or "auto" (batched when registered, else the reference fallback; the reference loop
+    whenever ``engine_agents`` names agents that need the engine: ``resolve_backend``). The returned env
+    has a ``backend`` attribute saying which."""
+    resolved = resolve_backend(game, backend, engine_agents)
+    if resolved == "batched":
         from fiveplay_env import vector
 
         if game not in vector.REGISTRY:
@@ -183,6 +210,9 @@ def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any
         env = vector.make_vec(game, num_envs, seed=seed, compact_obs=compact_obs, **config)
         env.backend = "batched"  # type: ignore[attr-defined]
         return env
+    if compact_obs and engine_agents:
+        raise ValueError(f"compact_obs: expected opponents that act on observations; {engine_agents[0]!r} uses the "
+                         f"engine and plays on the reference-engine loop, which has no compact observation")
     if compact_obs:
         raise ValueError(f"compact_obs: expected the batched engine (backend 'batched' or 'auto' for take5), "
                          f"got backend {backend!r} for {game!r}")

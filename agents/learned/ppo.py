@@ -19,6 +19,12 @@ batched engine, or the reference-engine fallback). When a game starts in a slot,
 | any agent name (``take5-safest``, ``random``, ``ckpt:PATH`` ...) | one random seat is the learner, the others |
 |           | are that agent (``agents.registry.make_agent``), e.g. 3 copies of the heuristic          |
 
+Opponents act on the batch of their rows (``act_batch``), one instance per kind. An agent that needs the
+engine (``uses_engine``: the search agent ``ismcts:...``) cannot: it is seated once per (slot, seat) of
+each game it plays, reset with a seed derived from the game, shown its own game's reference engine
+before each decision and after every step (``agents.learned.engine_seats``), so such a run plays on the
+reference-engine loop (``backend="auto"`` picks it; ``"batched"`` is a ``ValueError`` naming the agent).
+
 Every decision of a learner seat is a transition. Its reward is the sum of that player's rewards
 (scaled by ``reward_scale``) from this decision up to its next decision or the end of the game, so
 rewards caused by the other players' moves count for the learner; a game's end is its terminal step
@@ -40,8 +46,10 @@ opponents get the float observation decoded by numpy. The networks, and so the c
 Learner actions are sampled with a dedicated ``torch.Generator`` (Gumbel-max over the masked logits);
 every random choice of the trainer comes from its own seeded generators (the network's initialisation
 too, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), saved in checkpoints with
-the optimizer, the pool, the vector env's games and the held-back transitions, so a resumed run
-continues exactly as the uninterrupted run would (same threads, same machine).
+the optimizer, the pool, the vector env's games, the held-back transitions and the seated engine-using
+opponents' states (``get_state``: seed, generator, per-game memory; an opponent without one makes the
+checkpoint refuse to resume), so a resumed run continues exactly as the uninterrupted run would (same
+threads, same machine).
 
 Devices. ``Trainer(cfg, device="cpu" | "cuda" | "auto")``: the engines, the opponents and the sampling
 stay on the CPU; the networks (learner and pool) and the update run on the device. Each step sends the
@@ -278,10 +286,19 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     Returns ``games``, ``deals``, ``score_name``, ``lower_is_better``, ``score`` / ``opp_score`` /
     ``diff`` (learner minus the baseline's mean, per game) / ``win`` as ``[mean, ci95]`` (intervals over
     deals), and the raw per-game arrays under ``per_game``.
+
+    A baseline that needs the engine (``uses_engine``: ``ismcts:...``) plays on the reference-engine loop
+    (``backend`` "auto" picks it; "batched" is a ``ValueError``), one instance per (game, seat), reset for
+    game g's seat q with ``engine_seats.seat_seed(derive(seed, 2**51), g, q, n)`` and driven like
+    ``agents.arena.play_game`` drives it (``agents.learned.engine_seats``).
     """
+    from agents.learned.engine_seats import EngineSeats, seat_seed
     from agents.registry import make_agent
 
-    probe = envs_mod.make_training_env(game, 1, 0, config, backend)
+    agent_seed = seeding.derive(seed, 1 << 51)
+    agent = make_agent(baseline, game, seed=agent_seed)
+    engine_names = [baseline] if agent.uses_engine else []
+    probe = envs_mod.make_training_env(game, 1, 0, config, backend, engine_agents=engine_names)
     n = probe.num_players
     total = int(math.ceil(games / n) * n)
     sinfo = envs_mod.score_info(game)
@@ -289,7 +306,6 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     opp_score = np.zeros(total)
     win = np.zeros(total)
     gen = torch.Generator().manual_seed(seeding.derive(seed, 1 << 50) & 0x7FFFFFFFFFFFFFFF)
-    agent = make_agent(baseline, game, seed=seeding.derive(seed, 1 << 51))
     is_net = isinstance(model, torch.nn.Module)
     dev = model_device(model)  # the network stays where it is; observations go to it
     was_training = model.training if is_net else False
@@ -299,12 +315,18 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
         for start in range(0, total, batch):
             m = min(batch, total - start)
             g = np.arange(start, start + m)
-            env = envs_mod.make_training_env(game, m, seed, config, backend)
+            env = envs_mod.make_training_env(game, m, seed, config, backend, engine_agents=engine_names)
             seeds = np.array([seeding.derive(seed, int(x) // n) for x in g], dtype=np.uint64)
             obs, mask, cur = envs_mod.reset_with_seeds(env, seed, seeds)
             seat = (g % n).astype(np.int64)
             done = np.zeros(m, bool)
             returns = np.zeros((m, n))
+            seated = None
+            if engine_names:  # one instance per (game, seat), seeded from the game's number (engine_seats)
+                seated = EngineSeats(env, game, {0: baseline})
+                for j in range(m):
+                    others = [q for q in range(n) if q != seat[j]]
+                    seated.start(j, 0, others, [seat_seed(agent_seed, int(g[j]), q, n) for q in others])
             while not done.all():
                 learner = cur == seat
                 actions = np.zeros(m, np.int64)
@@ -316,9 +338,18 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
                 elif li.size:
                     actions[li] = model.act_batch(obs[li], mask[li])
                 oi = np.flatnonzero(~learner)
-                if oi.size:
+                if seated is not None:
+                    # the slots of finished games play on (autoreset) until every game is done: any legal
+                    # action there, the seated agents only in their own games
+                    actions[oi] = mask[oi].argmax(axis=1)
+                    oi = oi[~done[oi]]
+                    if oi.size:
+                        actions[oi] = seated.act(oi, cur[oi], obs[oi], mask[oi])
+                elif oi.size:
                     actions[oi] = agent.act_batch(obs[oi], mask[oi])
                 obs, mask, cur, rew, term, info = env.step(actions)
+                if seated is not None:
+                    seated.after_step(term & ~done)
                 returns += rew
                 fin = np.flatnonzero(term & ~done)
                 if fin.size:
@@ -365,12 +396,27 @@ class Trainer:
     """A PPO run: the network, the optimizer, the opponent pool and the collector (see the module docstring)."""
 
     def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
+        from agents.learned.engine_seats import EngineSeats
         from agents.registry import make_agent
 
         self.cfg = cfg
         self.device = resolve_device(device)
+        self.kinds = [name for name, _ in cfg.opponents]
+        # opponents acting on observations (one instance per kind, act_batch); those that need the engine
+        # (uses_engine: the search agent) are seated per (slot, seat) by engine_seats, on the reference loop
+        self.agents: dict[int, Any] = {}
+        engine_kinds: dict[int, str] = {}
+        for k, name in enumerate(self.kinds):
+            if name not in SPECIAL_KINDS:
+                agent = make_agent(name, cfg.game, seed=seeding.derive(cfg.seed, 100 + k))
+                if agent.uses_engine:
+                    engine_kinds[k] = name
+                else:
+                    self.agents[k] = agent
         self.env = envs_mod.make_training_env(cfg.game, cfg.num_envs, cfg.seed, cfg.config, cfg.backend,
-                                              compact_obs=cfg.compact_obs)
+                                              compact_obs=cfg.compact_obs, engine_agents=list(engine_kinds.values()))
+        self.engine_seats = EngineSeats(self.env, cfg.game, engine_kinds) if engine_kinds else None
+        self.kind_is_engine = np.array([k in engine_kinds for k in range(len(self.kinds))])
         self.backend = getattr(self.env, "backend", "batched")
         self.n = self.env.num_players
         self.A = self.env.num_actions
@@ -396,15 +442,10 @@ class Trainer:
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.lr, eps=1e-5)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
-        self.kinds = [name for name, _ in cfg.opponents]
         w = np.array([wt for _, wt in cfg.opponents], np.float64)
         self.kind_p = w / w.sum()
         self.kind_is_pool = np.array([name == "pool" for name in self.kinds])
         self.has_pool = bool(self.kind_is_pool.any())
-        self.agents: dict[int, Any] = {}
-        for k, name in enumerate(self.kinds):
-            if name not in SPECIAL_KINDS:
-                self.agents[k] = make_agent(name, cfg.game, seed=seeding.derive(cfg.seed, 100 + k))
         self.pool: list[MaskedActorCritic] = []
         self.pool_updates: list[int] = []
         self.update_idx = 0
@@ -457,6 +498,22 @@ class Trainer:
                 self.learner_seat[i, seats[j]] = True
                 if name == "pool":
                     self.slot_snap[i] = snaps[j]
+        if self.engine_seats is not None:
+            self._seat_engine_agents(slots)
+
+    def _seat_engine_agents(self, slots: np.ndarray) -> None:
+        """Seat (or clear) the engine-using opponents of the new games in ``slots`` (engine_seats)."""
+        from agents.learned.engine_seats import seat_seed
+
+        es, n = self.engine_seats, self.n
+        for i in slots.tolist():
+            k = int(self.slot_kind[i])
+            if not self.kind_is_engine[k]:
+                es.clear(i)
+                continue
+            seats = np.flatnonzero(~self.learner_seat[i]).tolist()
+            base, game = seeding.derive(self.cfg.seed, 100 + k), int(self.env.game_index[i])
+            es.start(i, k, seats, [seat_seed(base, game, q, n) for q in seats])
 
     def _net_obs(self, obs: np.ndarray) -> torch.Tensor:
         """Observations (float32, or compact uint8) as the network's float32 input on the device."""
@@ -554,13 +611,21 @@ class Trainer:
                         continue
                     sel = oi[kinds == k]
                     t3 = perf()
-                    o = obs[sel] if self.layout is None else self.layout.decode(obs[sel])
-                    actions[sel] = self.agents[k].act_batch(o, mask[sel])
+                    if self.kind_is_engine[k]:
+                        actions[sel] = self.engine_seats.act(sel, cur[sel], obs[sel], mask[sel])
+                    else:
+                        o = obs[sel] if self.layout is None else self.layout.decode(obs[sel])
+                        actions[sel] = self.agents[k].act_batch(o, mask[sel])
                     tm.opponents += perf() - t3
             t4 = perf()
             self.obs, self.mask, self.cur, rewards, term, info = self.env.step(actions)
             t5 = perf()
             tm.engine += t5 - t4
+            if self.engine_seats is not None:  # engine-using opponents follow every step
+                self.engine_seats.after_step(term)
+                t5b = perf()
+                tm.opponents += t5b - t5
+                t5 = t5b
             self.env_steps += 1
             self.ep_return += rewards
             has = last_row >= 0
@@ -749,6 +814,7 @@ class Trainer:
             "carry": {k: torch.from_numpy(v.copy()) for k, v in self.carry.items()},
             "rng_numpy": self.rng.bit_generator.state, "rng_torch_sample": self.gen.get_state(),
             "agents_rng": agents_rng,
+            "engine_seats": self.engine_seats.state() if self.engine_seats is not None else None,
             "timers": self.timers.as_dict(), "recent": self.recent[-200:],
         }
         return {
@@ -809,6 +875,10 @@ class Trainer:
             for k, st in tr["agents_rng"].items():
                 if int(k) in self.agents and st is not None:
                     self.agents[int(k)].rng.bit_generator.state = st
+            if self.engine_seats is not None:
+                expected = {i: (int(self.slot_kind[i]), np.flatnonzero(~self.learner_seat[i]).tolist())
+                            for i in range(self.cfg.num_envs) if self.kind_is_engine[self.slot_kind[i]]}
+                self.engine_seats.load_state(tr.get("engine_seats"), expected, str(ckpt.get("path")))
             self.timers = Timers(**tr["timers"])
             self.recent = list(tr["recent"])
         except CheckpointError:

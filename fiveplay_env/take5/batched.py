@@ -95,6 +95,7 @@ _SLOTS = np.arange(ROW_LIMIT, dtype=np.int8)
 # compact-observation card bits (fiveplay_env.take5.compact: bit i is plane i of _COMPACT_PLANES)
 _HAND_BIT, _SEEN_BIT, _TRICK_BIT, _POOL_BIT, _ROW0_BIT = 1, 2, 4, 8, 16
 _R = np.arange(NUM_ROWS, dtype=np.int16)
+_ROW_PUB = ((_ROW0_BIT << _R) | _SEEN_BIT).astype(np.uint8)  # a card in row r: seen, and row r's bit
 # Row statistics of the observation by table, each entry computed as the reference computes it
 # (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
 _END_F = np.array([(e + 1) / 104.0 for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
@@ -201,6 +202,8 @@ class BatchedTake5(BatchedGameBase):
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._bind_views()
         self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
+        # the public bits of a card in the row at each buffer position (position 0 unused)
+        self._row_bits = np.concatenate([[0], np.repeat(_ROW_PUB, B)]).astype(np.uint8)
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         self._rel = np.array([[(p + i) % n for i in range(n)] for p in range(n)])  # seat of relative seat i
@@ -464,8 +467,7 @@ class BatchedTake5(BatchedGameBase):
             old = self._rows_b[(ft * ROW_LIMIT)[:, None] + _SLOTS]                  # [t, 5] card ids
             live = _SLOTS < self._rlen_b[ft][:, None]
             pub_f[((g[t] * NUM_CARDS)[:, None] + old)[live]] = _SEEN_BIT
-        row = (fi - 1) // self.batch_size
-        pub_f[g * NUM_CARDS + cards] = (_ROW0_BIT << row).astype(np.uint8) | _SEEN_BIT
+        pub_f[g * NUM_CARDS + cards] = self._row_bits.take(fi)
 
     def _public_bytes(self, g: np.ndarray) -> np.ndarray:
         """uint8 [m, 104]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
@@ -573,10 +575,12 @@ class BatchedTake5(BatchedGameBase):
         self._counter[g] += 1
         dealt = HAND_SIZE * n + NUM_ROWS  # the rest stays ASIDE, as blank_loc has it
         self._loc_f[(g * NUM_ACTIONS)[:, None] + perm[:, :dealt]] = self._deal_codes[:dealt]  # hands, SEEN starters
-        self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
+        starters = perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS]
+        self._set_rows(g, starters)
         self._phase[g] = PLAY
-        if self._pub is not None:
-            self._pub[g] = self._public_bytes(g)
+        if self._pub is not None:  # a new deal: the row starters are the only public cards
+            self._pub[g] = 0
+            self._pub_f[(g * NUM_CARDS)[:, None] + starters] = _ROW_PUB
 
     # ------------------------------------------------------------------ mask and observation
 

@@ -57,12 +57,14 @@ games are gathered with one-dimensional indexing; n players):
 
 The observation's ``seen`` is ``loc >= QUEUE``; the rows piece is read from ``rows``.
 
-``pub`` (uint8 [B, 104], derived, not part of ``STATE``): each card's public bits of the compact
-observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3), built by the first
+``pub`` (uint8 [B, 109], derived, not part of ``STATE``): each card's public bits of the compact
+observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3) in ``loc``'s layout
+(columns 104..108 stay 0; a card's flat position is the same in both), built by the first
 ``observe_compact()`` and from then on kept up to date by ``step`` where cards move (a trick revealed
-or queued for a row choice, a card placed, a row taken, a draft pick, a new round), so that a compact
-observation is those bytes or'ed with the acting seat's hand. Engines that never encode compactly
-never pay for it; ``set_state`` drops it (rebuilt on the next ``observe_compact``).
+or queued for a row choice, a card placed, a row taken, a draft pick, a new deal), so that a compact
+observation's card bytes are those bytes or'ed with the acting seat's hand. Engines that never encode
+compactly never pay for it; ``set_state``, copies and pickles drop it (rebuilt on the next
+``observe_compact``).
 ``bytes_per_game()``: 343 bytes at 4 players, 109 of them the cached legal mask (397 at 10 players).
 
 Speed (2-core machine, 4 players, B = 4,096, random legal play drawn from the mask by
@@ -361,9 +363,8 @@ class BatchedTake5(BatchedGameBase):
         for i, j in self._net:
             ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
         key = np.stack(ks)  # [n, m], ascending
-        loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards
+        loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards (in pub too)
         pub_f = self._pub_f
-        pub_idx = pend + g * NUM_CARDS if pub_f is not None else None
         forced = None
         if rc is not None:
             forced = np.full(m, -1, np.intp)
@@ -376,19 +377,19 @@ class BatchedTake5(BatchedGameBase):
                 q = done[lo]
                 self._phase[q] = ROW_CHOICE
                 self._cur[q] = key[0, lo] & 15
-                self._loc_f[loc_idx.take(lo, axis=1)] = QUEUE
+                queued = loc_idx.take(lo, axis=1)
+                self._loc_f[queued] = QUEUE
+                if pub_f is not None:
+                    pub_f[queued] = _SEEN_BIT | _TRICK_BIT
                 keep = np.flatnonzero(np.concatenate([~low, np.ones(m - nd, bool)]))
-                if pub_idx is not None:
-                    pub_f[pub_idx.take(lo, axis=1)] = _SEEN_BIT | _TRICK_BIT
-                    pub_idx = pub_idx.take(keep, axis=1)
                 g, key, loc_idx = g[keep], key.take(keep, axis=1), loc_idx.take(keep, axis=1)
                 if forced is not None:
                     forced = forced[keep]
                 if not g.size:
                     return
         self._loc_f[loc_idx] = SEEN
-        if pub_idx is not None:
-            pub_f[pub_idx] = _SEEN_BIT  # the row bits follow as the cards are placed
+        if pub_f is not None:
+            pub_f[loc_idx] = _SEEN_BIT  # the row bits follow as the cards are placed
         if rc is not None:
             self._phase[rc] = PLAY
         self._place_trick(g, key, forced)
@@ -466,14 +467,15 @@ class BatchedTake5(BatchedGameBase):
             ft = fi[t]
             old = self._rows_b[(ft * ROW_LIMIT)[:, None] + _SLOTS]                  # [t, 5] card ids
             live = _SLOTS < self._rlen_b[ft][:, None]
-            pub_f[((g[t] * NUM_CARDS)[:, None] + old)[live]] = _SEEN_BIT
-        pub_f[g * NUM_CARDS + cards] = self._row_bits.take(fi)
+            pub_f[((g[t] * NUM_ACTIONS)[:, None] + old)[live]] = _SEEN_BIT
+        pub_f[g * NUM_ACTIONS + cards] = self._row_bits.take(fi)
 
     def _public_bytes(self, g: np.ndarray) -> np.ndarray:
-        """uint8 [m, 104]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
+        """uint8 [m, 109]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
         docstring): seen (QUEUE or SEEN), trick (QUEUE: a trick waiting for a row choice), pool (the
-        draft's pool) and the bit of the row each card lies in."""
-        loc = self._loc[g, :NUM_CARDS]
+        draft's pool) and the bit of the row each card lies in; 0 in columns 104..108, whose ``loc``
+        codes (ROWPICK, OUT) are none of these."""
+        loc = self._loc[g]
         pub = np.greater_equal(loc, np.int8(QUEUE)).view(np.uint8) * np.uint8(_SEEN_BIT)
         pub |= (loc == QUEUE).view(np.uint8) * np.uint8(_TRICK_BIT)
         if self._draft:
@@ -522,7 +524,7 @@ class BatchedTake5(BatchedGameBase):
         p = self._cur[g]
         self._loc_f[g * NUM_ACTIONS + a] = p
         if self._pub_f is not None:
-            self._pub_f[g * NUM_CARDS + a] = 0  # out of the pool, into a hand
+            self._pub_f[g * NUM_ACTIONS + a] = 0  # out of the pool, into a hand
         picks = self._picks[g] + 1
         self._picks[g] = picks
         fin = picks == HAND_SIZE * n
@@ -580,7 +582,7 @@ class BatchedTake5(BatchedGameBase):
         self._phase[g] = PLAY
         if self._pub is not None:  # a new deal: the row starters are the only public cards
             self._pub[g] = 0
-            self._pub_f[(g * NUM_CARDS)[:, None] + starters] = _ROW_PUB
+            self._pub_f[(g * NUM_ACTIONS)[:, None] + starters] = _ROW_PUB
 
     # ------------------------------------------------------------------ mask and observation
 
@@ -722,16 +724,24 @@ class BatchedTake5(BatchedGameBase):
         sl = slice(lo, lo + nb)
         cur = self._cur[sl]
         # a card's byte: its public bits (``pub``) | the hand bit. In card play the hand is the legal mask.
+        # pub, loc and the mask have the same layout [B, 109]: the or is one pass over contiguous
+        # memory, then one copy of the card columns (two passes cost less than one 2-D or into cobs).
         if self._draft or self._player_rows:
-            hand = np.equal(self._loc[sl, :NUM_CARDS], cur[:, None]).view(np.uint8)
+            card = np.equal(self._loc[sl], cur[:, None]).view(np.uint8)  # the hand (columns >= 104: 0)
+            card |= self._pub[sl]
         else:
-            hand = self._mask[sl, :NUM_CARDS].view(np.uint8)
-        np.bitwise_or(self._pub[sl], hand, out=cobs[:, :NUM_CARDS])
+            card = np.bitwise_or(self._pub[sl], self._mask[sl].view(np.uint8))
+        cobs[:, :NUM_CARDS] = card[:, :NUM_CARDS]
         codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
-        stats = codes[:, :3 * NUM_ROWS].reshape(nb, NUM_ROWS, 3)
-        stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T
-        stats[:, :, 1] = self._rlen[:, sl].T
-        stats[:, :, 2] = self._rbull[:, sl].T
+        # row statistics one column at a time: a [nb, 4] write from the feature-major rows would
+        # run numpy's inner loop over 4 values per game, a column's over all the games
+        end = self._rkey[:, sl] >> self._shift
+        end += 1
+        rlen, rbull = self._rlen[:, sl], self._rbull[:, sl]
+        for r in range(NUM_ROWS):
+            codes[:, 3 * r] = end[r]
+            codes[:, 3 * r + 1] = rlen[r]
+            codes[:, 3 * r + 2] = rbull[r]
         fl, row = self._tail_index(sl)
         t0 = 3 * NUM_ROWS
         codes[:, t0:t0 + n] = self._scores_f.take(fl)

@@ -418,6 +418,7 @@ class BatchedTake5(BatchedGameBase):
         takes = np.empty(cards.shape, np.int8)  # bull heads each card's owner takes, added at the end
         rkey, rkey_b, low_mask = self._rkey, self._rkey_b, self._low_mask
         rlen_b, rbull_b, rows_b = self._rlen_b, self._rbull_b, self._rows_b
+        pub_g = g * NUM_ACTIONS if self._pub_f is not None else None  # the games' first positions in pub
         for k in range(n):
             c = cs[k]
             d = c - rkey.take(g, axis=1)  # [4, m]: positive for the rows ending below the card
@@ -444,8 +445,8 @@ class BatchedTake5(BatchedGameBase):
                 ln = rlen_b[fi]
                 full = ln == ROW_LIMIT
                 ln %= ROW_LIMIT  # a full row is taken: the card starts it again
-            if self._pub_f is not None:
-                self._pub_place(g, fi, full, cards[k])
+            if pub_g is not None:
+                self._pub_place(pub_g, fi, full, cards[k], force is not None if k == 0 else False)
             b = rbull_b[fi]
             taken = takes[k]
             np.multiply(b, full, out=taken)  # a full (or chosen) row goes to the card's owner
@@ -457,18 +458,23 @@ class BatchedTake5(BatchedGameBase):
             rkey_b[fi] = c + fi
         self._pen_f[pen_idx] += takes  # one (game, seat) per entry: no repeated index
 
-    def _pub_place(self, g: np.ndarray, fi: np.ndarray, full: np.ndarray, cards: np.ndarray) -> None:
-        """``pub`` before card ``cards[j]`` of game ``g[j]`` goes to the row at buffer position ``fi[j]``
-        (``full``: the row is taken first): a taken row's cards keep only their seen bit, the card gets
-        its row's bit. Called while the row buffers still hold the rows as they were."""
+    def _pub_place(self, pub_g: np.ndarray, fi: np.ndarray, full: np.ndarray, cards: np.ndarray,
+                   forced: bool) -> None:
+        """``pub`` before card ``cards[j]`` of the game whose pub row starts at ``pub_g[j]`` goes to the row
+        at buffer position ``fi[j]`` (``full``: the row is taken first): a taken row's cards keep only
+        their seen bit, the card gets its row's bit. Called while the row buffers still hold the rows as
+        they were. ``forced``: a taken row may be shorter than 5 (a chosen or cheapest row), else a
+        taken row is a full one."""
         pub_f = self._pub_f
         t = np.flatnonzero(full)
         if t.size:
             ft = fi[t]
             old = self._rows_b[(ft * ROW_LIMIT)[:, None] + _SLOTS]                  # [t, 5] card ids
-            live = _SLOTS < self._rlen_b[ft][:, None]
-            pub_f[((g[t] * NUM_ACTIONS)[:, None] + old)[live]] = _SEEN_BIT
-        pub_f[g * NUM_ACTIONS + cards] = self._row_bits.take(fi)
+            pos = pub_g[t][:, None] + old
+            if forced:
+                pos = pos[_SLOTS < self._rlen_b[ft][:, None]]
+            pub_f[pos] = _SEEN_BIT
+        pub_f[pub_g + cards] = self._row_bits.take(fi)
 
     def _public_bytes(self, g: np.ndarray) -> np.ndarray:
         """uint8 [m, 109]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module

@@ -57,17 +57,20 @@ games are gathered with one-dimensional indexing; n players):
 
 The observation's ``seen`` is ``loc >= QUEUE``; the rows piece is read from ``rows``.
 
-``pub`` (uint8 [B, 104], derived, not part of ``STATE``): each card's public bits of the compact
-observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3), built by the first
+``pub`` (uint8 [B, 109], derived, not part of ``STATE``): each card's public bits of the compact
+observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3) in ``loc``'s layout
+(columns 104..108 stay 0; a card's flat position is the same in both), built by the first
 ``observe_compact()`` and from then on kept up to date by ``step`` where cards move (a trick revealed
-or queued for a row choice, a card placed, a row taken, a draft pick, a new round), so that a compact
-observation is those bytes or'ed with the acting seat's hand. Engines that never encode compactly
-never pay for it; ``set_state`` drops it (rebuilt on the next ``observe_compact``).
+or queued for a row choice, a card placed, a row taken, a draft pick, a new deal), so that a compact
+observation's card bytes are those bytes or'ed with the acting seat's hand. Engines that never encode
+compactly never pay for it; ``set_state``, copies and pickles drop it (rebuilt on the next
+``observe_compact``).
 ``bytes_per_game()``: 343 bytes at 4 players, 109 of them the cached legal mask (397 at 10 players).
 
 Speed (2-core machine, 4 players, B = 4,096, random legal play drawn from the mask by
 ``vector.random_actions``): about 5 million decisions/s of CPU time without observations and 1.2
-million with them; see ``bench_take5_batched`` at the bottom of this file.
+million with them; see ``bench_take5_batched`` at the bottom of this file. With ``observe_compact``
+at every step, about 0.68x the rate without observations (measured as a ratio, on a busy machine).
 """
 from __future__ import annotations
 
@@ -95,6 +98,7 @@ _SLOTS = np.arange(ROW_LIMIT, dtype=np.int8)
 # compact-observation card bits (fiveplay_env.take5.compact: bit i is plane i of _COMPACT_PLANES)
 _HAND_BIT, _SEEN_BIT, _TRICK_BIT, _POOL_BIT, _ROW0_BIT = 1, 2, 4, 8, 16
 _R = np.arange(NUM_ROWS, dtype=np.int16)
+_ROW_PUB = ((_ROW0_BIT << _R) | _SEEN_BIT).astype(np.uint8)  # a card in row r: seen, and row r's bit
 # Row statistics of the observation by table, each entry computed as the reference computes it
 # (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
 _END_F = np.array([(e + 1) / 104.0 for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
@@ -201,10 +205,12 @@ class BatchedTake5(BatchedGameBase):
         self._mask = np.zeros((B, NUM_ACTIONS), np.int8)
         self._bind_views()
         self._row_offsets = (np.arange(NUM_ROWS) * B + 1)[:, None]
+        # the public bits of a card in the row at each buffer position (position 0 unused)
+        self._row_bits = np.concatenate([[0], np.repeat(_ROW_PUB, B)]).astype(np.uint8)
         self._arange_a = self._arange * NUM_ACTIONS
         # observation tables: relative seats and the seat / phase / trick tail, by table lookup
         self._rel = np.array([[(p + i) % n for i in range(n)] for p in range(n)])  # seat of relative seat i
-        self._arange_n = (self._arange * n)[:, None]
+        self._arange_n = np.repeat(self._arange * n, n)  # [B * n]: b * n, n times (game b's first scores entry)
         # seat one-hot, phase one-hot and tricks completed, per (seat, phase, tricks): as compact codes
         # (fiveplay_env.take5.compact: one-hots 0/1, tricks as a count) and as the float observation's values
         tail_codes = np.zeros((n, 4, NUM_TRICKS + 1, n + 4), np.uint16)
@@ -358,9 +364,8 @@ class BatchedTake5(BatchedGameBase):
         for i, j in self._net:
             ks[i], ks[j] = np.minimum(ks[i], ks[j]), np.maximum(ks[i], ks[j])
         key = np.stack(ks)  # [n, m], ascending
-        loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards
+        loc_idx = pend + g * NUM_ACTIONS  # [n, m] flat positions of the tricks' cards (in pub too)
         pub_f = self._pub_f
-        pub_idx = pend + g * NUM_CARDS if pub_f is not None else None
         forced = None
         if rc is not None:
             forced = np.full(m, -1, np.intp)
@@ -373,19 +378,19 @@ class BatchedTake5(BatchedGameBase):
                 q = done[lo]
                 self._phase[q] = ROW_CHOICE
                 self._cur[q] = key[0, lo] & 15
-                self._loc_f[loc_idx.take(lo, axis=1)] = QUEUE
+                queued = loc_idx.take(lo, axis=1)
+                self._loc_f[queued] = QUEUE
+                if pub_f is not None:
+                    pub_f[queued] = _SEEN_BIT | _TRICK_BIT
                 keep = np.flatnonzero(np.concatenate([~low, np.ones(m - nd, bool)]))
-                if pub_idx is not None:
-                    pub_f[pub_idx.take(lo, axis=1)] = _SEEN_BIT | _TRICK_BIT
-                    pub_idx = pub_idx.take(keep, axis=1)
                 g, key, loc_idx = g[keep], key.take(keep, axis=1), loc_idx.take(keep, axis=1)
                 if forced is not None:
                     forced = forced[keep]
                 if not g.size:
                     return
         self._loc_f[loc_idx] = SEEN
-        if pub_idx is not None:
-            pub_f[pub_idx] = _SEEN_BIT  # the row bits follow as the cards are placed
+        if pub_f is not None:
+            pub_f[loc_idx] = _SEEN_BIT  # the row bits follow as the cards are placed
         if rc is not None:
             self._phase[rc] = PLAY
         self._place_trick(g, key, forced)
@@ -414,6 +419,7 @@ class BatchedTake5(BatchedGameBase):
         takes = np.empty(cards.shape, np.int8)  # bull heads each card's owner takes, added at the end
         rkey, rkey_b, low_mask = self._rkey, self._rkey_b, self._low_mask
         rlen_b, rbull_b, rows_b = self._rlen_b, self._rbull_b, self._rows_b
+        pub_g = g * NUM_ACTIONS if self._pub_f is not None else None  # the games' first positions in pub
         for k in range(n):
             c = cs[k]
             d = c - rkey.take(g, axis=1)  # [4, m]: positive for the rows ending below the card
@@ -440,8 +446,8 @@ class BatchedTake5(BatchedGameBase):
                 ln = rlen_b[fi]
                 full = ln == ROW_LIMIT
                 ln %= ROW_LIMIT  # a full row is taken: the card starts it again
-            if self._pub_f is not None:
-                self._pub_place(g, fi, full, cards[k])
+            if pub_g is not None:
+                self._pub_place(pub_g, fi, full, cards[k], force is not None if k == 0 else False)
             b = rbull_b[fi]
             taken = takes[k]
             np.multiply(b, full, out=taken)  # a full (or chosen) row goes to the card's owner
@@ -453,25 +459,30 @@ class BatchedTake5(BatchedGameBase):
             rkey_b[fi] = c + fi
         self._pen_f[pen_idx] += takes  # one (game, seat) per entry: no repeated index
 
-    def _pub_place(self, g: np.ndarray, fi: np.ndarray, full: np.ndarray, cards: np.ndarray) -> None:
-        """``pub`` before card ``cards[j]`` of game ``g[j]`` goes to the row at buffer position ``fi[j]``
-        (``full``: the row is taken first): a taken row's cards keep only their seen bit, the card gets
-        its row's bit. Called while the row buffers still hold the rows as they were."""
+    def _pub_place(self, pub_g: np.ndarray, fi: np.ndarray, full: np.ndarray, cards: np.ndarray,
+                   forced: bool) -> None:
+        """``pub`` before card ``cards[j]`` of the game whose pub row starts at ``pub_g[j]`` goes to the row
+        at buffer position ``fi[j]`` (``full``: the row is taken first): a taken row's cards keep only
+        their seen bit, the card gets its row's bit. Called while the row buffers still hold the rows as
+        they were. ``forced``: a taken row may be shorter than 5 (a chosen or cheapest row), else a
+        taken row is a full one."""
         pub_f = self._pub_f
         t = np.flatnonzero(full)
         if t.size:
             ft = fi[t]
             old = self._rows_b[(ft * ROW_LIMIT)[:, None] + _SLOTS]                  # [t, 5] card ids
-            live = _SLOTS < self._rlen_b[ft][:, None]
-            pub_f[((g[t] * NUM_CARDS)[:, None] + old)[live]] = _SEEN_BIT
-        row = (fi - 1) // self.batch_size
-        pub_f[g * NUM_CARDS + cards] = (_ROW0_BIT << row).astype(np.uint8) | _SEEN_BIT
+            pos = pub_g[t][:, None] + old
+            if forced:
+                pos = pos[_SLOTS < self._rlen_b[ft][:, None]]
+            pub_f[pos] = _SEEN_BIT
+        pub_f[pub_g + cards] = self._row_bits.take(fi)
 
     def _public_bytes(self, g: np.ndarray) -> np.ndarray:
-        """uint8 [m, 104]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
+        """uint8 [m, 109]: ``pub`` of games ``g`` computed from ``loc`` and the rows (see the module
         docstring): seen (QUEUE or SEEN), trick (QUEUE: a trick waiting for a row choice), pool (the
-        draft's pool) and the bit of the row each card lies in."""
-        loc = self._loc[g, :NUM_CARDS]
+        draft's pool) and the bit of the row each card lies in; 0 in columns 104..108, whose ``loc``
+        codes (ROWPICK, OUT) are none of these."""
+        loc = self._loc[g]
         pub = np.greater_equal(loc, np.int8(QUEUE)).view(np.uint8) * np.uint8(_SEEN_BIT)
         pub |= (loc == QUEUE).view(np.uint8) * np.uint8(_TRICK_BIT)
         if self._draft:
@@ -520,7 +531,7 @@ class BatchedTake5(BatchedGameBase):
         p = self._cur[g]
         self._loc_f[g * NUM_ACTIONS + a] = p
         if self._pub_f is not None:
-            self._pub_f[g * NUM_CARDS + a] = 0  # out of the pool, into a hand
+            self._pub_f[g * NUM_ACTIONS + a] = 0  # out of the pool, into a hand
         picks = self._picks[g] + 1
         self._picks[g] = picks
         fin = picks == HAND_SIZE * n
@@ -573,10 +584,12 @@ class BatchedTake5(BatchedGameBase):
         self._counter[g] += 1
         dealt = HAND_SIZE * n + NUM_ROWS  # the rest stays ASIDE, as blank_loc has it
         self._loc_f[(g * NUM_ACTIONS)[:, None] + perm[:, :dealt]] = self._deal_codes[:dealt]  # hands, SEEN starters
-        self._set_rows(g, perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS])
+        starters = perm[:, HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS]
+        self._set_rows(g, starters)
         self._phase[g] = PLAY
-        if self._pub is not None:
-            self._pub[g] = self._public_bytes(g)
+        if self._pub is not None:  # a new deal: the row starters are the only public cards
+            self._pub[g] = 0
+            self._pub_f[(g * NUM_ACTIONS)[:, None] + starters] = _ROW_PUB
 
     # ------------------------------------------------------------------ mask and observation
 
@@ -702,9 +715,11 @@ class BatchedTake5(BatchedGameBase):
         """For games ``sl``: the flat ``scores`` / ``rpen`` positions of each relative seat ([m, n]) and the
         row of the ``_tail`` / ``_tail_codes`` tables (seat, phase, tricks) of the acting seat ([m]).
         ``take()`` rather than fancy indexing: several times faster on these small int8-indexed gathers."""
+        n = self.num_players
         cur = self._cur[sl]
         flat = self._rel.take(cur, axis=0)
-        flat += self._arange_n[sl]
+        f = flat.reshape(-1)  # a view: the [m, n] result is contiguous
+        f += self._arange_n[sl.start * n:sl.stop * n]  # one flat pass: adding b * n as [m, 1] costs 4x more
         row = cur.astype(np.intp)
         row *= 4
         row += self._phase[sl]
@@ -717,17 +732,26 @@ class BatchedTake5(BatchedGameBase):
         n = self.num_players
         sl = slice(lo, lo + nb)
         cur = self._cur[sl]
-        # a card's byte: its public bits (``pub``) | the hand bit. In card play the hand is the legal mask.
+        # a card's byte: its public bits (``pub``) | the hand bit. The hand is the legal mask unless a seat
+        # may be choosing a row (its mask is then rows 104..107). pub, loc and the mask share the [B, 109]
+        # layout: the or is one pass over contiguous memory, then one copy of the card columns (the two
+        # passes cost less than one 2-D or into cobs).
         if self._draft or self._player_rows:
-            hand = np.equal(self._loc[sl, :NUM_CARDS], cur[:, None]).view(np.uint8)
+            card = np.equal(self._loc[sl], cur[:, None]).view(np.uint8)  # the hand (columns >= 104: 0)
+            card |= self._pub[sl]
         else:
-            hand = self._mask[sl, :NUM_CARDS].view(np.uint8)
-        np.bitwise_or(self._pub[sl], hand, out=cobs[:, :NUM_CARDS])
+            card = np.bitwise_or(self._pub[sl], self._mask[sl].view(np.uint8))
+        cobs[:, :NUM_CARDS] = card[:, :NUM_CARDS]
         codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
-        stats = codes[:, :3 * NUM_ROWS].reshape(nb, NUM_ROWS, 3)
-        stats[:, :, 0] = ((self._rkey[:, sl] >> self._shift) + 1).T
-        stats[:, :, 1] = self._rlen[:, sl].T
-        stats[:, :, 2] = self._rbull[:, sl].T
+        # row statistics one column at a time: a [nb, 4] write from the feature-major rows would
+        # run numpy's inner loop over 4 values per game, a column's over all the games
+        end = self._rkey[:, sl] >> self._shift
+        end += 1
+        rlen, rbull = self._rlen[:, sl], self._rbull[:, sl]
+        for r in range(NUM_ROWS):
+            codes[:, 3 * r] = end[r]
+            codes[:, 3 * r + 1] = rlen[r]
+            codes[:, 3 * r + 2] = rbull[r]
         fl, row = self._tail_index(sl)
         t0 = 3 * NUM_ROWS
         codes[:, t0:t0 + n] = self._scores_f.take(fl)

@@ -152,3 +152,45 @@ def test_compact_batches_larger_than_one_block():
     for _ in range(12):
         assert _same_bits(lay.decode(eng.observe_compact()), eng.observe())
         eng.step(vector.random_actions(eng.legal_action_mask, rng))
+
+
+# every path where ``step`` keeps the compact bits (``pub``) up to date: row choices by the player and by
+# the cheapest-row rule (a chosen or cheapest row may be short), full rows, new deals and finished games
+# (autoreset), 2..10 players, professional decks
+UPKEEP_CONFIGS = [
+    {"num_players": 2, "row_pick": "min_bullheads", "end_score": 20},
+    {"num_players": 4, "row_pick": "min_bullheads", "professional": True, "end_score": 25},
+    {"num_players": 10, "row_pick": "min_bullheads", "end_score": 30},
+    {"num_players": 7, "row_pick": "player", "end_score": 30},
+    {"num_players": 6, "row_pick": "player", "professional": True, "end_score": 25},
+]
+
+
+@pytest.mark.parametrize("config", UPKEEP_CONFIGS)
+def test_compact_bits_kept_by_step_decode_exactly_and_survive_pickling(config):
+    """From its first call on, ``observe_compact`` decodes to ``observe()`` at every step (numpy decoder),
+    through row choices of both kinds, taken rows, new rounds and autoreset; an engine pickled
+    mid-game (its compact bits dropped, rebuilt on its next call) encodes the same games the same way."""
+    import pickle
+
+    from fiveplay_env.take5.batched import make_batched
+
+    eng = make_batched(16, 3, **config)
+    lay = compact.layout(eng.num_players, eng.config.end_score)
+    rng = np.random.default_rng(5)
+    copy_ = None
+    games = taken = 0
+    for step in range(260):
+        c = eng.observe_compact()
+        assert _same_bits(lay.decode(c), eng.observe())
+        if copy_ is not None:
+            assert np.array_equal(copy_.observe_compact(), c)
+        if step == 97:
+            copy_ = pickle.loads(pickle.dumps(eng))
+        actions = vector.random_actions(eng.legal_action_mask, rng)
+        rewards = eng.step(actions)
+        if copy_ is not None:
+            copy_.step(actions)
+        games += int(eng.terminated.sum())
+        taken += int((rewards < 0).sum())
+    assert games > 0 and taken > 0

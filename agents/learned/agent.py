@@ -138,7 +138,7 @@ class PolicyAgent(Agent):
             torch.set_num_threads(1)
         try:
             dev = next(self.model.parameters()).device  # a policy loaded onto a GPU plays there
-            with torch.no_grad():
+            with torch.inference_mode():
                 logits, values = self.model(torch.from_numpy(obs).to(dev), torch.from_numpy(masks != 0).to(dev))
         finally:
             if few:

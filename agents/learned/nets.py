@@ -164,6 +164,13 @@ class Take5ActorCritic(MaskedActorCritic):
         nn.init.orthogonal_(self.act_out[-1].weight, gain=0.01)
         self.register_buffer("card_bull", torch.tensor(np.array(t5state.BULLHEADS[:t5state.NUM_CARDS]), dtype=torch.float32))
         self.register_buffer("card_ids", torch.arange(t5state.NUM_CARDS, dtype=torch.float32))
+        # the binomial terms of the card features: k = 0..n-1 opponents' cards and log C(n-1, k), computed once
+        # (not saved: derived from the player count)
+        k = torch.arange(0, n, dtype=torch.float32)
+        opp = torch.tensor(float(n - 1))
+        self.register_buffer("binom_k", k, persistent=False)
+        self.register_buffer("binom_logc", torch.lgamma(opp + 1.0) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0),
+                             persistent=False)
         self._L = dict(hand=t5obs.HAND, seen=t5obs.SEEN, rows=t5obs.ROWS, stats=t5obs.ROW_STATS,
                        phase=t5obs.SCORES + 3 * n, cards=t5state.NUM_CARDS, row0=t5state.ACTION_ROW0)
 
@@ -218,8 +225,7 @@ class Take5ActorCritic(MaskedActorCritic):
         p = in_gap / total
         need = (5.0 - tlen) * ok
         # P(Binomial(opp, p) >= need) and == need (need = 0 means this card is the 6th: certain)
-        k = torch.arange(0, self.num_players, dtype=hand.dtype, device=hand.device)     # 0..opp
-        logc = torch.lgamma(torch.tensor(opp + 1.0, device=hand.device)) - torch.lgamma(k + 1.0) - torch.lgamma(opp - k + 1.0)
+        k, logc = self.binom_k, self.binom_logc                      # 0..opp and log C(opp, k)
         pc = p.clamp(1e-6, 1 - 1e-6)[..., None]
         pmf = torch.exp(logc + k * torch.log(pc) + (opp - k) * torch.log1p(-pc))   # [B, K, opp+1]
         eq = (k[None, None, :] == need[..., None]).to(hand.dtype)

@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m experiments.ladder --game take5 --games 1260 --seed 0
-    python -m experiments.ladder --game five_alive --games 1260 --seed 0 --workers 2
+    python -m experiments.ladder --game take5 --games 504 --seed 0 --workers 2
+    python -m experiments.ladder --game five_alive --games 280 --seed 0 --workers 2
     python -m experiments.ladder --game take5 --agents random take5-safest pretrained:take5-round-4p --games 24
 
 Entrants (``ladder_agents``; ``--agents`` replaces them): ``random``, every heuristic of the game,
@@ -11,7 +11,8 @@ Entrants (``ladder_agents``; ``--agents`` replaces them): ``random``, every heur
 policy-guided search (``GUIDED``). The games are those of ``experiments.tournament`` (its ``main``):
 with more entrants than seats the blocks cycle through every n-subset of the entrants, each deal
 played from every seat, so the ladder is seat-balanced when ``--games`` is a multiple of
-``n * C(entrants, n)`` (4 players, 9 entrants: 504; the tournament says ``seat_balanced``).
+``n * C(entrants, n)`` (4 players, 9 entrants: 504, Take 5's shipped set; 8 entrants: 280, 5 Alive's; the
+tournament says ``seat_balanced``).
 
 Output: the tournament's run folder (``config.json``, ``games.csv``, ``summary.json``, plots) plus
 ``ladder.md``: a Markdown table (openskill rating mu +- sigma, win rate and the game's metrics with 95%
@@ -29,10 +30,12 @@ from experiments import runs
 
 DEFAULT_CONFIG: dict[str, list[str]] = {"take5": ["num_players=4", "mode=game"], "five_alive": ["num_players=4"]}
 GUIDED: dict[str, str] = {
-    "take5": "ismcts:sims=100,prior=take5-game-4p,topk=3",
-    "five_alive": "ismcts:sims=100,prior=five-alive-4p,topk=3",
+    "take5": "ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",
+    "five_alive": "ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
 }
-"""The policy-guided search setting of each game in the ladder (``agents.search``: prior, topk)."""
+"""The policy-guided search setting of each game in the ladder (``agents.search``: the shipped policy
+plays the rollouts and its value head ends them; in 5 Alive only its two most probable actions are
+searched)."""
 
 
 def ladder_agents(game: str) -> list[str]:

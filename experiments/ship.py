@@ -72,8 +72,8 @@ def readme() -> str:
              "Made with `python -m experiments.ship` (this table too); see `agents/learned/pretrained/__init__.py`.", "",
              "| name | game, config | decisions | training time | strength (greedy; policy in 1 seat, baseline in the others; "
              "win rate and mean score with 95% CI) | training command |", "|---|---|---|---|---|---|"]
-    for name in pretrained.available():
-        c = pretrained.model_card(name)
+    cards = {n: pretrained.model_card(n) for n in pretrained.available()}  # each loads its policy file: once
+    for name, c in cards.items():
         spec = pretrained.MODELS[name]
         st = "; ".join(f"vs {b}: win {100 * s['win'][0]:.1f}% ± {100 * s['win'][1]:.1f}, {s['score_name']} "
                        f"{s['score'][0]:.2f} ± {s['score'][1]:.2f} (theirs {s['opp_score'][0]:.2f}), {s['games']} games"
@@ -83,7 +83,6 @@ def readme() -> str:
                 else f"{c.get('wall_minutes', 0)} min wall")
         lines.append(f"| `{name}` | {spec.game}, {cfg} | {c.get('decisions', 0):,} | {took} | {st} | "
                      f"`{c.get('command', '')}` |")
-    cards = {n: pretrained.model_card(n) for n in pretrained.available()}
     notes = [f"- `{n}`: {c['note']}" for n, c in cards.items() if c.get("note")]
     machines = [f"- `{n}`: {c.get('machine', 'not recorded')}" for n, c in cards.items()]
     first = [f"`{n}`" for n, c in cards.items() if c.get("train_minutes") is None]

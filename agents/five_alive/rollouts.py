@@ -242,6 +242,7 @@ def simulate_policy(jobs: list[tuple[faeng.FiveAliveEngine, int, list[float], An
             while s.phase == BOMB_ANSWER and run[6]:
                 run[6] -= 1
                 step(cfg, s, N0 if s.hands[s.current][N0] else BUST)
+            at_leaf = False
             if leaf:
                 if s.phase == OVER or s.result[player]:
                     values[j] = points * float(s.result[player])
@@ -249,15 +250,12 @@ def simulate_policy(jobs: list[tuple[faeng.FiveAliveEngine, int, list[float], An
                 if not run[6]:  # pragma: no cover - the guard of a game that would not end
                     values[j] = 0.0
                     continue
-                at_leaf = False
                 if s.current == player:
                     run[7] -= 1
                     at_leaf = run[7] <= 0
-            else:
-                if s.phase == OVER or s.round != r0 or not run[6]:
-                    values[j] = score(cfg, s, r0, run[1], run[2], player, params)
-                    continue
-                at_leaf = False
+            elif s.phase == OVER or s.round != r0 or not run[6]:
+                values[j] = score(cfg, s, r0, run[1], run[2], player, params)
+                continue
             still.append(j)
             leaves.append(at_leaf)
             obs.append(faobs.observe(cfg, s, s.current))

@@ -58,7 +58,8 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return {}
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained"}
+_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained",
+                  "openspiel": "agents.openspiel_agent"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 

@@ -14,6 +14,8 @@ Names:
 |                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
 | ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
 | ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
+| ``openspiel:ismcts[:k=v]``  | both       | OpenSpiel's IS-MCTS, or ``openspiel:mcts`` determinized |
+|                             |            | MCTS (``agents.openspiel_agent``; ``openspiel`` extra)   |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this

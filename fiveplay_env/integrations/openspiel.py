@@ -116,7 +116,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 
@@ -135,6 +135,8 @@ from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs
 from fiveplay_env.five_alive import state as fastate
 from fiveplay_env.five_alive.config import KIND_KEYS, KIND_NAMES, LIVES, NUM_KINDS, FiveAliveConfig
+from fiveplay_env.five_alive.config import MAX_PLAYERS as FA_MAX_PLAYERS
+from fiveplay_env.five_alive.config import MIN_PLAYERS as FA_MIN_PLAYERS
 from fiveplay_env.five_alive.render import describe_event, hand_text
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5 import observation as t5obs
@@ -142,8 +144,6 @@ from fiveplay_env.take5 import state as t5state
 from fiveplay_env.take5.config import MAX_PLAYERS as T5_MAX_PLAYERS
 from fiveplay_env.take5.config import MIN_PLAYERS as T5_MIN_PLAYERS
 from fiveplay_env.take5.config import Take5Config
-from fiveplay_env.five_alive.config import MAX_PLAYERS as FA_MAX_PLAYERS
-from fiveplay_env.five_alive.config import MIN_PLAYERS as FA_MIN_PLAYERS
 
 TAKE5 = "python_fiveplay_take5"
 FIVE_ALIVE = "python_fiveplay_five_alive"
@@ -269,16 +269,16 @@ def _seed_from(sampler: Any) -> int:
     return (int(float(sampler()) * 2**32) << 32) ^ int(float(sampler()) * 2**32)
 
 
-Event = "str | tuple[int, str]"
+Event = Union[str, tuple[int, str]]
 """A history line: a public event (a str) or a private one, ``(player, text)``, seen by that player only."""
 
 
-def _history(events: list[Any], player: int) -> str:
+def _history(events: list[Event], player: int) -> str:
     """``player``'s history: the public events and its own private ones, in order, one per line."""
     return "\n".join([e if e.__class__ is str else e[1] for e in events if e.__class__ is str or e[0] == player])
 
 
-def _resampled_events(events: list[Any], player: int, n: int, token: Callable[[int], str]) -> list[Any]:
+def _resampled_events(events: list[Event], player: int, n: int, token: Callable[[int], str]) -> list[Event]:
     """The history of a determinization for ``player``: its own private events kept, every other
     player's replaced by one line, ``token(q)`` (its sampled hand), after the public ones."""
     kept = [e for e in events if e.__class__ is str or e[0] == player]
@@ -376,7 +376,7 @@ class _Take5Core:
     """
 
     def __init__(self, config: Take5Config, st: t5state.Take5State, deal: list[int] | None, dealt: int,
-                 events: list[Any]) -> None:
+                 events: list[Event]) -> None:
         self.config = config
         self.st = st
         self.deal = deal
@@ -556,7 +556,7 @@ class Take5State(pyspiel.State):
     def returns(self) -> list[float]:
         st = self._c.st
         if self.is_terminal():
-            return [-float(s) for s in st.scores]
+            return [float(-s) for s in st.scores]
         return [0.0] * st.num_players
 
     def __str__(self) -> str:
@@ -704,7 +704,7 @@ class _FiveAliveCore:
 
     def __init__(self, config: FiveAliveConfig, st: fastate.FiveAliveState, queue: list[tuple[str, int, str]],
                  sources: dict[str, list[int]], pile: str, got: list[list[int]], acc: list[float],
-                 decisions: list[int], truncated: bool, events: list[Any], dirty: bool) -> None:
+                 decisions: list[int], truncated: bool, events: list[Event], dirty: bool) -> None:
         self.config = config
         self.st = st
         self.queue = queue

@@ -207,7 +207,8 @@ def _take5_outcome(state, engine) -> int:
 
 
 @pytest.mark.parametrize("params", [{"players": 4, "mode": "rounds:2"}, {"players": 3, "mode": "game", "end_score": 30},
-                                    {"players": 2, "professional": True, "mode": "round"}])
+                                    {"players": 2, "professional": True, "mode": "round", "row_pick": "min_bullheads"},
+                                    {"players": 3, "professional": True, "draft": True, "mode": "rounds:2"}])
 def test_take5_replays_our_engine_exactly(params):
     g = pyspiel.load_game(_name("take5", params))
     config = g.config

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import pickle
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -139,15 +140,18 @@ def test_openspiel_random_sim_test_with_serialization(game, params, turn_based):
     pyspiel.random_sim_test(g, num_sims=2 if game == "take5" else 1, serialize=True, verbose=False)
 
 
-def test_openspiel_python_game_sim_test():
+def test_openspiel_python_game_sim_test(monkeypatch):
     """OpenSpiel's own test of Python games (``games_sim_test.sim_game``: pickling of the game, its type
     and states, ``serialize_game_and_state``, clones at every step), on both games and on Take 5
     converted to turn-based."""
+    # the test module registers OpenSpiel's mean-field games on import (scipy.stats: seconds); not needed here
+    if "open_spiel.python.tests.games_sim_test" not in sys.modules:
+        monkeypatch.setitem(sys.modules, "open_spiel.python.mfg.games", types.ModuleType("open_spiel.python.mfg.games"))
     from open_spiel.python.tests.games_sim_test import GamesSimTest
 
     case = GamesSimTest("sim_game")
-    take5 = pyspiel.load_game("python_fiveplay_take5(players=3,mode=round)")
-    for g in (take5, pyspiel.convert_to_turn_based(take5), pyspiel.load_game("python_fiveplay_five_alive(players=2)"),
+    take5 = pyspiel.load_game("python_fiveplay_take5(players=2,mode=round)")
+    for g in (take5, pyspiel.convert_to_turn_based(take5), pyspiel.load_game("python_fiveplay_five_alive(players=2,max_cycles=25)"),
               pyspiel.load_game_as_turn_based("python_fiveplay_take5(players=2,mode=round)")):
         case.sim_game(g)
 
@@ -476,7 +480,7 @@ def _positions(game_name, config, count, seed):
 
 
 @pytest.mark.parametrize(("game_name", "config"), [("take5", Take5Config(num_players=3, mode="round")),
-                                                   ("five_alive", FiveAliveConfig(num_players=3))])
+                                                   ("five_alive", FiveAliveConfig(num_players=3, max_cycles=20))])
 def test_openspiel_agents_never_read_hidden_state(game_name, config):
     """Two engines differing only in cards the seat cannot see: the same seeded agent decides the same."""
     game = games.get_game(game_name)
@@ -516,7 +520,7 @@ def test_agent_names_and_options():
 
 
 @pytest.mark.parametrize(("game", "config", "agents"), [
-    ("take5", ["mode=round"], ["openspiel:ismcts:sims=8", "ismcts:sims=8"]),
+    ("take5", ["mode=round"], ["openspiel:ismcts:sims=4", "ismcts:sims=4"]),
     ("five_alive", ["max_cycles=12"], ["openspiel:ismcts:sims=3", "openspiel:mcts:sims=4,worlds=2"]),
 ])
 def test_openspiel_agents_play_in_our_tournament(tmp_path, game, config, agents):

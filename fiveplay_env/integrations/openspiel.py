@@ -92,13 +92,14 @@ undecided players of a game ended by ``max_cycles``).
 nodes; ``sampler()`` returns uniform floats, e.g. ``pyspiel.UniformProbabilitySampler``) re-deals every
 card ``player`` cannot see with our engine's ``sample_world``, which depends only on what the player
 knows: the returned state has the same information-state string and tensor for ``player``. The other
-players' histories are not re-sampled: in the returned state their information-state strings start
-from the public history and their sampled hands. The returned state has an empty ``history()`` (its
+players' histories are not re-sampled: in the returned state their private lines are replaced by one,
+their sampled hand, after the public history. The returned state has an empty ``history()`` (its
 hidden past is not the true one, and it must not carry the true deal). OpenSpiel's Python IS-MCTS
-(``open_spiel.python.algorithms.ismcts``) uses it; its C++ ``pyspiel.ISMCTSBot`` cannot reach a Python
-method (it calls C++'s ``ResampleFromInfostate``), and OpenSpiel's turn-based conversion does not
-forward it either: for Take 5 pass ``turn_based_resampler(game, tb_game)`` to the Python bot's
-``set_resampler``.
+(``open_spiel.python.algorithms.ismcts``) uses it. Its C++ ``pyspiel.ISMCTSBot`` cannot reach a Python
+method (it calls C++'s ``ResampleFromInfostate``, whose "not implemented" error, raised while the bot
+has released Python's lock, kills the process): do not use it on these games. OpenSpiel's turn-based
+conversion does not forward ``resample_from_infostate`` either: for Take 5 give the Python bot
+``set_resampler(turn_based_resampler(game, tb_game))``.
 
 **Clone and serialization.** ``clone()`` is cheap (our engines' ``clone``). OpenSpiel serializes a
 Python game's state as its history plus a pickle of its Python attributes: deserialize only strings you

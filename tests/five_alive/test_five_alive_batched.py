@@ -436,7 +436,7 @@ def test_bad_actions_and_configs_raise_value_errors():
         env.observe(out=np.zeros((4, observation_size(2)), np.float64))
     with pytest.raises(ValueError, match="config: expected a FiveAliveConfig"):
         BatchedFiveAlive({"num_players": 4}, 4)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="batch_size: expected an integer in >= 1, got 0"):
+    with pytest.raises(ValueError, match="batch_size: expected an integer in 1..16777216, got 0"):
         BatchedFiveAlive(FiveAliveConfig(), 0)
     with pytest.raises(ValueError, match="max_cycles: expected None"):
         make_batched(4, max_cycles=100)

@@ -47,12 +47,9 @@ from typing import Any, NoReturn
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.config import show_value
+from fiveplay_env.core.config import MAX_BATCH_SIZE, show_value  # noqa: F401 (MAX_BATCH_SIZE: the engines')
 from fiveplay_env.core.errors import IllegalActionError
 
-MAX_BATCH_SIZE = 1 << 24
-"""The most games one batched engine holds (16,777,216): beyond it the arrays alone would take tens of
-GB, so a larger ``batch_size`` (or ``make_vec``'s ``num_envs``) is refused before anything is allocated."""
 GAME_INDEX_MAX = 1 << 62
 """The largest ``game_index`` a state may hold: room for 2**62 more games before int64 would wrap."""
 _ARRAYS = "state['arrays']"

@@ -43,8 +43,8 @@ class IllegalActionError(ValueError):
         self.action = action
         self.legal = [int(a) for a in legal]
         if action_id(action) is None and not isinstance(action, str):  # not even an id: say which forms are
-            super().__init__(f"illegal action for {agent}: expected an action id ({ACTION_FORMS}) among "
-                             f"{self.legal}, got {_describe(action)}")
+            super().__init__(f"illegal action for {agent}: expected one of {self.legal} as an action id "
+                             f"({ACTION_FORMS}), got {_describe(action)}")
         else:
             super().__init__(
                 f"illegal action for {agent}: expected one of {self.legal}, got {_describe(action)}"

@@ -362,6 +362,12 @@ class BatchedFiveAlive(BatchedGameBase):
         return self._nresh.astype(np.int32)
 
     @property
+    def steps(self) -> np.ndarray:
+        """int32 [B]: decisions taken in each current game (the reference's ``turns``; ``max_steps``
+        truncates a game when it reaches that many)."""
+        return self._steps.copy()
+
+    @property
     def counter(self) -> np.ndarray:
         """int32 [B]: random events used so far (the reference's ``counter``)."""
         return self._counter.copy()

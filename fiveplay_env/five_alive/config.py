@@ -74,11 +74,12 @@ class FiveAliveConfig:
             pile; draws that still find nothing are skipped) or ``"skip"`` (never reshuffle).
         max_reshuffles: at most this many reshuffles per round (0..1000); once they are spent, draws
             from an empty draw pile are skipped, as with ``"skip"``. This bound is what guarantees that
-            every game ends whatever the deck: without it a deck rich in Draw cards (for example only
+            every round ends whatever the deck: without it a deck rich in Draw cards (for example only
             Draw cards) recycles the discard pile into the hands forever and no round ends. With it
-            every round ends after finitely many steps (each card played leaves the hands, the draws
-            are bounded, every BUST or Bomb loss costs a life), and every round costs a life unless all
-            survivors go out at once. The default, 50, is far beyond what the RULES.md deck reaches (at
+            every round ends within ``round_decision_bound`` card decisions (each card played leaves
+            the hands, the draws are bounded, every BUST or Bomb loss costs a life), and every round
+            costs a life unless all survivors go out at once (``rules_decision_bound``; ``max_steps``
+            bounds the whole game). The default, 50, is far beyond what the RULES.md deck reaches (at
             most 11 in one round, measured over 1,500 random 6-player games), so it never changes a
             game of the rule book's deck in practice.
         new_round_start: who starts a new round: ``"after_dealer"`` (the next survivor clockwise from

@@ -47,7 +47,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.config import MAX_BATCH_SIZE, show_value  # noqa: F401 (MAX_BATCH_SIZE: the engines')
+from fiveplay_env.core.config import show_value
 from fiveplay_env.core.errors import IllegalActionError
 
 GAME_INDEX_MAX = 1 << 62

@@ -118,8 +118,8 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.batched import MAX_BATCH_SIZE, BatchedGameBase, bench_batched, check_games
-from fiveplay_env.core.config import check_int, from_kwargs, show_value
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs, show_value
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.observation import (
     DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,

@@ -79,7 +79,7 @@ class FiveAliveConfig:
             every round ends within ``round_decision_bound`` card decisions (each card played leaves
             the hands, the draws are bounded, every BUST or Bomb loss costs a life), and every round
             costs a life unless all survivors go out at once (``rules_decision_bound``; ``max_steps``
-            bounds the whole game). The default, 50, is far beyond what the RULES.md deck reaches (at
+            bounds the whole game). The default, 50, is far beyond what the rule book's deck reaches (at
             most 11 in one round, measured over 1,500 random 6-player games), so it never changes a
             game of the rule book's deck in practice.
         new_round_start: who starts a new round: ``"after_dealer"`` (the next survivor clockwise from

@@ -92,8 +92,8 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.batched import MAX_BATCH_SIZE, BatchedGameBase, bench_batched, check_games
-from fiveplay_env.core.config import check_int, from_kwargs
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import ROW_STATS, ROWS, SCORES, observation_size
 from fiveplay_env.take5.state import (

@@ -204,9 +204,12 @@ def _chain_start(game: str, config_fields: Mapping[str, Any], seed: int, state: 
     return hashlib.sha256(head.encode() + b"\0" + hooks(game).step_bytes(state)).digest()
 
 
+_ACTION_BYTES = [a.to_bytes(2, "little") for a in range(256)]  # every action id of both games (< 256)
+
+
 def _chain_next(h: bytes, action: int, step_bytes: bytes) -> bytes:
-    """``h[i + 1]`` from ``h[i]``, action i and the state after it."""
-    return hashlib.sha256(h + action.to_bytes(2, "little") + step_bytes).digest()
+    """``h[i + 1]`` from ``h[i]``, action i (2 bytes, little-endian) and the state after it."""
+    return hashlib.sha256(h + _ACTION_BYTES[action] + step_bytes).digest()
 
 
 def make_record(game: str, config: Any, seed: int, actions: Sequence[int], *, agents: Sequence[str] | None = None,
@@ -457,11 +460,14 @@ def iter_states(rec: Mapping[str, Any], where: str = "<record>") -> Iterator[tup
     actions = rec["actions"]
     chain: str | None = rec["chain"] if rec["version"] >= 2 else None
     if chain is not None:
+        tags = bytes.fromhex(chain)  # (compared as bytes: no hex formatting per step)
+        size = CHAIN_TAG // 2
+        entries = len(tags) // size
         hv = _chain_start(game, config_dict(config), rec["seed"], engine.state)
-        if hv[:CHAIN_TAG // 2].hex() != chain[:CHAIN_TAG]:
+        if hv[:size] != tags[:size]:
             raise RecordError(where, "chain: the game's start (its game, config, seed and deal) differs from the one "
                                      "the chain was made for: the header was edited")
-        entries = len(chain) // CHAIN_TAG
+        step_bytes, sha256 = h.step_bytes, hashlib.sha256
     for i, a in enumerate(actions):
         yield i, a, engine
         if chain is not None and i + 1 >= entries and not engine.is_over:  # (over: _apply says so)
@@ -469,8 +475,8 @@ def iter_states(rec: Mapping[str, Any], where: str = "<record>") -> Iterator[tup
                                      f"added (the recorded game had {entries - 1})", i)
         _apply(engine, a, i, where)
         if chain is not None:
-            hv = _chain_next(hv, a, h.step_bytes(engine.state))
-            if hv[:CHAIN_TAG // 2].hex() != chain[(i + 1) * CHAIN_TAG:(i + 2) * CHAIN_TAG]:
+            hv = sha256(hv + _ACTION_BYTES[a] + step_bytes(engine.state)).digest()  # _chain_next, inlined
+            if hv[:size] != tags[(i + 1) * size:(i + 2) * size]:
                 raise RecordError(where, f"action {a}: the game differs from the recorded one from this step on "
                                          f"(chain entry {i + 1}): this action or an earlier one was edited", i)
     if chain is not None and entries > len(actions) + 1:

@@ -71,7 +71,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
-            truncated = truncated or (trunc and not engine.is_over)
+            truncated = truncated or trunc  # the env's max_cycles, or the engine's max_steps (over, no winner)
             env.step(None)
             continue
         p = index[name]

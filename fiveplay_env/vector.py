@@ -36,9 +36,11 @@ A actions and observations of ``obs_dim`` floats:
 - Autoreset is **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``): when game i ends at a step,
   ``terminated[i]`` is True and ``rewards[i]`` are that last step's, while ``obs[i]``, ``mask[i]`` and
   ``current_player[i]`` already belong to the new game started in slot i. There is no separate reset
-  step and no truncation (games always end: every valid config's games do, see
-  ``FiveAliveConfig.max_reshuffles``). ``info["final_scores"][i]`` holds the finished game's
-  final scores where ``terminated[i]``.
+  step. ``info["final_scores"][i]`` holds the finished game's final scores where ``terminated[i]``.
+- Truncation: ``info["truncated"]`` (bool [B]) marks, among the games that ended at this step
+  (``terminated``), those cut short by 5 Alive's ``max_steps`` (no winner, no final reward; a bootstrapping
+  learner should not treat them as terminal). No rule-book game reaches the default, 10,000 decisions;
+  Take 5 games always end by their rules (``truncated`` is all False).
 - Seeding: slot i's k-th game is seeded ``core.seeding.derive(seed, i + k*B)``; ``info["seed"][i]`` is
   the seed of slot i's current game, with which it can be replayed alone by the game's reference
   engine (``fiveplay_env.take5.engine.new_game(config, seed)``). ``reset(seed)`` starts the run over;
@@ -46,18 +48,20 @@ A actions and observations of ``obs_dim`` floats:
   games ``make_vec`` started).
 - Errors: a bad config value, or actions of the wrong shape or dtype, raise ``ValueError`` naming the
   field; an illegal action raises ``core.errors.IllegalActionError`` naming the game index, and
-  changes nothing.
+  changes nothing. ``num_envs`` is checked before anything is allocated: at most ``MAX_BATCH_SIZE``
+  (16,777,216) games, and no more than this machine's memory holds (``check_memory``); either limit is
+  a ``ValueError`` naming it.
 - Arrays are new at every step, except ``obs`` when the env is made with ``reuse_obs=True``: then one
   buffer is overwritten at every step (faster for large batches; copy what you keep).
 
 ``info`` (Take 5): ``scores``, ``round_penalty`` (int32 [B, n]), ``round`` (int32 [B]) and ``seed``
-(uint64 [B]) of the current games, and ``final_scores`` (int32 [B, n]).
+(uint64 [B]) of the current games, ``final_scores`` (int32 [B, n]) and ``truncated`` (bool [B]).
 
 5 Alive runs the same loop with ``make_vec("five_alive", 1024, seed=0, num_players=4)`` (any
 ``FiveAliveConfig`` field but ``max_cycles``): 19 actions, rewards +1 / -1 as each game is decided
 (``reward="lives"``: -1 per life lost), and ``info`` holds ``seed``, ``lives``, ``alive`` and ``round`` of
 the current games, and ``final_scores`` (lives left, int32 [B, n]), ``final_result`` (+1 / -1) and
-``final_win`` (win shares) of the games that just ended.
+``final_win`` (win shares) of the games that just ended, and ``truncated``.
 
 Games are registered by name in ``REGISTRY`` (name -> ``"module:factory"``, imported on first use); a
 factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``BatchedGame`` shape.
@@ -70,7 +74,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from fiveplay_env.core.config import check_bool, check_int
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_bool, check_int
 
 REGISTRY: dict[str, str] = {
     "take5": "fiveplay_env.take5.batched:make_batched",
@@ -170,10 +174,37 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
     ``compact_obs=True`` (Take 5): ``obs`` is the compact uint8 observation of
     ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size)."""
     factory = _factory(game)
-    check_int("num_envs", num_envs, 1)
+    check_int("num_envs", num_envs, 1, MAX_BATCH_SIZE)
     check_bool("reuse_obs", reuse_obs)
     check_bool("compact_obs", compact_obs)
+    check_memory(factory, num_envs, seed, config)
     return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs, compact_obs=compact_obs)
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes (None where the OS does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(factory: Any, num_envs: int, seed: int | None, config: dict[str, Any]) -> None:
+    """``ValueError`` before anything large is allocated if ``num_envs`` games would not fit in this
+    machine's memory: a one-game engine of the same config (which also checks the config) gives the bytes
+    of a game's state (``bytes_per_game``) and of its observation, and the estimate, ``num_envs`` times
+    the state plus two observations (the one returned and the encoder's), must stay below the machine's
+    memory (``physical_memory``). A lower bound: the step's temporaries come on top."""
+    probe = factory(1, seed if seed is not None else 0, **config)
+    per_game = float(getattr(probe, "bytes_per_game", lambda: 0.0)()) + 2 * 4 * int(probe.observation_size)
+    need = num_envs * per_game
+    have = physical_memory()
+    if have is not None and need > have:
+        raise ValueError(f"num_envs: expected at most {int(have // per_game):,} games on this machine "
+                         f"({have / 2**30:.1f} GiB of memory; about {per_game:,.0f} bytes a game for its state "
+                         f"and observations), got {num_envs:,} (about {need / 2**30:,.1f} GiB)")
 
 
 def _pack_table() -> np.ndarray:

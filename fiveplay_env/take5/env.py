@@ -16,7 +16,7 @@ from pettingzoo import ParallelEnv
 from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
 from fiveplay_env.core.config import config_of, from_kwargs, show_value
-from fiveplay_env.core.errors import IllegalActionError, ResetNeededError
+from fiveplay_env.core.errors import IllegalActionError, ResetNeededError, action_id
 from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.take5 import engine as eng
 from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, Take5Config
@@ -176,12 +176,11 @@ class Take5Parallel(ParallelEnv):
         for p, agent in enumerate(self.possible_agents):
             if agent not in actions:
                 raise IllegalActionError(agent, "(no action)", np.flatnonzero(self.legal_mask(p)))
-            a = actions[agent]
+            a = action_id(actions[agent])  # an int, a numpy integer or a 0-d integer array
             mask = self.legal_mask(p)
-            if (isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer))
-                    or not 0 <= int(a) < NUM_ACTIONS or not mask[int(a)]):
-                raise IllegalActionError(agent, a, np.flatnonzero(mask))
-            out.append(int(a))
+            if a is None or not 0 <= a < NUM_ACTIONS or not mask[a]:
+                raise IllegalActionError(agent, actions[agent], np.flatnonzero(mask))
+            out.append(a)
         return out
 
     def step(self, actions: dict[str, Any]):

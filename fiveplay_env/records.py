@@ -7,8 +7,8 @@ concatenate into one file). Fields (format version 1):
 |-----------|-------------------------------------------------------------------------------------|
 | format    | ``"fiveplay-record"``                                                               |
 | version   | ``1`` (``RECORD_VERSION``); another version is refused                              |
-| game      | ``"take5"`` or ``"five_alive"``                                                     |
-| config    | every field of the game's config (``Take5Config`` / ``FiveAliveConfig``)            |
+| game      | a game of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``)                    |
+| config    | every field of the game's config (``Take5Config`` / ``FiveAliveConfig`` ...)        |
 | seed      | the game's seed (it fixes every deal and reshuffle)                                 |
 | agents    | who sat in each seat (names; informative only)                                      |
 | actions   | every action id in the order the engine took them (all seats, row choices, answers) |
@@ -22,8 +22,9 @@ deterministic given their seed); it then checks ``final`` and ``digest``. Anythi
 raises ``RecordError`` naming the record and the step: a wrong format or version, an unknown config
 field, an illegal (edited) action, a final result or digest that differs.
 
-Per-game hooks (``GameHooks``: config class, engine class, ``summary``, ``digest`` fields) live in
-``HOOKS``; this module imports only the engines, never the agents.
+What records need of each game (config and engine classes, ``summary``, the ``digest`` fields) comes
+from its definition in ``fiveplay_env.games`` (``HOOKS`` is a view of it); this module imports only the
+game table, never the agents.
 """
 from __future__ import annotations
 
@@ -36,13 +37,9 @@ from typing import Any
 
 import numpy as np
 
+from fiveplay_env import games
 from fiveplay_env.core.config import from_kwargs
 from fiveplay_env.core.errors import IllegalActionError
-from fiveplay_env.five_alive import engine as fa_engine
-from fiveplay_env.five_alive.config import FiveAliveConfig
-from fiveplay_env.take5 import engine as t5_engine
-from fiveplay_env.take5 import state as t5_state
-from fiveplay_env.take5.config import Take5Config
 
 RECORD_FORMAT = "fiveplay-record"
 RECORD_VERSION = 1
@@ -66,7 +63,8 @@ class RecordError(ValueError):
 
 @dataclass(frozen=True)
 class GameHooks:
-    """What records need of one game: its config and engine classes and how to summarize a state."""
+    """What records need of one game (a view of its ``GameDef``): config and engine classes, how to
+    summarize a state and which fields its digest covers."""
 
     config_cls: type
     engine_cls: type
@@ -74,41 +72,17 @@ class GameHooks:
     digest_fields: Callable[[Any], Any]
 
 
-def _take5_summary(state: Any) -> dict[str, Any]:
-    over = state.phase == t5_state.OVER
-    return {"over": over, "rounds": int(state.round), "scores": [int(s) for s in state.scores],
-            "winners": t5_engine.winners(state) if over else []}
+def _hooks_of(g: Any) -> GameHooks:
+    return GameHooks(g.config_cls, g.engine_cls, g.summary, g.digest_fields)
 
 
-def _take5_fields(state: Any) -> Any:
-    return [state.seed, state.counter, state.round, state.trick, state.phase, state.current,
-            state.hands[:, :104].tolist(), state.hand_size, state.pending, state.rows,
-            [list(q) for q in state.queue], state.trick_cards, state.seen.tolist(), state.taken,
-            state.pool.tolist(), state.set_aside, state.scores, state.round_pen]
-
-
-def _five_alive_summary(state: Any) -> dict[str, Any]:
-    return {"over": state.phase == fa_engine.OVER, "rounds": int(state.round), "turns": int(state.turns),
-            "lives": [int(v) for v in state.lives], "winners": [int(w) for w in state.winners]}
-
-
-def _five_alive_fields(state: Any) -> Any:
-    return [state.seed, state.counter, state.round, state.turns, state.phase, state.current, state.direction,
-            state.total, state.hands, state.draw, state.discard, state.top, state.lives, state.alive,
-            state.bomber, state.bomb_queue, state.winners, state.result]
-
-
-HOOKS: dict[str, GameHooks] = {
-    "take5": GameHooks(Take5Config, t5_engine.Take5Engine, _take5_summary, _take5_fields),
-    "five_alive": GameHooks(FiveAliveConfig, fa_engine.FiveAliveEngine, _five_alive_summary, _five_alive_fields),
-}
+HOOKS = games.GameMapping(_hooks_of)
+"""Game name -> its ``GameHooks``: a live view of the game table (``fiveplay_env.games``)."""
 
 
 def hooks(game: str) -> GameHooks:
     """The hooks of ``game``; ``ValueError`` listing the known games otherwise."""
-    if game not in HOOKS:
-        raise ValueError(f"game: expected one of {sorted(HOOKS)}, got {game!r}")
-    return HOOKS[game]
+    return _hooks_of(games.get(game))
 
 
 def _plain(value: Any) -> Any:
@@ -211,7 +185,7 @@ def check_header(rec: Any, where: str = "<record>") -> None:
     if rec["version"] != RECORD_VERSION:
         raise RecordError(where, f"version: expected {RECORD_VERSION} (this library reads version {RECORD_VERSION}), "
                                  f"got {rec['version']!r}")
-    if rec["game"] not in HOOKS:
+    if not isinstance(rec["game"], str) or rec["game"] not in HOOKS:
         raise RecordError(where, f"game: expected one of {sorted(HOOKS)}, got {rec['game']!r}")
     if not isinstance(rec["config"], dict):
         raise RecordError(where, f"config: expected an object of config fields, got {type(rec['config']).__name__}")

@@ -162,7 +162,7 @@ def test_opponent_names_resolve_through_the_registered_hook() -> None:
     """SingleAgentEnv resolves names through the resolver the agents package registers (entry point or
     ``register_agent_resolver``), and says what to do when there is none."""
     from agents.random_agent import RandomAgent  # imports agents.registry, which registers itself
-    from fiveplay_env.core import single_agent as sa
+    from fiveplay_env import single_agent as sa
 
     calls = []
 
@@ -189,7 +189,7 @@ def test_opponent_names_resolve_through_the_registered_hook() -> None:
 
 
 def test_without_any_resolver_a_name_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    from fiveplay_env.core import single_agent as sa
+    from fiveplay_env import single_agent as sa
 
     monkeypatch.setattr(sa, "_resolver", None)
     monkeypatch.setattr(sa, "_find_resolver", lambda: None)

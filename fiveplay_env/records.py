@@ -7,8 +7,8 @@ concatenate into one file). Fields (format version 2; ``make_record`` writes it)
 |-----------|-------------------------------------------------------------------------------------|
 | format    | ``"fiveplay-record"``                                                               |
 | version   | ``2`` (``RECORD_VERSION``); version 1 (the same without ``chain``) is still read     |
-| game      | ``"take5"`` or ``"five_alive"``                                                     |
-| config    | every field of the game's config (``Take5Config`` / ``FiveAliveConfig``)            |
+| game      | a game of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``)                    |
+| config    | every field of the game's config (``Take5Config`` / ``FiveAliveConfig`` ...)        |
 | seed      | the game's seed, 0..2**64-1 (it fixes every deal and reshuffle)                     |
 | agents    | who sat in each seat (names; informative only)                                      |
 | actions   | every action id in the order the engine took them (all seats, row choices, answers) |
@@ -42,8 +42,9 @@ a line up to ``MAX_LINE_CHARS``; JSON nested deeper than ``MAX_DEPTH``, an integ
 string are refused before or while the line is decoded; each field is type-checked (a ``game`` that is
 not a string, a seed >= 2**64, ...).
 
-Per-game hooks (``GameHooks``: config class, engine class, ``summary``, ``digest`` fields, ``step_bytes``)
-live in ``HOOKS``; this module imports only the engines, never the agents.
+What records need of each game (``GameHooks``: config and engine classes, ``summary``, the ``digest``
+fields, ``step_bytes``) comes from its definition in ``fiveplay_env.games`` (``HOOKS`` is a view of it);
+this module imports only the game table, never the agents.
 """
 from __future__ import annotations
 
@@ -51,21 +52,16 @@ import dataclasses
 import hashlib
 import json
 import re
-import struct
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from fiveplay_env import games
 from fiveplay_env.core.config import from_kwargs, show_value
 from fiveplay_env.core.errors import IllegalActionError, action_id
 from fiveplay_env.core.seeding import SEED_MAX
-from fiveplay_env.five_alive import engine as fa_engine
-from fiveplay_env.five_alive.config import FiveAliveConfig
-from fiveplay_env.take5 import engine as t5_engine
-from fiveplay_env.take5 import state as t5_state
-from fiveplay_env.take5.config import Take5Config
 
 RECORD_FORMAT = "fiveplay-record"
 RECORD_VERSION = 2
@@ -109,67 +105,17 @@ class GameHooks:
     step_bytes: Callable[[Any], bytes]
 
 
-def _take5_summary(state: Any) -> dict[str, Any]:
-    over = state.phase == t5_state.OVER
-    return {"over": over, "rounds": int(state.round), "scores": [int(s) for s in state.scores],
-            "winners": t5_engine.winners(state) if over else []}
+def _hooks_of(g: Any) -> GameHooks:
+    return GameHooks(g.config_cls, g.engine_cls, g.summary, g.digest_fields, g.chain_bytes)
 
 
-def _take5_fields(state: Any) -> Any:
-    return [state.seed, state.counter, state.round, state.trick, state.phase, state.current,
-            state.hands[:, :104].tolist(), state.hand_size, state.pending, state.rows,
-            [list(q) for q in state.queue], state.trick_cards, state.seen.tolist(), state.taken,
-            state.pool.tolist(), state.set_aside, state.scores, state.round_pen]
-
-
-def _five_alive_summary(state: Any) -> dict[str, Any]:
-    return {"over": state.phase == fa_engine.OVER, "rounds": int(state.round), "turns": int(state.turns),
-            "lives": [int(v) for v in state.lives], "winners": [int(w) for w in state.winners]}
-
-
-def _five_alive_fields(state: Any) -> Any:
-    return [state.seed, state.counter, state.round, state.turns, state.phase, state.current, state.direction,
-            state.total, state.hands, state.draw, state.discard, state.top, state.lives, state.alive,
-            state.bomber, state.bomb_queue, state.winners, state.result]
-
-
-_PACKS: dict[int, struct.Struct] = {}
-
-
-def _pack(values: Sequence[int]) -> bytes:
-    """Small ints as little-endian int64s (one ``struct.Struct`` per length, cached)."""
-    st = _PACKS.get(len(values))
-    if st is None:
-        st = _PACKS[len(values)] = struct.Struct(f"<{len(values)}q")
-    return st.pack(*values)
-
-
-def _take5_step(state: Any) -> bytes:
-    """Take 5's state in the chain (cheap: about 20 ints): the acting seat, phase, trick, round, the
-    random-event counter, every score, round penalty and hand size."""
-    return _pack((state.current, state.phase, state.trick, state.round, state.counter, *state.scores,
-                  *state.round_pen, *state.hand_size))
-
-
-def _five_alive_step(state: Any) -> bytes:
-    """5 Alive's state in the chain (cheap: about 20 ints): the random-event counter, round, reshuffles,
-    turn, T, direction, top card, phase, the draw and discard piles' sizes, every hand size and lives."""
-    return _pack((state.counter, state.round, state.reshuffles, state.current, state.total, state.direction,
-                  state.top, state.phase, len(state.draw), state.discard_size, *state.hand_size, *state.lives))
-
-
-HOOKS: dict[str, GameHooks] = {
-    "take5": GameHooks(Take5Config, t5_engine.Take5Engine, _take5_summary, _take5_fields, _take5_step),
-    "five_alive": GameHooks(FiveAliveConfig, fa_engine.FiveAliveEngine, _five_alive_summary, _five_alive_fields,
-                            _five_alive_step),
-}
+HOOKS = games.GameMapping(_hooks_of)
+"""Game name -> its ``GameHooks``: a live view of the game table (``fiveplay_env.games``)."""
 
 
 def hooks(game: str) -> GameHooks:
     """The hooks of ``game``; ``ValueError`` listing the known games otherwise."""
-    if game not in HOOKS:
-        raise ValueError(f"game: expected one of {sorted(HOOKS)}, got {game!r}")
-    return HOOKS[game]
+    return _hooks_of(games.get(game))
 
 
 def _plain(value: Any) -> Any:

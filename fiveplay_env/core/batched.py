@@ -49,6 +49,7 @@ import numpy as np
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import show_value
 from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.core.sampling import random_actions
 
 GAME_INDEX_MAX = 1 << 62
 """The largest ``game_index`` a state may hold: room for 2**62 more games before int64 would wrap."""
@@ -352,11 +353,9 @@ class BatchedGameBase(ABC):
 
 def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> float:
     """Decisions per second of ``engine`` (a fresh one: it is stepped): random legal play, the actions
-    drawn from the mask with ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes
+    drawn from the mask with ``core.sampling.random_actions`` inside the timed loop; ``with_obs`` also encodes
     every step's observations (into one reused buffer). Runs for about ``seconds`` after a short
     warm-up; one decision = one game's action in one step."""
-    from fiveplay_env.vector import random_actions  # only here: core does not depend on the vector API
-
     batch_size = engine.batch_size
     rng = np.random.default_rng(0)
     buf = np.empty((batch_size, engine.observation_size), np.float32)

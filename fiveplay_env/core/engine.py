@@ -56,12 +56,14 @@ class BoundEngine(Generic[C, S]):
     state: S
 
     def __init__(self, config: C, seed: int | None = None, state: S | None = None) -> None:
-        if not isinstance(config, self._config_cls):
-            raise ValueError(f"config: expected a {self._config_cls.__name__}, got {type(config).__name__}")
-        if state is not None:
+        config_cls = getattr(self, "_config_cls", None)
+        if config_cls is not None and not isinstance(config, config_cls):
+            raise ValueError(f"config: expected a {config_cls.__name__}, got {type(config).__name__}")
+        state_cls = getattr(self, "_state_cls", None)
+        if state is not None and state_cls is not None:
             n = config.num_players  # type: ignore[attr-defined]
-            if not isinstance(state, self._state_cls) or state.num_players != n:  # type: ignore[attr-defined]
-                raise ValueError(f"state: expected a {self._state_cls.__name__} of {n} players, got "
+            if not isinstance(state, state_cls) or state.num_players != n:  # type: ignore[attr-defined]
+                raise ValueError(f"state: expected a {state_cls.__name__} of {n} players, got "
                                  f"{type(state).__name__} {show_value(state)}")
         self.config = config
         self.state = state if state is not None else self._new_game(config, seed)

@@ -16,14 +16,13 @@ import numpy as np
 
 from fiveplay_env.core.aec import CardGameAEC
 from fiveplay_env.core.config import config_of, from_kwargs
-from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.five_alive import engine as eng
-from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, FiveAliveConfig
+from fiveplay_env.five_alive import SPEC  # the game's facts, declared with its definition
+from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
 from fiveplay_env.five_alive.render import render_text
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
 
-SPEC = GameSpec("five_alive_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
 METADATA = {
     "name": "five_alive_v0",
     "render_modes": ["ansi", "human"],

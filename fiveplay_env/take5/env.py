@@ -17,14 +17,13 @@ from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
 from fiveplay_env.core.config import config_of, from_kwargs, show_value
 from fiveplay_env.core.errors import IllegalActionError, ResetNeededError, action_id
-from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.take5 import engine as eng
-from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, Take5Config
+from fiveplay_env.take5 import SPEC  # the game's facts, declared with its definition
+from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observation_high, observation_size, observe
 from fiveplay_env.take5.render import render_text
 from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS, PLAY, Take5State
 
-SPEC = GameSpec("take5_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
 METADATA = {
     "name": "take5_v0",
     "render_modes": ["ansi", "human"],

@@ -29,6 +29,12 @@ def _ckpt_factory(rest: str, game: str, seed: int | None) -> Any:
     return make_ckpt_agent(rest, game, seed)
 
 
+def _pretrained_factory(rest: str, game: str, seed: int | None) -> Any:
+    from agents.learned.pretrained import make_pretrained_agent
+
+    return make_pretrained_agent(rest, game, seed)
+
+
 def _ckpt_fingerprint(rest: str) -> str | None:
     """The checkpoint file's SHA-256 (None if there is no such file: loading it will say why)."""
     import hashlib
@@ -47,5 +53,6 @@ def _ckpt_fingerprint(rest: str) -> str | None:
 
 
 register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
+register_prefix("pretrained", _pretrained_factory)
 
 __all__ = ["register_prefix"]

@@ -193,6 +193,7 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
     reference engines in a Python loop, ``LoopVecEnv``)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {list(BACKENDS)}, got {backend!r}")
+    factory = _factory(game) if backend == "numpy" else reference_game(game)  # an unknown game is said first
     check_int("num_envs", num_envs, 1)
     check_bool("reuse_obs", reuse_obs)
     check_bool("compact_obs", compact_obs)
@@ -201,7 +202,6 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
             raise ValueError("compact_obs: expected backend 'numpy' (the compact observation is the batched "
                              "engine's), got backend 'reference'")
         return LoopVecEnv(game, num_envs, seed, reuse_obs=reuse_obs, **config)
-    factory = _factory(game)
     return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs, compact_obs=compact_obs)
 
 

@@ -26,12 +26,12 @@ policy):
 | key          | meaning                                                                          |
 |--------------|----------------------------------------------------------------------------------|
 | ``kind``, ``version`` | ``"fiveplay-ppo"``, ``CHECKPOINT_VERSION``                               |
+| ``algo``     | the algorithm that trained it (``agents.learned.algorithms``; absent: ``"ppo"``) |
 | ``game``, ``config`` | the game name and its config fields (a dict)                              |
 | ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
 | ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
 | ``optimizer``| the algorithm's optimizer ``state_dict``                                         |
-| ``train_config`` | the algorithm's config as a dict (``to_dict``: ``algo``, its settings,      |
-|              | opponents, seed ...; a checkpoint without ``algo`` is PPO's)                     |
+| ``train_config`` | the algorithm's config as a dict (``to_dict``: PPO settings, opponents, seed ...) |
 | ``args``     | the arguments of ``experiments/train.py`` (a dict; what ``--resume`` reuses)     |
 | ``backend``  | ``"batched"`` or ``"reference-loop"``: the vector env the run trained on         |
 | ``progress`` | ``{"update", "decisions", "env_steps", "games"}``                                |

@@ -4,8 +4,8 @@ form) generate ``experiments/train.py``'s options and this module's validation.
 ``TrainConfig`` holds what every algorithm's run shares (the game, the opponents, the collector, the
 returns, the network, the pool); each algorithm extends it with its own hyperparameters
 (``agents.learned.algorithms.ppo.PPOConfig``), as RLlib's ``PPOConfig`` extends ``AlgorithmConfig``.
-A config is saved in checkpoints as one flat dict (``to_dict``, with the ``algo`` name) and rebuilt with
-``agents.learned.algorithms.config_from_dict``.
+A config is saved in checkpoints as one flat dict (``to_dict``; the algorithm's name beside it, under the
+checkpoint's ``algo``) and rebuilt with ``agents.learned.algorithms.config_from_dict``.
 
 A field is declared with ``option(default, help, ...)``:
 
@@ -209,20 +209,16 @@ class TrainConfig:
             raise ValueError(f"hidden: expected one or more layer sizes >= 1, got {list(self.hidden)}")
 
     def to_dict(self) -> dict[str, Any]:
-        """The config as plain data (what checkpoints hold), with its ``algo``."""
+        """The config as plain data (what checkpoints hold under ``train_config``); ``cls(**d)`` rebuilds it."""
         d = asdict(self)
         d["hidden"] = list(self.hidden)
         d["opponents"] = [[n, w] for n, w in self.opponents]
-        d["algo"] = self.algo
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
-        """The config ``to_dict`` gave (``algo`` must be this class's; a dict without one is PPO's)."""
+        """The config ``to_dict`` gave."""
         d = dict(d)
-        algo = d.pop("algo", "ppo")
-        if algo != cls.algo:
-            raise ValueError(f"algo: expected {cls.algo!r} for {cls.__name__}, got {algo!r}")
         d["opponents"] = [(n, w) for n, w in d["opponents"]]
         d["hidden"] = tuple(d["hidden"])
         return cls(**d)

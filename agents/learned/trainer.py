@@ -223,7 +223,8 @@ class Trainer:
             "timers": self.timers.as_dict(), "recent": self.recent[-200:],
         }
         return {
-            "kind": KIND, "version": CHECKPOINT_VERSION, "game": self.cfg.game, "config": self.game_config,
+            "kind": KIND, "version": CHECKPOINT_VERSION, "algo": self.cfg.algo, "game": self.cfg.game,
+            "config": self.game_config,
             "num_players": col.n, "obs_dim": col.D, "num_actions": col.A, "backend": self.backend,
             "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
                       "state_dict": cpu_state_dict(self.model)},
@@ -249,8 +250,8 @@ class Trainer:
         check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
         if "trainer" not in ckpt or "optimizer" not in ckpt:
             raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): it cannot be resumed")
+        check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)  # older checkpoints: PPO's
         saved_cfg = ckpt.get("train_config", {})
-        check_matches(ckpt, "algorithm", saved_cfg.get("algo", "ppo"), self.cfg.algo)
         for key in ("num_envs", "seed", "opponents"):
             want = self.cfg.to_dict()[key]
             check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want)

@@ -39,9 +39,10 @@ def config_class(name: str) -> Any:
     return get_algorithm(name).CONFIG
 
 
-def config_from_dict(d: dict[str, Any]) -> Any:
-    """A config from its ``to_dict()`` (a checkpoint's ``train_config``; without ``algo``: PPO's)."""
-    return config_class(d.get("algo", "ppo")).from_dict(d)
+def config_from_dict(d: dict[str, Any], algo: str = "ppo") -> Any:
+    """The config of algorithm ``algo`` from its ``to_dict()`` (a checkpoint's ``train_config``, with the
+    checkpoint's ``algo``; a checkpoint without one is PPO's)."""
+    return config_class(algo).from_dict(d)
 
 
 __all__ = ["ALGORITHMS", "config_class", "config_from_dict", "get_algorithm"]

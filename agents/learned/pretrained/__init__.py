@@ -113,7 +113,7 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
 
     ckpt = load_checkpoint(checkpoint)
-    keep = ("kind", "version", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",
+    keep = ("kind", "version", "algo", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",
             "train_config", "backend")
     payload = {k: ckpt[k] for k in keep if k in ckpt}
     payload["card"] = json.loads(json.dumps(card))

@@ -74,6 +74,12 @@ from fiveplay_env.core.errors import CheckpointError
 RUN_GROUP = "evaluation, checkpoints, output"
 
 
+def _devices() -> tuple[str, ...]:
+    from agents.learned.devices import DEVICES
+
+    return DEVICES
+
+
 @dataclass
 class RunOptions:
     """How a run is carried out rather than what it learns: evaluation, checkpoints, output, resources.
@@ -93,7 +99,7 @@ class RunOptions:
                           cli_default_text="")
     device: str = option("auto", "where the networks and the update run: auto (default: cuda when a GPU is "
                                  "usable, else cpu), cpu or cuda (an error without a GPU); the engines always run "
-                                 "on the CPU", choices=("auto", "cpu", "cuda"), group=RUN_GROUP, cli_default_text="")
+                                 "on the CPU", choices=_devices, group=RUN_GROUP, cli_default_text="")
     tensorboard: bool | None = option(None, "write TensorBoard event files in RUN_DIR/tensorboard (default: on when "
                                             "the tensorboard package is installed)", boolean_optional=True,
                                       group=RUN_GROUP, cli_default_text="")

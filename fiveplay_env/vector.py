@@ -18,8 +18,8 @@ Self-play of random agents over 1,024 Take 5 games (4 players, one round each)::
         returns[terminated] = 0                              # their slots already hold new games
     print(len(finished), "games; bull heads taken per game:", -np.mean(finished))
 
-Contract of the object ``make_vec`` returns (``VecEnv``), for B = ``num_envs`` games of n players,
-A actions and observations of ``obs_dim`` floats:
+Contract of the object ``make_vec`` returns (``VecEnv``; ``LoopVecEnv`` for the reference backend), for
+B = ``num_envs`` games of n players, A actions and observations of ``obs_dim`` floats:
 
 | call                 | returns                                                                   |
 |----------------------|---------------------------------------------------------------------------|
@@ -61,12 +61,12 @@ the current games, and ``final_scores`` (lives left, int32 [B, n]), ``final_resu
 
 Backends (``make_vec(..., backend=...)``), every one with the contract above:
 
-| backend       | what steps the games                                                               |
-|---------------|------------------------------------------------------------------------------------|
-| ``"numpy"``   | the game's batched engine (``REGISTRY``), no Python loop over games (the default)   |
-| ``"reference"`` | ``LoopVecEnv``: a Python loop over the game's reference engines (one per slot); slower, |
-|               | exact (the engines the PettingZoo envs and the search agents use), and the only one  |
-|               | that exposes each slot's engine (``engines``, ``ended``) to agents that read it        |
+| backend         | what steps the games                                                             |
+|-----------------|----------------------------------------------------------------------------------|
+| ``"numpy"``     | the game's batched engine (``REGISTRY``), no Python loop over games (the default) |
+| ``"reference"`` | ``LoopVecEnv``: a Python loop over the game's reference engines, one per slot:   |
+|                 | slower, exact (the engines of the PettingZoo envs and the search agents), and the |
+|                 | only one exposing each slot's engine (``engines``, ``ended``) to agents that read it |
 
 ``LoopVecEnv``'s ``info`` holds ``seed``, ``final_scores`` (Take 5: final scores; 5 Alive: lives left;
 float32 [B, n]) and ``final_win`` (win shares, float32 [B, n]) of the games that just ended.

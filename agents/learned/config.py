@@ -13,7 +13,7 @@ A field is declared with ``option(default, help, ...)``:
 |--------------|---------------------------------------------------------------------------------------|
 | ``help``     | the option's help text, or a callable making it (the default is appended unless        |
 |              | ``cli_default_text`` says otherwise)                                                  |
-| ``lo``, ``hi``, ``open_lo`` | an int field: ``>= lo``; a float field: in ``[lo, hi]`` (``(lo, hi]`` with ``open_lo``) |
+| ``lo``, ``hi`` | an int field: ``>= lo``; a float field: in ``[lo, hi]`` (``(lo, hi]`` with ``open_lo``) |
 | ``choices``  | the allowed values (or a callable returning them, evaluated when the parser is built) |
 | ``group``    | the option group of ``--help``                                                        |
 | ``cli``      | how the command line spells it: ``nargs``, ``metavar``, ``default`` (the value when the |
@@ -36,8 +36,9 @@ SPECIAL_KINDS = ("self", "pool")
 """Opponent kinds that are not agent names: the learner itself, and its past snapshots."""
 
 
-def option(default: Any = MISSING, help: str | Callable[[], str] = "", *, lo: float | None = None, hi: float | None = None,
-           open_lo: bool = False, choices: Sequence[Any] | Callable[[], Sequence[Any]] | None = None,
+def option(default: Any = MISSING, help: str | Callable[[], str] = "", *, lo: float | None = None,
+           hi: float | None = None, open_lo: bool = False,
+           choices: Sequence[Any] | Callable[[], Sequence[Any]] | None = None,
            group: str = "training", nargs: str | None = None, metavar: str | None = None,
            cli_default: Any = MISSING, cli_default_text: str | None = None,
            parse: Callable[[Any, dict[str, Any]], Any] | None = None, flag: bool = False,
@@ -140,7 +141,8 @@ class TrainConfig:
     gamma: float | None = option(None, lambda: f"discount (default: the game's: {_by_game('gamma')})", lo=0.0, hi=1.0,
                                  cli_default_text="")
     gae_lambda: float = option(0.95, "GAE lambda", lo=0.0, hi=1.0)
-    reward_scale: float | None = option(None, lambda: f"reward multiplier (default: the game's: {_by_game('reward_scale')})",
+    reward_scale: float | None = option(None, lambda: f"reward multiplier (default: the game's: "
+                                                      f"{_by_game('reward_scale')})",
                                         lo=0.0, hi=1e9, open_lo=True, cli_default_text="")
     win_reward: float = option(0.0, "win option of the reward: at a game's end each seat also gets W * (win share "
                                     "- 1/n) (default 0: the game's own rewards only)", lo=0.0, hi=1e9, metavar="W",

@@ -1,14 +1,15 @@
 """Agents that need the engine (``uses_engine``: the search agent) as training opponents and baselines.
 
-The collector (``agents.learned.collector``) and ``evaluate`` (``agents.learned.evaluation``) call ordinary
-opponents once per step on a batch of observations (``act_batch``). An agent with ``uses_engine = True`` (``ismcts:...``) instead decides one
-game at a time: it reads the game's reference engine through ``observe_engine(engine, seat)`` (only
-through an ``InformationSet``: ``agents.base``) and keeps per-game memory (5 Alive: its beliefs about
-the hidden hands). So it plays only on ``LoopVecEnv`` (the vector API's reference backend: one reference engine per slot;
-the trainer picks it for ``backend="auto"``, ``envs.resolve_backend``), and ``EngineSeats`` seats one
-instance per (opponent kind, slot, seat), made by the ``make_agent`` resolver it is given (the
-registry's ``make_agent``: this module does not import the registry), and drives them exactly as
-``agents.arena.play_game`` drives search agents:
+The collector (``agents.learned.collector``) and ``evaluate`` (``agents.learned.evaluation``) call
+ordinary opponents once per step on a batch of observations (``act_batch``). An agent with
+``uses_engine = True`` (``ismcts:...``) instead decides one game at a time: it reads the game's reference
+engine through ``observe_engine(engine, seat)`` (only through an ``InformationSet``: ``agents.base``) and
+keeps per-game memory (5 Alive: its beliefs about the hidden hands). So it plays only on ``LoopVecEnv``
+(the vector API's reference backend: one reference engine per slot; the trainer picks it for
+``backend="auto"``, ``envs.resolve_backend``), and ``EngineSeats`` seats one instance per (opponent
+kind, slot, seat), made by the ``make_agent`` resolver it is given (the registry's ``make_agent``: this
+module does not import the registry), and drives them exactly as ``agents.arena.play_game`` drives
+search agents:
 
 | when                                  | call                                                          |
 |---------------------------------------|---------------------------------------------------------------|

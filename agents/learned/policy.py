@@ -102,7 +102,8 @@ class NetworkPolicy:
         return actions, logp_np, value_np
 
 
-def network_actor(model: torch.nn.Module, gen: torch.Generator, greedy: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+def network_actor(model: torch.nn.Module, gen: torch.Generator,
+                  greedy: bool) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """``act(obs, mask) -> int64 actions`` of ``model`` where it is (greedy, or sampled with ``gen``)."""
     dev = model_device(model)  # the network stays where it is; observations go to it
 

@@ -8,14 +8,14 @@
     while trainer.decisions < cfg.total_decisions:
         stats = trainer.train_update()          # one rollout + one update
 
-| piece                                  | module                                                         |
-|----------------------------------------|----------------------------------------------------------------|
-| settings                               | ``cfg``: an algorithm's config (``agents.learned.config``, ``algorithms``) |
-| games, opponents, pool bookkeeping     | ``collector.Collector`` (numpy): the rollout's trajectories    |
-| the networks as the collector's policy | ``policy.NetworkPolicy`` (the learner and its pool snapshots)  |
-| returns                                | ``returns.gae``                                                |
-| the update                             | ``algorithms.get_algorithm(cfg.algo).ALGORITHM`` (PPO: ``algorithms.ppo``) |
-| checkpoints                            | ``state()`` / ``load_state()`` (the payload of ``agents.learned.checkpoint``) |
+| piece                                  | module                                                   |
+|----------------------------------------|----------------------------------------------------------|
+| settings                               | ``cfg``: an algorithm's config (``config``, ``algorithms``) |
+| games, opponents, pool bookkeeping     | ``collector.Collector`` (numpy): the rollout's trajectories |
+| the networks as the collector's policy | ``policy.NetworkPolicy`` (the learner, its pool snapshots) |
+| returns                                | ``returns.gae``                                          |
+| the update                             | ``algorithms.get_algorithm(cfg.algo).ALGORITHM`` (``PPO``) |
+| checkpoints                            | ``state()`` / ``load_state()``: the ``checkpoint`` payload |
 
 Every ``snapshot_interval`` updates a frozen copy of the network joins the opponent pool (the last
 ``pool_size`` kept). The learning rate is ``cfg.lr``, decayed linearly to 5% of it over
@@ -213,7 +213,8 @@ class Trainer:
         col = self.collector
         st = col.state()
         trainer = {
-            "pool": [{"update": u, "state_dict": cpu_state_dict(m)} for u, m in zip(col.pool.updates, col.pool.items)],
+            "pool": [{"update": u, "state_dict": cpu_state_dict(m)}
+                     for u, m in zip(col.pool.updates, col.pool.items)],
             "env": st["env"],
             **{k: torch.from_numpy(st[k]) for k in ("obs", "mask", "cur", "slot_kind", "slot_snap", "learner_seat",
                                                     "ep_return")},
@@ -249,7 +250,8 @@ class Trainer:
             raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
         check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
         if "trainer" not in ckpt or "optimizer" not in ckpt:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): it cannot be resumed")
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
+                                  f"it cannot be resumed")
         check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)  # older checkpoints: PPO's
         saved_cfg = ckpt.get("train_config", {})
         for key in ("num_envs", "seed", "opponents"):

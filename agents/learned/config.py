@@ -181,12 +181,15 @@ class TrainConfig:
         self.validate()
 
     def validate(self) -> None:
-        """``ValueError`` naming the first bad field (bounds and choices from the fields' metadata)."""
+        """``ValueError`` naming the first bad field (bounds and fixed choices from the fields' metadata; the
+        game, its config and the network are checked where they are built)."""
         from agents.learned.defaults import check_compact_obs
 
         for f in fields(self):
-            lo, hi = f.metadata.get("lo"), f.metadata.get("hi")
+            lo, hi, choices = f.metadata.get("lo"), f.metadata.get("hi"), f.metadata.get("choices")
             v = getattr(self, f.name)
+            if choices is not None and not callable(choices) and v not in choices:
+                raise ValueError(f"{f.name}: expected one of {list(choices)}, got {v!r}")
             if lo is None:
                 continue
             if f.type in ("int", int):
@@ -200,8 +203,6 @@ class TrainConfig:
             raise ValueError(f"compact_obs: expected True or False, got {self.compact_obs!r}")
         if self.compact_obs:
             check_compact_obs(self.game, self.config)
-        if self.lr_schedule not in ("constant", "linear"):
-            raise ValueError(f"lr_schedule: expected 'constant' or 'linear', got {self.lr_schedule!r}")
         if not self.opponents:
             raise ValueError("opponents: expected at least one opponent kind (self, pool or an agent name)")
         for name, w in self.opponents:

@@ -169,7 +169,8 @@ def test_the_command_line_is_generated_from_the_configs():
     ("minibatch_size", 0, "minibatch_size: expected an integer >= 1, got 0"),
     ("max_grad_norm", 0.0, r"max_grad_norm: expected a number in \(0.0, 1000000000.0\], got 0.0"),
     ("seed", -1, "seed: expected an integer >= 0, got -1"),
-    ("lr_schedule", "cosine", "lr_schedule: expected 'constant' or 'linear'"),
+    ("lr_schedule", "cosine", r"lr_schedule: expected one of \['constant', 'linear'\], got 'cosine'"),
+    ("backend", "gpu", r"backend: expected one of \['auto', 'batched', 'reference'\], got 'gpu'"),
 ])
 def test_bad_settings_are_named(field, value, message):
     from agents.learned.algorithms.ppo import PPOConfig

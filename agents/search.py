@@ -299,9 +299,9 @@ class SearchAgent(Agent):
     def _guide(self) -> "PolicyGuide":
         """The ``prior`` policy, loaded on first use."""
         if self._prior_agent is None:
-            from agents.registry import make_agent  # lazy: the registry imports this module
+            from agents.learned.names import policy_agent  # lazy: torch only with a prior
 
-            agent = make_agent(self.params.prior, self.game, seed=0)
+            agent = policy_agent(self.params.prior, self.game, seed=0)
             if not hasattr(agent, "evaluate"):
                 raise ValueError(f"prior: expected a learned policy (pretrained:NAME or ckpt:PATH), got {self.params.prior!r}")
             self._prior_agent = PolicyGuide(agent, self.game)
@@ -442,7 +442,7 @@ class PolicyGuide:
         self.agent = agent
         scale = (agent.meta.get("train_config") or {}).get("reward_scale")
         if not scale:
-            from agents.learned.ppo import game_defaults
+            from agents.learned.defaults import game_defaults
 
             scale = game_defaults(game, {})["reward_scale"]
         self.points = 1.0 / float(scale)

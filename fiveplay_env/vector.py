@@ -66,6 +66,7 @@ factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -77,6 +78,13 @@ REGISTRY: dict[str, str] = {
     "five_alive": "fiveplay_env.five_alive.batched:make_batched",
 }
 """Game name -> ``"module:factory"`` of its batched engine (imported on first use)."""
+
+JAX_REGISTRY: dict[str, str] = {
+    "take5": "fiveplay_env.take5.jax_engine:make_vec",
+    "five_alive": "fiveplay_env.five_alive.jax_engine:make_vec",
+}
+"""Game name -> ``"module:factory"`` of its JAX engine (``backend="jax"``; the optional ``jax`` extra)."""
+BACKENDS = ("numpy", "jax")
 
 
 @runtime_checkable
@@ -114,10 +122,20 @@ def register(game: str, factory: str) -> None:
     REGISTRY[game] = factory
 
 
-def _factory(game: str) -> Any:
+def _factory(game: str, backend: str = "numpy") -> Any:
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {list(BACKENDS)}, got {backend!r}")
     if game not in REGISTRY:
         raise ValueError(f"game: expected one of {sorted(REGISTRY)}, got {game!r}")
-    module, func = REGISTRY[game].split(":")
+    if backend == "numpy":
+        module, func = REGISTRY[game].split(":")
+        return getattr(importlib.import_module(module), func)
+    if importlib.util.find_spec("jax") is None:
+        raise ImportError("backend='jax': the JAX engines need jax: pip install -e '.[jax]'")
+    have = sorted(g for g, f in JAX_REGISTRY.items() if importlib.util.find_spec(f.split(":")[0]) is not None)
+    if game not in have:
+        raise ValueError(f"backend='jax': expected a game with a JAX engine ({have}), got {game!r}")
+    module, func = JAX_REGISTRY[game].split(":")
     return getattr(importlib.import_module(module), func)
 
 
@@ -163,13 +181,16 @@ class VecEnv:
 
 
 def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = False, compact_obs: bool = False,
-             **config: Any) -> VecEnv:
+             backend: str = "numpy", **config: Any) -> VecEnv:
     """``num_envs`` games of ``game`` (a name in ``REGISTRY``: "take5", ...) under the game's config
     fields ``**config`` (unknown keys and bad values raise ``ValueError`` naming the field). ``seed``:
     the run's base seed (None: fresh OS entropy). Call ``reset()`` for the first observations.
     ``compact_obs=True`` (Take 5): ``obs`` is the compact uint8 observation of
-    ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size)."""
-    factory = _factory(game)
+    ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size).
+    ``backend="jax"``: the game's JAX engine (``fiveplay_env.<game>.jax_engine.make_vec``, the optional
+    ``jax`` extra) with the same contract and, seeded alike, the very same games; arrays come back to the
+    host as numpy, the device state is ``env.engine.jax_state``."""
+    factory = _factory(game, backend)
     check_int("num_envs", num_envs, 1)
     check_bool("reuse_obs", reuse_obs)
     check_bool("compact_obs", compact_obs)

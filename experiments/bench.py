@@ -204,15 +204,21 @@ def _jax_random_legal(key, mask):
 def _jax_protocol(env, b: int) -> dict:
     """Jitted runners for ``env`` (Pgx's Env shape) at batch size ``b``: ``init``, ``loop`` (one step per
     call) and ``scan`` (64 steps per call) with same-step autoreset (the env's ``step_autoreset`` if it
-    has one, else ``pgx.experimental.auto_reset``'s contract, which deals every game at every step under
-    ``vmap``) and random legal actions."""
+    has one, else ``pgx.experimental.auto_reset``'s contract, which under ``vmap`` runs ``init`` for every
+    game at every step) and random legal actions."""
     import jax
+    import jax.numpy as jnp
 
     step_ar = getattr(env, "step_autoreset", None)
-    if step_ar is None:
-        from pgx.experimental import auto_reset
-
-        step_ar = auto_reset(env.step, env.init)
+    if step_ar is None:  # pgx.experimental.auto_reset's contract, written out (no pgx needed)
+        def step_ar(state, action, key):
+            k1, k2 = jax.random.split(key)
+            state = state.replace(terminated=jnp.zeros_like(state.terminated), truncated=jnp.zeros_like(state.truncated),
+                                  rewards=jnp.zeros_like(state.rewards))
+            state = env.step(state, action, k1)
+            done = state.terminated | state.truncated
+            fresh = env.init(k2).replace(terminated=state.terminated, truncated=state.truncated, rewards=state.rewards)
+            return jax.lax.cond(done, lambda: fresh, lambda: state)
     vstep = jax.vmap(step_ar)
 
     def one(carry):

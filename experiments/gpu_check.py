@@ -54,6 +54,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--jax-batch", nargs="*", type=int, default=None,
                     help="JAX batch sizes (default 2**10 2**14 2**17 2**20 on a GPU, 64 1024 on a CPU)")
     ap.add_argument("--jax-equal-steps", type=int, default=300, help="steps of the on-device equality check (default 300)")
+    ap.add_argument("--jax-compile-fast", action="store_true",
+                    help="compile the equality check without LLVM's optimisations (short dry runs)")
     return ap
 
 
@@ -98,7 +100,8 @@ def throughput(game: str, config: dict[str, Any], compact: bool, device: str, nu
     return out
 
 
-def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed: int = 0) -> dict[str, Any]:
+def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed: int = 0,
+                 compiler_options: dict[str, Any] | None = None) -> dict[str, Any]:
     """Step ``batch`` games of ``game``'s JAX engine (``chance="reference"``) on JAX's default device beside
     the reference engine for ``steps`` steps (finished games restart from their next seed): every mask,
     observation (acting seat), reward and termination is compared. Returns the counts; a difference
@@ -117,7 +120,8 @@ def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed
     obs_mod = importlib.import_module(f"fiveplay_env.{game}.observation")
     env = mod.JaxEnv(chance="reference", **config)
     cfg = env.config
-    init, step = jax.jit(jax.vmap(env.init_seeded)), jax.jit(jax.vmap(env.step))
+    init = jax.jit(jax.vmap(env.init_seeded), compiler_options=compiler_options)
+    step = jax.jit(jax.vmap(env.step), compiler_options=compiler_options)
     index = list(range(batch))
     refs = [ref.new_game(cfg, seeding.derive(seed, i)) for i in index]
     state = init(jnp.asarray(js.from_uint64(np.array([r.seed for r in refs], np.uint64))))
@@ -154,7 +158,8 @@ def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed
             "device": str(jax.devices()[0])}
 
 
-def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, res: dict[str, Any], save: Any) -> None:
+def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, res: dict[str, Any], save: Any,
+             compile_fast: bool = False) -> None:
     """Part 3 (see the module docstring): throughput rows and the equality checks, into ``res["jax"]``."""
     import jax
 
@@ -179,7 +184,8 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
                   f"compile {r['compile_scan']:.1f}s, {r['bytes']:,.0f} bytes/game", flush=True)
             save()
         for config in ({"num_players": 4},):
-            e = jax_equality(game, config, 64, equal_steps)
+            opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
+            e = jax_equality(game, config, 64, equal_steps, compiler_options=opts)
             out["equality"].append(e)
             print(f"jax {game:<11} equal to the reference on {e['device']}: {e['decisions_compared']:,} decisions, "
                   f"{e['games_finished']} games ({e['config']})", flush=True)
@@ -198,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 json.dump(res, f, indent=2, default=float)
             os.replace(dest + ".tmp", dest)
 
-        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save_only)
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save_only, args.jax_compile_fast)
         print(f"gpu_check: {dest}")
         return res
     import torch
@@ -243,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                                     "win_mean", "diff_mean")} for r in rows]}
         save()
     if args.jax:
-        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save)
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save, args.jax_compile_fast)
     print(f"gpu_check: {dest}")
     return res
 

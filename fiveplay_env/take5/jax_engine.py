@@ -20,7 +20,8 @@ Interface (Pgx v2's ``Env``): ``init(key)``, ``step(state, action, key=None)``, 
 ``num_actions`` (109: the codec of ``state.py``), ``observation_shape``, ``config``. Beyond Pgx:
 ``init_seeded(seed)`` (the reference's game ``new_game(config, seed)``, ``seed`` a uint32 pair of
 ``core.jax_seeding``), ``step_autoreset(state, action, key)`` (same-step autoreset without Pgx's cost,
-see below) and ``make_vec`` (the ``BatchedGame`` shape of ``fiveplay_env.vector``).
+see below), ``make_vec`` (``JaxVecTake5``: the ``BatchedGame`` shape of ``fiveplay_env.vector``, the
+numpy batched engine's very games) and ``random_actions(key, mask)`` (a cheap uniform legal sampler).
 
 Pgx's conventions, kept as they are: ``step`` on a terminated state returns it with zero rewards; an
 illegal action (not in ``legal_action_mask``, or outside 0..108) ends the game at once with
@@ -47,7 +48,7 @@ reference's.
 | ``scores``, ``round_pen`` | int32 [n] | the reference's ``scores`` and ``round_pen``                     |
 | ``phase``, ``trick`` | int8 []       | DRAFT / PLAY / ROW_CHOICE / OVER (``state.py``); tricks completed this round |
 | ``round``, ``picks`` | int32 []      | rounds completed; draft picks made this round                    |
-| ``seed``, ``counter`` | uint32 [2], int32 [] | ``chance="reference"``: the game's seed (a ``jax_seeding`` pair) and the deals made; zeros with ``chance="jax"`` |
+| ``seed``, ``counter`` | uint32 [2], int32 [] | the game's seed (a ``jax_seeding`` pair; zeros with ``chance="jax"``) and the deals made |
 
 Hidden fields (``loc`` of other seats, ``pending``, ``seed``) never enter an observation: ``observe``
 reads only what ``observation.py`` lists (a test re-deals the hidden cards and finds it unchanged).
@@ -247,6 +248,9 @@ class Take5JaxEnv:
             self._score_table = (np.arange(top + 1) * (1.0 / config.end_score)).astype(np.float32)
         # a deal happens about once per 10n + 1 steps of a game: chunks a few times that share
         self._deal = js.sparse(self._deal_fn, min(1.0, 3.0 / (HAND_SIZE * n + 1)))
+        self._draft_rows = js.sparse(
+            lambda loc: jnp.nonzero(loc == POOL, size=NUM_ROWS, fill_value=0)[0].astype(jnp.int8),
+            min(1.0, 3.0 / (HAND_SIZE * n + 1)))
 
     # --- Pgx's Env attributes -------------------------------------------------------------------
     def _key(self) -> tuple[Any, ...]:
@@ -465,8 +469,9 @@ class Take5JaxEnv:
     def step_autoreset(self, state: State, action: Any, key: Any) -> State:
         """``step``, and a game that ends (an illegal action included) is replaced at once by a new one
         dealt from ``key`` (same-step autoreset, as ``pgx.experimental.auto_reset(env.step, env.init)``):
-        ``terminated`` and ``rewards`` are the finished game's, the rest the new game's. A state that was
-        already terminated is replaced by a new game (rewards 0, the action ignored). Under ``vmap`` only
+        ``terminated`` and ``rewards`` are the finished game's, the rest the new game's; the flags of the
+        state passed in are ignored (they are the last step's: the state already holds the new game, as
+        with Pgx's wrapper, which clears them first). Under ``vmap`` only
         the games that end deal (Pgx's wrapper calls ``init`` in a ``lax.cond``, which ``vmap`` runs for
         every game)."""
         k1, k2 = jax.random.split(key)
@@ -485,6 +490,8 @@ class Take5JaxEnv:
         """One step, and the scores of the game if it ended (int32 [n]). ``new_game_seed`` (a pair, or None:
         no autoreset): a game that ends is replaced by a new game of that seed."""
         s, n = state, self.n
+        if new_game_seed is not None:  # autoreset: the flags are the last step's (Pgx's auto_reset clears them)
+            s = s.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False))
         a = jnp.asarray(action, jnp.int32)
         legal = (a >= 0) & (a < NUM_ACTIONS) & s.legal_action_mask[jnp.clip(a, 0, NUM_ACTIONS - 1)]
         done_before = s.terminated | s.truncated
@@ -500,7 +507,7 @@ class Take5JaxEnv:
         seed_in, counter_in = deal_inputs(round_seed)
         reset = None
         if new_game_seed is not None:
-            reset = after.terminated | done_before
+            reset = after.terminated
             seed_in = jnp.where(reset, new_game_seed, seed_in)
             counter_in = jnp.where(reset, 0, counter_in)
             need = need | reset
@@ -512,8 +519,7 @@ class Take5JaxEnv:
         if reset is not None:
             fresh = self._new_round(self._blank(new_game_seed if self.chance == "reference" else jnp.zeros(2, jnp.uint32)),
                                     dealt)
-            fresh = fresh.replace(terminated=after.terminated & ~done_before,
-                                  rewards=jnp.where(done_before, jnp.zeros(n, jnp.float32), after.rewards))
+            fresh = fresh.replace(terminated=after.terminated, rewards=after.rewards)
             after = _select(reset, fresh, after, outputs=False)
             return self._finish(after), final
         after = self._finish(after)
@@ -594,7 +600,8 @@ class Take5JaxEnv:
         loc = jnp.where(is_draft & hit, cur.astype(jnp.int8), out.loc)
         picks = jnp.where(is_draft, s.picks + 1, s.picks)
         fin = is_draft & (picks == HAND_SIZE * n)
-        starters = jnp.nonzero(loc == POOL, size=NUM_ROWS, fill_value=0)[0].astype(jnp.int8)
+        # the 4 cards left, ascending: sparse (a running count over 104 cards at every step would cost more)
+        starters = self._draft_rows(fin, loc, jnp.zeros(NUM_ROWS, jnp.int8))
         rows = self._rows_of(starters)
         loc = jnp.where(fin & (loc == POOL), jnp.int8(SEEN), loc)
         out = out.replace(loc=loc, picks=picks,

@@ -40,7 +40,8 @@ def test_gpu_check_jax_part_dry_run_on_cpu(tmp_path):
     pytest.importorskip("jax")
     from experiments.gpu_check import main
 
-    res = main(["--jax-only", "--jax-batch", "2", "--seconds", "0.01", "--jax-equal-steps", "4", "--out", str(tmp_path)])
+    res = main(["--jax-only", "--jax-batch", "2", "--seconds", "0.01", "--jax-equal-steps", "4", "--jax-compile-fast",
+                "--out", str(tmp_path)])
     rows = res["jax"]["throughput"]
     assert rows and all(r["decisions_per_s"] > 0 and r["bytes_per_game"] > 0 for r in rows)
     assert {r["game"] for r in rows} >= {"take5"}

@@ -152,7 +152,13 @@ def test_keys_determine_the_games_and_step_autoreset_is_same_step():
     env = je.JaxEnv(Take5Config(num_players=2, mode="round"))
     B = 16
     init = jax.jit(jax.vmap(env.init), compiler_options=COMPILE_FAST)
-    step = jax.jit(jax.vmap(env.step_autoreset), compiler_options=COMPILE_FAST)
+
+    def play(state, key):  # one jitted call per step: sampling and stepping (eager ops would each compile)
+        key, k1, k2 = jax.random.split(key, 3)
+        return jax.vmap(env.step_autoreset)(state, je.random_actions(k1, state.legal_action_mask),
+                                            jax.random.split(k2, B)), key
+
+    step = jax.jit(play, compiler_options=COMPILE_FAST)
     keys = jax.random.split(jax.random.key(3), B)
     a, b = init(keys), init(keys)
     assert all(np.array_equal(x, y) for x, y in zip(jax.tree_util.tree_leaves(a), jax.tree_util.tree_leaves(b)))
@@ -162,8 +168,7 @@ def test_keys_determine_the_games_and_step_autoreset_is_same_step():
     for _ in range(2):  # the same keys twice: the same trajectory
         state, key, ended, trace = a, jax.random.key(5), 0, []
         for _ in range(45):
-            key, k1, k2 = jax.random.split(key, 3)
-            state = step(state, je.random_actions(k1, state.legal_action_mask), jax.random.split(k2, B))
+            state, key = step(state, key)
             term = np.asarray(state.terminated)
             ended += term.sum()
             trace.append(np.asarray(state.rewards))

@@ -312,3 +312,18 @@ def test_bad_settings_are_clear_errors():
         je.JaxEnv().init_seeded(jnp.zeros(2, jnp.uint32))
     with pytest.raises(ValueError, match="key"):
         je.JaxEnv().step(None, 0)  # chance="jax" needs a key to deal the next rounds
+
+
+def test_make_vec_backend_errors_name_the_extra_and_the_games(monkeypatch):
+    import importlib.util
+
+    from fiveplay_env import vector
+
+    with pytest.raises(ValueError, match="backend: expected one of"):
+        vector.make_vec("take5", 2, backend="torch")
+    have = sorted(g for g, f in vector.JAX_REGISTRY.items() if importlib.util.find_spec(f.split(":")[0]))
+    assert "take5" in have
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "jax" else real(name, *a))
+    with pytest.raises(ImportError, match=r"pip install -e '\.\[jax\]'"):
+        vector.make_vec("take5", 2, backend="jax")

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.learned.agent import PolicyAgent
-from agents.registry import register_prefix
+from agents.registry import file_fingerprint, register_prefix
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -150,4 +150,11 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     return size
 
 
-register_prefix("pretrained", make_pretrained_agent)
+def _pretrained_fingerprint(rest: str) -> str | None:
+    """The shipped policy file's content hash, whatever the name's ``?options`` (None for an unknown name
+    or a missing file: loading it will say why)."""
+    spec = MODELS.get(rest.partition("?")[0])
+    return None if spec is None else file_fingerprint(os.path.join(HERE, spec.file))
+
+
+register_prefix("pretrained", make_pretrained_agent, _pretrained_fingerprint)

@@ -34,7 +34,7 @@ from experiments.tournament.cli import build_parser, cli, main, options_from_arg
 from experiments.tournament.report import leaderboard, make_plots
 from experiments.tournament.runner import fingerprints, make_backend, resume, run
 from experiments.tournament.schedule import AGENT_SEED_BASE, MAX_SEATS, Schedule, entrant_labels
-from experiments.tournament.spec import FORMAT_VERSION, RESUME_KEYS, RunOptions, TournamentSpec
+from experiments.tournament.spec import FORMAT_VERSION, RESUME_KEYS, RunOptions, TournamentSpec, spec_hash
 from experiments.tournament.stats import Z95, mean_ci, summarize
 from experiments.tournament.store import GamesFileError, csv_columns, read_games
 from experiments.tournament.worker import GameWorker, WorkerJob
@@ -43,4 +43,4 @@ __all__ = ["AGENT_SEED_BASE", "Backend", "FORMAT_VERSION", "GameWorker", "GamesF
            "MAX_SEATS", "PoolBackend", "RESUME_KEYS", "RunOptions", "Schedule", "TournamentSpec", "WorkerJob", "Z95",
            "build_parser", "cli", "csv_columns", "entrant_labels", "fingerprints", "leaderboard", "main",
            "make_backend", "make_plots", "mean_ci", "options_from_args", "read_games", "resume", "run",
-           "spec_from_args", "summarize"]
+           "spec_from_args", "spec_hash", "summarize"]

@@ -72,8 +72,9 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-games", type=int, help="stop after this many newly played games (resume later)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    ap.add_argument("--record", action="store_true",
-                    help="also write each game's replayable record to RUN_DIR/records/game_NNNNNN.jsonl")
+    ap.add_argument("--record", action="store_true", default=None,
+                    help="also write each game's replayable record to RUN_DIR/records/game_NNNNNN.jsonl (kept in "
+                         "config.json: a resumed run records as it started)")
     ap.add_argument("--quiet", action="store_true", help="print nothing (implies --no-progress)")
     return ap
 
@@ -84,12 +85,13 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
         raise ValueError("agents: expected at least one agent name (--agents NAME ...)")
     return TournamentSpec(agents=tuple(args.agents), game=args.game or "take5",
                           config=games_mod.parse_config(args.config or []), players=args.players,
-                          games=100 if args.games is None else args.games, seed=0 if args.seed is None else args.seed)
+                          games=100 if args.games is None else args.games, seed=0 if args.seed is None else args.seed,
+                          record=bool(args.record))
 
 
 def options_from_args(args: argparse.Namespace, argv: Sequence[str]) -> RunOptions:
     """The ``RunOptions`` of a command line (``argv``: recorded in a new run's ``config.json``)."""
-    return RunOptions(out=args.out, workers=args.workers, ray=args.ray, max_games=args.max_games, record=args.record,
+    return RunOptions(out=args.out, workers=args.workers, ray=args.ray, max_games=args.max_games,
                       progress=not args.no_progress, plots=not args.no_plots, quiet=args.quiet, argv=tuple(argv))
 
 
@@ -102,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if args.config:
             raise ValueError("resume: --config cannot change a run's rules; leave it out")
         expect = {"game": args.game, "agents": args.agents, "players": args.players, "games": args.games,
-                  "seed": args.seed}
+                  "seed": args.seed, "record": args.record}
         return runner.resume(args.resume, options, expect)
     return runner.run(spec_from_args(args), options)
 

@@ -2,17 +2,25 @@
 
 | spec             | fields                                        | kept in ``config.json`` |
 |------------------|-----------------------------------------------|-------------------------|
-| ``TournamentSpec`` | ``agents``, ``game``, ``config``, ``players``, ``games``, ``seed``: every input that shapes the results | yes (``to_json``)       |
-| ``RunOptions``   | ``out``, ``workers``, ``ray``, ``max_games``, ``record``, ``progress``, ``plots``, ``quiet``, ``argv``: where and how the games run | no |
+| ``TournamentSpec`` | ``agents``, ``game``, ``config``, ``players``, ``games``, ``seed``, ``record``: every input that shapes the results | yes (``to_json``), with its hash |
+| ``RunOptions``   | ``out``, ``workers``, ``ray``, ``max_games``, ``progress``, ``plots``, ``quiet``, ``argv``: where and how the games run | no |
 
 Both are frozen dataclasses validated on construction: a bad field raises ``ValueError`` naming the
 field, what was expected and what was given. ``TournamentSpec`` normalises as it validates: ``config``
 becomes every field of the game's config (the given ones over the defaults, ``num_players`` included),
 ``players`` is resolved (given, else the config's ``num_players``, else the number of agents), ``agents``
 becomes a tuple; so two specs that play the same games compare equal.
+
+``config.json`` (format 2) holds the spec (``to_json``), the fingerprints of the files its agents read
+(``agents.registry.agent_fingerprint``) and ``spec_sha256``: the hash of both (``spec_hash``). A resume
+recomputes it, so an edited ``config.json`` (other rules, another seed, a fingerprint) is refused; the
+hash also salts each ``games.csv`` row's checksum (``experiments.tournament.store``). Format 1 folders
+(before the hash and ``record`` were kept) are still read.
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,11 +32,23 @@ from agents.registry import make_agent
 from experiments.tournament.schedule import Schedule, entrant_labels
 from fiveplay_env.core import seeding
 
-FORMAT_VERSION = 1
-"""The version of the run folder's files (``config.json``, ``games.csv``) this code writes."""
+FORMAT_VERSION = 2
+"""The version of the run folder's files (``config.json``, ``games.csv``) this code writes; format 1
+(no ``record``, ``spec_sha256`` or row checksums) is still read."""
+READABLE_VERSIONS = (1, 2)
 
 RESUME_KEYS = ("version", "game", "config", "players", "agents", "labels", "games", "seed")
-"""The keys of ``config.json`` a resume needs."""
+"""The keys of ``config.json`` a resume needs (format 1); format 2 adds ``HASHED_KEYS``' others and
+``spec_sha256``."""
+HASHED_KEYS = (*RESUME_KEYS, "record", "fingerprints")
+"""The keys of ``config.json`` that ``spec_sha256`` covers: everything that shapes the results."""
+
+
+def spec_hash(stored: Mapping[str, Any]) -> str:
+    """The SHA-256 (hex) of the ``HASHED_KEYS`` of a ``config.json`` as canonical JSON (sorted keys, no
+    spaces): it changes with any of them."""
+    data = {k: stored.get(k) for k in HASHED_KEYS}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -42,6 +62,7 @@ class TournamentSpec:
         players: players per game (None: the config's ``num_players``, else the number of agents).
         games: games to play in all (>= 1).
         seed: the tournament seed (0..2**64-1); every deal and agent seed derives from it.
+        record: also write each game's replayable record to ``RUN_DIR/records/game_NNNNNN.jsonl``.
     """
 
     agents: tuple[str, ...]
@@ -50,6 +71,7 @@ class TournamentSpec:
     players: int | None = None
     games: int = 100
     seed: int = 0
+    record: bool = False
 
     def __post_init__(self) -> None:
         game = games_mod.get_game(self.game)  # ValueError listing the games
@@ -74,6 +96,8 @@ class TournamentSpec:
         if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
             raise ValueError(f"games: expected an integer >= 1, got {self.games}")
         seed = seeding.normalize_seed(self.seed)
+        if not isinstance(self.record, bool):
+            raise ValueError(f"record: expected True or False, got {self.record!r}")
         Schedule(len(self.agents), players, seed)  # validates the number of agents
         object.__setattr__(self, "agents", tuple(self.agents))
         object.__setattr__(self, "config", MappingProxyType(config))
@@ -81,7 +105,8 @@ class TournamentSpec:
         object.__setattr__(self, "seed", seed)
 
     def __reduce__(self) -> tuple[Any, ...]:  # the config is a read-only view, which pickle cannot copy
-        return (_spec_from_fields, (self.agents, self.game, dict(self.config), self.players, self.games, self.seed))
+        return (_spec_from_fields, (self.agents, self.game, dict(self.config), self.players, self.games, self.seed,
+                                    self.record))
 
     @property
     def labels(self) -> list[str]:
@@ -98,19 +123,24 @@ class TournamentSpec:
             make_agent(name, self.game, seed=0)
 
     def to_json(self) -> dict[str, Any]:
-        """The spec as ``config.json`` holds it (the keys of ``RESUME_KEYS``, in that order)."""
+        """The spec as ``config.json`` holds it (the keys of ``RESUME_KEYS``, then ``record``)."""
         return {"version": FORMAT_VERSION, "game": self.game, "config": dict(self.config), "players": self.players,
-                "agents": list(self.agents), "labels": self.labels, "games": self.games, "seed": self.seed}
+                "agents": list(self.agents), "labels": self.labels, "games": self.games, "seed": self.seed,
+                "record": self.record}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "config.json") -> TournamentSpec:
-        """The spec of a ``config.json`` (``to_json``'s keys); ``ValueError`` naming ``where`` and the key
-        for a missing or bad value (including ``labels`` that do not match ``agents``)."""
+        """The spec of a ``config.json`` (``to_json``'s keys; format 1: without ``record``, read as False);
+        ``ValueError`` naming ``where`` and the key for a missing or bad value (including ``labels`` that do
+        not match ``agents``)."""
         missing = [k for k in RESUME_KEYS if k not in data]
         if missing:
             raise ValueError(f"{where}: lacks {missing} (expected the keys {sorted(RESUME_KEYS)})")
-        if data["version"] != FORMAT_VERSION:
-            raise ValueError(f"{where}: version: expected {FORMAT_VERSION}, got {data['version']!r}")
+        version = data["version"]
+        if isinstance(version, bool) or version not in READABLE_VERSIONS:
+            raise ValueError(f"{where}: version: expected one of {list(READABLE_VERSIONS)}, got {version!r}")
+        if version >= 2 and "record" not in data:
+            raise ValueError(f"{where}: lacks ['record'] (expected it in a format {version} run)")
         agents = data["agents"]
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
             raise ValueError(f"{where}: agents: expected a list of agent names, got {agents!r}")
@@ -118,7 +148,7 @@ class TournamentSpec:
             raise ValueError(f"{where}: config: expected an object of config fields, got {data['config']!r}")
         try:
             spec = cls(agents=tuple(agents), game=data["game"], config=data["config"], players=data["players"],
-                       games=data["games"], seed=data["seed"])
+                       games=data["games"], seed=data["seed"], record=data.get("record", False))
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
         labels = data.get("labels") or spec.labels
@@ -133,12 +163,14 @@ class TournamentSpec:
         defaults = game.config_dict(game.make_config({"num_players": self.players}))
         changed = [f"{k}={v}" for k, v in self.config.items() if defaults.get(k) != v]
         return ["--game", self.game, "--agents", *self.agents, *(["--config", *changed] if changed else []),
-                "--players", str(self.players), "--games", str(self.games), "--seed", str(self.seed)]
+                "--players", str(self.players), "--games", str(self.games), "--seed", str(self.seed),
+                *(["--record"] if self.record else [])]
 
 
 def _spec_from_fields(agents: tuple[str, ...], game: str, config: dict[str, Any], players: int, games: int,
-                      seed: int) -> TournamentSpec:
-    return TournamentSpec(agents=agents, game=game, config=config, players=players, games=games, seed=seed)
+                      seed: int, record: bool = False) -> TournamentSpec:
+    return TournamentSpec(agents=agents, game=game, config=config, players=players, games=games, seed=seed,
+                          record=record)
 
 
 @dataclass(frozen=True)
@@ -151,7 +183,6 @@ class RunOptions:
             running at once (and sizes a new local Ray instance).
         ray: None (no Ray), ``"local"`` (start or join a local instance), ``"auto"`` or an address.
         max_games: stop after this many newly played games (None: play every missing game).
-        record: also write each game's replayable record to ``RUN_DIR/records/game_NNNNNN.jsonl``.
         progress: show a progress bar (never with ``quiet``).
         plots: write the PNG plots.
         quiet: print nothing.
@@ -162,7 +193,6 @@ class RunOptions:
     workers: int = 1
     ray: str | None = None
     max_games: int | None = None
-    record: bool = False
     progress: bool = True
     plots: bool = True
     quiet: bool = False

@@ -250,7 +250,7 @@ def test_duplicate_rows_and_field_counts_are_reported(tmp_path) -> None:
         T.main(["--resume", s["run_dir"], "--quiet"])
     with open(path, "w") as f:
         f.writelines(lines[:3] + [lines[3].replace(",", ",,", 1)] + lines[4:])
-    with pytest.raises(ValueError, match=r"line 4: expected 16 fields"):
+    with pytest.raises(ValueError, match=r"line 4: expected 17 fields"):
         T.main(["--resume", s["run_dir"], "--quiet"])
 
 

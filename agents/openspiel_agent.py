@@ -50,7 +50,6 @@ import numpy as np
 from agents.base import Agent, InformationSet, check_mask
 from agents.registry import register_prefix
 from fiveplay_env.core.config import plain
-from fiveplay_env.take5.config import Take5Config
 
 ALGORITHMS = ("ismcts", "mcts")
 _KEYS = {"ismcts": ("sims", "c", "rollouts", "worlds", "final", "obs"), "mcts": ("sims", "c", "rollouts", "worlds")}
@@ -132,8 +131,9 @@ def _games(config: Any) -> tuple[Any, Any]:
     game itself), loaded once per config and process."""
     if config not in _GAMES:
         pyspiel, osi, _, _ = _openspiel()
-        game = osi.load("take5" if isinstance(config, Take5Config) else "five_alive", config)
-        _GAMES[config] = (game, pyspiel.convert_to_turn_based(game) if isinstance(game, osi.Take5Game) else game)
+        form = osi.form_of_config(config)
+        game = osi.load(form.game, config)
+        _GAMES[config] = (game, pyspiel.convert_to_turn_based(game) if form.simultaneous else game)
     return _GAMES[config]
 
 
@@ -145,9 +145,8 @@ class OpenSpielAgent(Agent):
 
     def __init__(self, seed: int | None = None, game: str = "take5", params: OpenSpielParams | None = None) -> None:
         super().__init__(seed)
-        if game not in ("take5", "five_alive"):
-            raise ValueError(f"game: expected 'take5' or 'five_alive', got {game!r}")
-        _openspiel()  # a missing extra fails here, when the agent is made, not in the middle of a game
+        _, osi, _, _ = _openspiel()  # a missing extra fails here, when the agent is made, not in a game
+        osi.form(game)  # a name of the game table (fiveplay_env.games) with an OpenSpiel form
         self.game = game
         self.params = params or OpenSpielParams()
         self.name = f"openspiel:{self.params.algo}"
@@ -193,11 +192,11 @@ class OpenSpielAgent(Agent):
         p = self.params
         rs = np.random.RandomState(int(self.rng.integers(2**31)))
         world_rng = np.random.default_rng(int(self.rng.integers(2**63)))
-        take5 = search_game is not game
+        turn_based = search_game is not game  # a simultaneous game, searched in its turn-based form
 
         def world() -> Any:  # a determinization of the seat's information set, as an OpenSpiel state
             engine = info.sample(world_rng)
-            if take5:
+            if turn_based:
                 return osi.turn_based_from_engine(search_game, game, engine.state)
             return osi.state_from_engine(game, engine.state)
 

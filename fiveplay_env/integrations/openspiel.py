@@ -11,7 +11,9 @@ Requires the ``openspiel`` extra (``pip install -e '.[openspiel]'``: the ``open_
 installs ``pyspiel``); ``fiveplay_env`` itself never imports it. Importing this module registers both
 games with ``pyspiel.register_game`` (worker processes that load them by name import it first).
 
-**Games and parameters.** Every parameter is a field of the game's config class (``players`` is
+**Games and parameters.** ``FORMS`` lists the games of the game table (``fiveplay_env.games``) that
+have an OpenSpiel form, by table name (``form(name)``: a clear error for any other game). Every
+parameter is a field of the game's config class (the table's ``config_cls``; ``players`` is
 ``num_players``), with the config's default; values are validated by the config class, so a bad one
 raises its ``ValueError`` (for example ``mode: expected 'game', 'round' or 'rounds:K' ...``).
 
@@ -24,7 +26,8 @@ raises its ``ValueError`` (for example ``mode: expected 'game', 'round' or 'roun
 |                              | ``bomb_zero_optional``, ``deck_counts``, ``bomb_last_card_resolves``,      |
 |                              | ``draw_order``, ``empty_draw_pile``, ``max_reshuffles``,                   |
 |                              | ``new_round_start``, ``new_round_direction``, ``tiebreak_wild_value``,     |
-|                              | ``final_tiebreak``, ``reward``, ``max_cycles`` (1000): ``FiveAliveConfig``  |
+|                              | ``final_tiebreak``, ``reward``, ``max_cycles`` (1000), ``max_steps``:      |
+|                              | ``FiveAliveConfig``                                                        |
 
 ``deck_counts`` is a string (OpenSpiel parameters are scalars): the 18 counts in kind order separated by
 spaces (``"8 8 8 8 8 4 2 1 6 5 4 4 3 2 2 2 1 1"``, the default), or ``kind:count`` items for the kinds
@@ -129,8 +132,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "pip install -e '.[openspiel]'"
     ) from exc
 
+from fiveplay_env import games
 from fiveplay_env.core import seeding
-from fiveplay_env.core.config import from_kwargs
 from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs
@@ -148,8 +151,6 @@ from fiveplay_env.take5.config import Take5Config
 
 TAKE5 = "python_fiveplay_take5"
 FIVE_ALIVE = "python_fiveplay_five_alive"
-GAME_NAMES: dict[str, str] = {"take5": TAKE5, "five_alive": FIVE_ALIVE}
-"""Our game names -> OpenSpiel short names."""
 
 MAX_CYCLES = 1000
 """5 Alive's ``max_cycles`` when none is given (OpenSpiel needs a finite game length)."""
@@ -192,69 +193,78 @@ def _parse_deck(text: object) -> object:
                      f"among {list(KIND_KEYS)}, got {text!r}")
 
 
-_T5_PARAMS: dict[str, Any] = {("players" if k == "num_players" else k): v
-                              for k, v in _field_defaults(Take5Config).items()}
-_FA_PARAMS: dict[str, Any] = {}
-for _k, _v in _field_defaults(FiveAliveConfig).items():
-    if _k == "num_players":
-        _FA_PARAMS["players"] = _v
-    elif _k == "deck_counts":
-        _FA_PARAMS[_k] = _deck_string(_v)
-    elif _k == "max_cycles":
-        _FA_PARAMS[_k] = MAX_CYCLES
-    else:
-        _FA_PARAMS[_k] = _v
+def _param(field: str, value: Any) -> tuple[str, Any]:
+    """One config field as an OpenSpiel parameter (name, value): ``num_players`` is ``players``,
+    ``deck_counts`` its string, ``max_cycles`` None is ``MAX_CYCLES``."""
+    if field == "num_players":
+        return "players", value
+    if field == "deck_counts":
+        return field, _deck_string(value)
+    if field == "max_cycles" and value is None:
+        return field, MAX_CYCLES
+    return field, value
 
 
-def config_from_params(game: str, params: Mapping[str, Any]) -> Take5Config | FiveAliveConfig:
-    """Our validated config from OpenSpiel parameters (``game``: ``"take5"`` or ``"five_alive"``).
+def _param_spec(config_cls: type) -> dict[str, Any]:
+    """OpenSpiel's parameter specification of a config class: every field, with its default."""
+    return dict(_param(k, v) for k, v in _field_defaults(config_cls).items())
+
+
+def form(game: str) -> "OpenSpielForm":
+    """The OpenSpiel form of the game called ``game`` in the game table (``fiveplay_env.games``):
+    ``ValueError`` listing the table's games for an unknown name, or the games with an OpenSpiel form
+    for a game of the table without one."""
+    games.get(game)
+    if game not in FORMS:
+        raise ValueError(f"game: expected a game with an OpenSpiel form, one of {sorted(FORMS)}; "
+                         f"{game!r} has none")
+    return FORMS[game]
+
+
+def form_of_config(config: object) -> "OpenSpielForm":
+    """The OpenSpiel form of the game whose config class (in the game table) ``config`` is."""
+    for f in FORMS.values():
+        if type(config) is games.get(f.game).config_cls:
+            return f
+    raise ValueError(f"config: expected the config of a game with an OpenSpiel form ({sorted(FORMS)}), "
+                     f"got {type(config).__name__}")
+
+
+def config_from_params(game: str, params: Mapping[str, Any]) -> Any:
+    """Our validated config from OpenSpiel parameters (``game``: a name of the game table with an
+    OpenSpiel form, ``"take5"`` or ``"five_alive"``).
 
     ``players`` is ``num_players``; missing keys take the defaults; bad values raise the config's
     ``ValueError``.
     """
-    if game == "take5":
-        cls, defaults = Take5Config, _T5_PARAMS
-    elif game == "five_alive":
-        cls, defaults = FiveAliveConfig, _FA_PARAMS
-    else:
-        raise ValueError(f"game: expected one of {sorted(GAME_NAMES)}, got {game!r}")
-    values = {**defaults, **dict(params)}
+    f = form(game)
+    gdef = games.get(f.game)
+    values = {**_param_spec(gdef.config_cls), **dict(params)}
     fields = {("num_players" if k == "players" else k): v for k, v in values.items()}
     if "deck_counts" in fields:
         fields["deck_counts"] = _parse_deck(fields["deck_counts"])
-    return from_kwargs(cls, fields)
+    return gdef.make_config(fields)
 
 
-def params_from_config(config: Take5Config | FiveAliveConfig) -> dict[str, Any]:
+def params_from_config(config: Any) -> dict[str, Any]:
     """OpenSpiel parameters of our config (``deck_counts`` as its string, ``max_cycles`` None as
     ``MAX_CYCLES``): ``pyspiel.load_game(name, params_from_config(config))`` is that game."""
-    out: dict[str, Any] = {}
-    for f in dataclasses.fields(config):
-        v = getattr(config, f.name)
-        if f.name == "num_players":
-            out["players"] = v
-        elif f.name == "deck_counts":
-            out[f.name] = _deck_string(v)
-        elif f.name == "max_cycles":
-            out[f.name] = MAX_CYCLES if v is None else v
-        else:
-            out[f.name] = v
-    return out
+    return dict(_param(f.name, getattr(config, f.name)) for f in dataclasses.fields(config))
 
 
-def load(game: str, config: Take5Config | FiveAliveConfig | None = None, **fields: Any) -> Any:
-    """The OpenSpiel game of ``game`` (``"take5"`` or ``"five_alive"``) under ``config`` or the config
-    ``fields`` (``num_players=4, mode="round"``); ``ValueError`` for an unknown game or a bad field."""
-    if game not in GAME_NAMES:
-        raise ValueError(f"game: expected one of {sorted(GAME_NAMES)}, got {game!r}")
+def load(game: str, config: Any = None, **fields: Any) -> Any:
+    """The OpenSpiel game of ``game`` (a name of the game table with an OpenSpiel form: ``"take5"`` or
+    ``"five_alive"``) under ``config`` or the config ``fields`` (``num_players=4, mode="round"``);
+    ``ValueError`` for an unknown game, a game without an OpenSpiel form, or a bad field."""
+    f = form(game)
+    gdef = games.get(game)
     if config is None:
-        config = from_kwargs(Take5Config if game == "take5" else FiveAliveConfig, fields)
+        config = gdef.make_config(fields)
     elif fields:
         raise ValueError(f"config: expected config= or config fields, not both: got config= and {sorted(fields)}")
-    expected = Take5Config if game == "take5" else FiveAliveConfig
-    if not isinstance(config, expected):
-        raise ValueError(f"config: expected a {expected.__name__} for {game!r}, got {type(config).__name__}")
-    return pyspiel.load_game(GAME_NAMES[game], params_from_config(config))
+    if not isinstance(config, gdef.config_cls):
+        raise ValueError(f"config: expected a {gdef.config_cls.__name__} for {game!r}, got {type(config).__name__}")
+    return pyspiel.load_game(f.short_name, params_from_config(config))
 
 
 def _seed_from(sampler: Any) -> int:
@@ -343,7 +353,7 @@ TAKE5_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification=_T5_PARAMS,
+    parameter_specification=_param_spec(Take5Config),
     default_loadable=True,
     provides_factored_observation_string=False,
 )
@@ -676,7 +686,7 @@ FIVE_ALIVE_TYPE = pyspiel.GameType(
     provides_information_state_tensor=True,
     provides_observation_string=True,
     provides_observation_tensor=True,
-    parameter_specification=_FA_PARAMS,
+    parameter_specification=_param_spec(FiveAliveConfig),
     default_loadable=True,
     provides_factored_observation_string=False,
 )
@@ -1101,7 +1111,7 @@ def state_from_engine(game: Any, engine_state: Any) -> Any:
         state = FiveAliveState(game, _FiveAliveCore(config, st, [], {}, "", [[] for _ in range(n)], acc, [0] * n,
                                                     False, ["position"], False))
     else:
-        raise ValueError(f"game: expected a {TAKE5} or {FIVE_ALIVE} game, got {game}")
+        raise ValueError(f"game: expected a game of {sorted(GAME_NAMES.values())}, got {game}")
     return state
 
 
@@ -1197,17 +1207,47 @@ def _replay_turn_based(game: Take5Game, history: Sequence[int]) -> tuple[Take5St
     return state, chosen
 
 
+@dataclasses.dataclass(frozen=True)
+class OpenSpielForm:
+    """A game of the game table (``fiveplay_env.games``) as an OpenSpiel game.
+
+    | field            | what                                                                      |
+    |------------------|---------------------------------------------------------------------------|
+    | ``game``         | its name in the game table (``"take5"``)                                  |
+    | ``short_name``   | OpenSpiel's name (``pyspiel.load_game(short_name)``)                      |
+    | ``game_type``    | the ``pyspiel.GameType`` (declared once; its parameters are the config's) |
+    | ``game_cls``     | the ``pyspiel.Game`` subclass                                              |
+    | ``simultaneous`` | OpenSpiel's searches play it through ``pyspiel.convert_to_turn_based``    |
+    """
+
+    game: str
+    short_name: str
+    game_type: Any
+    game_cls: type
+    simultaneous: bool
+
+
+FORMS: dict[str, OpenSpielForm] = {f.game: f for f in (
+    OpenSpielForm("take5", TAKE5, TAKE5_TYPE, Take5Game, True),
+    OpenSpielForm("five_alive", FIVE_ALIVE, FIVE_ALIVE_TYPE, FiveAliveGame, False),
+)}
+"""The games of the game table (``fiveplay_env.games``) that have an OpenSpiel form, by table name."""
+
+GAME_NAMES: dict[str, str] = {name: f.short_name for name, f in FORMS.items()}
+"""Our game names -> OpenSpiel short names."""
+
+
 def register() -> None:
-    """Register both games with OpenSpiel (done on import; a second call does nothing)."""
+    """Register every game of ``FORMS`` with OpenSpiel (done on import; a second call does nothing)."""
     known = {g.short_name for g in pyspiel.registered_games()}
-    if TAKE5 not in known:
-        pyspiel.register_game(TAKE5_TYPE, Take5Game)
-    if FIVE_ALIVE not in known:
-        pyspiel.register_game(FIVE_ALIVE_TYPE, FiveAliveGame)
+    for f in FORMS.values():
+        if f.short_name not in known:
+            pyspiel.register_game(f.game_type, f.game_cls)
 
 
 register()
 
-__all__ = ["FIVE_ALIVE", "FIVE_ALIVE_TYPE", "GAME_NAMES", "MAX_CYCLES", "TAKE5", "TAKE5_TYPE", "FiveAliveGame",
-           "FiveAliveState", "Take5Game", "Take5State", "config_from_params", "load", "params_from_config",
+__all__ = ["FIVE_ALIVE", "FIVE_ALIVE_TYPE", "FORMS", "GAME_NAMES", "MAX_CYCLES", "TAKE5", "TAKE5_TYPE",
+           "FiveAliveGame", "FiveAliveState", "OpenSpielForm", "Take5Game", "Take5State", "config_from_params",
+           "form", "form_of_config", "load", "params_from_config",
            "register", "state_from_engine", "turn_based_from_engine", "turn_based_resampler"]

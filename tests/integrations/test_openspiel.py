@@ -125,6 +125,32 @@ def test_bad_parameters_raise_our_config_errors(name, message):
         pyspiel.load_game(name)
 
 
+
+
+def test_the_openspiel_forms_are_games_of_the_game_table():
+    """Every OpenSpiel form is a game of ``fiveplay_env.games`` with that game's config class; a game of
+    the table without one (the toy game of tests/toy_game, registered by conftest) and an unknown name
+    are clear errors, in the integration and for the agents."""
+    from agents.registry import make_agent
+    from fiveplay_env import games
+
+    assert set(osi.FORMS) <= set(games.names()) and "toybid" in games.names()
+    for name, f in osi.FORMS.items():
+        game = osi.load(name)
+        assert type(game) is f.game_cls and game.get_type().short_name == f.short_name == osi.GAME_NAMES[name]
+        assert isinstance(game.config, games.get(name).config_cls)
+        assert osi.form_of_config(game.config) is f
+        assert f.simultaneous == (game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS)
+    toy_config = games.get("toybid").make_config({})
+    for call in (lambda: osi.load("toybid"), lambda: osi.config_from_params("toybid", {}),
+                 lambda: make_agent("openspiel:ismcts", "toybid", seed=0)):
+        with pytest.raises(ValueError, match=r"expected a game with an OpenSpiel form, one of \['five_alive', "
+                                             r"'take5'\]; 'toybid' has none"):
+            call()
+    with pytest.raises(ValueError, match="expected the config of a game with an OpenSpiel form"):
+        osi.form_of_config(toy_config)
+    with pytest.raises(ValueError, match=r"game: expected one of \[.*'toybid'.*\], got 'chess'"):
+        osi.load("chess")
 # --- OpenSpiel's own checks ------------------------------------------------------------------------------
 @pytest.mark.parametrize(("game", "params", "turn_based"), [
     ("take5", {"players": 4, "mode": "round"}, False), ("take5", {"players": 3, "mode": "round"}, True),

@@ -560,3 +560,51 @@ def test_openspiel_agents_play_in_our_tournament(tmp_path, game, config, agents)
         assert e["games"] == n and e["decisions"] > 0
         if e["agent"].startswith("openspiel:"):
             assert e["ms_per_decision"] > 0
+
+
+# --- experiments.openspiel_compare (the README's table) ------------------------------------------------
+
+def test_compare_pair_swaps_seats_and_times_searched_decisions_only():
+    from experiments import openspiel_compare as oc
+
+    task = {"game": "take5", "config": {"num_players": 2, "mode": "round"}, "seed": 3, "pair": 0,
+            "cell": ["sims", 3], "ours": "ismcts:sims=4", "theirs": "openspiel:ismcts:sims=3"}
+    res = oc.play_pair(task)
+    assert len(res["win"]) == 2 and all(0.0 <= w <= 1.0 for w in res["win"])
+    # head to head: the two seats' bull heads are the two sides' scores, each game its own
+    assert all(s >= 0 for s in res["score"] + res["their_score"])
+    (ours_n, ours_s, ours_sims), (their_n, their_s, their_sims) = res["sides"]["ours"], res["sides"]["theirs"]
+    # both sides search every trick but the last (one card left) in both games: 9 tricks x 2 games,
+    # plus any row choices; OpenSpiel runs exactly its budget, ours at least one world per action
+    assert ours_n >= 18 and their_n >= 18 and ours_s > 0 and their_s > 0
+    assert their_sims == 3 * their_n and ours_sims >= 4 * ours_n
+    cell = oc.summarize({"match": "sims", "budget": 3}, [res, res])
+    assert cell["games"] == 4 and cell["their_sims"] == 3.0
+    assert cell["our_win_share"]["mean"] == pytest.approx(float(np.mean(res["win"])))
+    assert cell["our_win_share"]["half_width"] == 0.0  # two identical pairs
+    assert cell["their_ms"] == pytest.approx(1000.0 * their_s / their_n)
+    ci = oc.mean_ci([0.0, 1.0])
+    assert ci["mean"] == 0.5 and ci["half_width"] == pytest.approx(oc.Z95 * 0.5 ** 0.5 / 2 ** 0.5)
+
+
+def test_compare_runs_calibrates_the_ms_match_and_writes_its_table(tmp_path, capsys):
+    from experiments import openspiel_compare as oc
+
+    out = tmp_path / "t.json"
+    oc.main(["--game", "take5", "--budgets", "2", "--pairs", "1", "--calibrate", "1", "--workers", "1",
+             "--quiet", "--out", str(out)])
+    import json
+
+    res = json.loads(out.read_text())
+    cells = {c["match"]: c for c in res["cells"]}
+    assert set(cells) == {"sims", "ms"} and all(c["games"] == 2 for c in cells.values())
+    # the ms match gives ours OpenSpiel's measured seconds per searched decision (its only sims pair)
+    assert cells["ms"]["calibrated_ms"] == cells["sims"]["their_ms"] > 0
+    assert cells["ms"]["ours"] == f"ismcts:time={cells['sims']['their_ms'] / 1000:.4g}"
+    assert res["config"] == {"num_players": 2, "mode": "round"} and len(res["load_before"]) == 3
+    capsys.readouterr()
+    text = oc.main(["--table", str(out)])
+    assert text.count("| Take 5 (num_players=2, mode=round) | `openspiel:ismcts:sims=2` |") == 2
+    for bad, message in [(["--budgets", "0"], "budgets: expected"), (["--pairs", "0"], "expected pairs >= ")]:
+        with pytest.raises(ValueError, match=message):
+            oc.main(["--game", "take5", *bad, "--out", str(tmp_path / "x.json")])

@@ -144,7 +144,7 @@ def _setup_worker(spec: dict[str, Any]) -> None:
     _W["game"] = game
     _W["config"] = game.make_config(spec["config"])
     _W["schedule"] = Schedule(len(spec["agents"]), spec["players"], spec["seed"])
-    _W["agents"] = [make_agent(name, spec["game"], seed=0) for name in spec["agents"]]
+    _W["agents"] = [make_agent(name, spec["game"], seed=0, allow_import=True) for name in spec["agents"]]
     _W["labels"] = entrant_labels(spec["agents"])
     _W["names"] = list(spec["agents"])
     _W["record_dir"] = spec.get("record_dir")  # --record: one replayable record per game
@@ -544,7 +544,7 @@ def _spec_from_args(args: argparse.Namespace) -> dict[str, Any]:
     seed = 0 if args.seed is None else args.seed
     seeding.normalize_seed(seed)
     for name in args.agents:
-        make_agent(name, game_name, seed=0)  # validates every name before anything runs
+        make_agent(name, game_name, seed=0, allow_import=True)  # validates every name before anything runs
     Schedule(len(args.agents), players, seed)  # validates the number of agents
     return {"version": FORMAT_VERSION, "game": game_name, "config": game.config_dict(config), "players": players,
             "agents": list(args.agents), "labels": entrant_labels(args.agents), "games": games, "seed": seed}

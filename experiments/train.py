@@ -400,7 +400,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
     from agents.registry import make_agent
 
     for b in baselines:
-        make_agent(b, cfg.game, seed=0)  # a bad name fails before anything runs
+        make_agent(b, cfg.game, seed=0, allow_import=True)  # a bad name fails before anything runs
     from agents.learned.engine_seats import engine_agent_names
     from agents.learned.envs import has_batched_engine, resolve_backend
 

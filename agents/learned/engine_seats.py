@@ -52,7 +52,7 @@ def engine_agent_names(game: str, names: Iterable[str]) -> list[str]:
     the engine (``uses_engine``), in order."""
     from agents.registry import make_agent
 
-    return [name for name in names if name not in ("self", "pool") and make_agent(name, game, seed=0).uses_engine]
+    return [name for name in names if name not in ("self", "pool") and make_agent(name, game, seed=0, allow_import=True).uses_engine]
 
 
 class EngineSeats:
@@ -82,7 +82,7 @@ class EngineSeats:
         if a is None:
             from agents.registry import make_agent
 
-            a = make_agent(self.names[key[0]], self.game, seed=0)
+            a = make_agent(self.names[key[0]], self.game, seed=0, allow_import=True)
             self._agents[key] = a
         return a
 

@@ -296,7 +296,7 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     from agents.registry import make_agent
 
     agent_seed = seeding.derive(seed, 1 << 51)
-    agent = make_agent(baseline, game, seed=agent_seed)
+    agent = make_agent(baseline, game, seed=agent_seed, allow_import=True)
     engine_names = [baseline] if agent.uses_engine else []
     probe = envs_mod.make_training_env(game, 1, 0, config, backend, engine_agents=engine_names)
     n = probe.num_players
@@ -408,7 +408,7 @@ class Trainer:
         engine_kinds: dict[int, str] = {}
         for k, name in enumerate(self.kinds):
             if name not in SPECIAL_KINDS:
-                agent = make_agent(name, cfg.game, seed=seeding.derive(cfg.seed, 100 + k))
+                agent = make_agent(name, cfg.game, seed=seeding.derive(cfg.seed, 100 + k), allow_import=True)
                 if agent.uses_engine:
                     engine_kinds[k] = name
                 else:

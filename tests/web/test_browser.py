@@ -21,7 +21,7 @@ pytest.importorskip("starlette")
 uvicorn = pytest.importorskip("uvicorn")
 
 from experiments.web.app import create_app  # noqa: E402
-from tests.web.util import make_runs  # noqa: E402
+from tests.web.util import LiveServer, make_runs  # noqa: E402
 
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -36,29 +36,6 @@ def chromium_path() -> str | None:
         if p and os.path.isfile(p) and os.access(p, os.X_OK):
             return p
     return None
-
-
-class LiveServer:
-    """The app on 127.0.0.1 and a free port, served by uvicorn in a thread."""
-
-    def __init__(self, runs_dir: str) -> None:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        config = uvicorn.Config(create_app(runs_dir, max_games=16), host="127.0.0.1", port=self.port, log_level="warning")
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        deadline = time.time() + 20
-        while not self.server.started:
-            if time.time() > deadline:
-                raise RuntimeError("the web app did not start within 20 s")
-            time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(10)
 
 
 @pytest.fixture(scope="module")

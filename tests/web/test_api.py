@@ -22,7 +22,7 @@ from agents.registry import register_prefix  # noqa: E402
 from experiments.web import sessions, views  # noqa: E402
 from experiments.web.app import MAX_BODY, MAX_REPLAY_STEPS, create_app  # noqa: E402
 from fiveplay_env import records  # noqa: E402
-from tests.web.util import LiveServer, make_runs, raw_request  # noqa: E402
+from tests.web.util import LiveServer, raw_request  # noqa: E402
 
 TRAIN_RUN = "train__take5__0__20260101-000000"
 
@@ -36,8 +36,8 @@ register_prefix("boomtest", lambda rest, game, seed: Boom(seed))
 
 
 @pytest.fixture(scope="module")
-def runs_dir(tmp_path_factory):
-    return make_runs(str(tmp_path_factory.mktemp("runs")))
+def runs_dir(web_runs_dir):
+    return web_runs_dir
 
 
 def make_client(runs_dir, **kwargs):

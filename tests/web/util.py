@@ -31,7 +31,7 @@ def make_runs(root: str) -> str:
         for k, (score, opp, win) in enumerate([(20.5, 14.0, 0.10), (16.0, 14.5, 0.22), (12.5, 15.1, 0.31)]):
             for b, shift in (("random", 0.0), ("take5-safest", 3.0)):
                 row = [k + 1, 100_000 * (k + 1), 120_000 * (k + 1), 60 * (k + 1), b, 400, 100, 1, "score",
-                       score + shift, 0.8, opp - shift, 0.5, score - opp, 0.9, win - shift / 20, 0.04]
+                       score + shift, 0.8, opp - shift, 0.5, score - opp, 0.9, win - shift / 40, 0.04]
                 f.write(",".join(str(x) for x in row) + "\n")
     with open(os.path.join(train, "summary.json"), "w", encoding="utf-8") as f:
         json.dump({"game": "take5", "decisions": 300000, "throughput": {"decisions_per_s": 5123.4, "engine_share": 0.31},

@@ -63,13 +63,13 @@ const T5_COLORS = { 1: "#ffffff", 2: "#cfe3ff", 3: "#ffe9a8", 5: "#ffc2c2", 7: "
 const compact = () => window.innerWidth < 600;
 
 function take5Card(num, opts = {}) {
-  const w = opts.small ? 38 : 50, h = opts.small ? 55 : 72;
+  const w = opts.tiny ? 34 : opts.small ? 38 : 50, h = opts.tiny ? 49 : opts.small ? 55 : 72;
   const bulls = META.take5_bullheads[num - 1];
   const s = svg("svg", { width: w, height: h, viewBox: "0 0 50 72", role: "img", "aria-label": `card ${num}, ${plural(bulls, "bull head")}` });
   s.append(svg("rect", { x: 1, y: 1, width: 48, height: 70, rx: 6, fill: T5_COLORS[bulls] || "#fff", stroke: "#4a4a4a", "stroke-width": 1.5 }));
   for (let i = 0; i < bulls; i++) s.append(svg("circle", { cx: 25 + (i - (bulls - 1) / 2) * 6, cy: 11, r: 2.6, fill: "#7a1414" }));
   s.append(svg("text", { x: 25, y: 45, "text-anchor": "middle", "font-size": 22, "font-weight": 700, fill: "#1d1d1d" }, String(num)));
-  if (!opts.small) s.append(svg("text", { x: 25, y: 65, "text-anchor": "middle", "font-size": 12, fill: "#7a1414" }, `${bulls} bull${bulls > 1 ? "s" : ""}`));
+  if (!opts.small && !opts.tiny) s.append(svg("text", { x: 25, y: 65, "text-anchor": "middle", "font-size": 12, fill: "#7a1414" }, `${bulls} bull${bulls > 1 ? "s" : ""}`));
   return s;
 }
 
@@ -273,11 +273,11 @@ function renderDock(g) {
       });
     } else if (v.phase === "draft") {
       const mine = v.hands[String(snap.seat)] || [];
-      v.pool.forEach((c, i) => hand.append(button(take5Card(c, { small: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `draft card ${c}`)));
+      v.pool.forEach((c, i) => hand.append(button(take5Card(c, { tiny: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `draft card ${c}`)));
       if (mine.length) hand.append(el("span", { class: "small", text: `your hand: ${mine.join(", ")}` }));
     } else {
       const mine = (v.hands[String(snap.seat)] || []).filter((c) => !(g.optimistic && g.optimistic === c));
-      mine.forEach((c, i) => hand.append(button(take5Card(c, { small: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `card ${c}, ${plural(META.take5_bullheads[c - 1], "bull head")}`)));
+      mine.forEach((c, i) => hand.append(button(take5Card(c, { tiny: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `card ${c}, ${plural(META.take5_bullheads[c - 1], "bull head")}`)));
       if (!mine.length && !snap.over) hand.append(el("span", { class: "small", text: "no cards in hand" }));
     }
   } else {
@@ -975,7 +975,7 @@ const COLORS = ["#15604e", "#a3211a", "#1a4fa0", "#8a5a00", "#6a2c8f", "#3d3d3d"
 
 function lineChart(title, series, xLabel, yLabel, opts = {}) {
   // series: [{name, points: [[x, y, ci]]}]
-  const W = 600, H = 300, L = 64, R = 14, T = 30, B = 46;
+  const W = Math.round(Math.max(300, Math.min(540, window.innerWidth - 44))), H = 290, L = 56, R = 26, T = 26, B = 44;
   const pts = series.flatMap((s) => s.points);
   if (!pts.length) return null;
   let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
@@ -985,20 +985,20 @@ function lineChart(title, series, xLabel, yLabel, opts = {}) {
   if (opts.pct) { y0 = Math.max(0, y0); y1 = Math.min(1, y1); }
   if (x1 === x0) { x0 -= 1; x1 += 1; }
   if (y1 === y0) { y0 -= 1; y1 += 1; }
-  const sx = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R), sy = (y) => T + (1 - (y - y0) / (y1 - y0)) * (H - T - B);
-  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": title });
-  s.append(svg("text", { x: W / 2, y: 19, "text-anchor": "middle", "font-size": 15, "font-weight": 700, fill: "#1d1d1d" }, title));
+  const sx = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
+  const sy = (y) => T + (1 - (Math.min(y1, Math.max(y0, y)) - y0) / (y1 - y0)) * (H - T - B);
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": title });
+  s.append(svg("text", { x: 4, y: 16, "text-anchor": "start", "font-size": 13, fill: "#1d1d1d" }, `\u2191 ${yLabel}`));
   for (let k = 0; k <= 4; k++) {
     const y = y0 + ((y1 - y0) * k) / 4;
     s.append(svg("line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: "#dddddd" }));
-    s.append(svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end", "font-size": 12, fill: "#3a3a3a" }, opts.pct ? `${Math.round(y * 100)}%` : Math.abs(y) >= 100 ? y.toFixed(0) : y.toFixed(1)));
+    s.append(svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end", "font-size": 13, fill: "#3a3a3a" }, opts.pct ? `${Math.round(y * 100)}%` : Math.abs(y) >= 100 ? y.toFixed(0) : y.toFixed(1)));
   }
   for (let k = 0; k <= 4; k++) {
     const x = x0 + ((x1 - x0) * k) / 4;
-    s.append(svg("text", { x: sx(x), y: H - B + 18, "text-anchor": "middle", "font-size": 12, fill: "#3a3a3a" }, x >= 1e6 ? `${(x / 1e6).toFixed(1)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(0)}k` : x.toFixed(0)));
+    s.append(svg("text", { x: sx(x), y: H - B + 18, "text-anchor": k === 0 ? "start" : k === 4 ? "end" : "middle", "font-size": 13, fill: "#3a3a3a" }, x >= 1e6 ? `${(x / 1e6).toFixed(1)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(0)}k` : x.toFixed(0)));
   }
   s.append(svg("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle", "font-size": 13, fill: "#1d1d1d" }, xLabel));
-  s.append(svg("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle", "font-size": 13, fill: "#1d1d1d", transform: `rotate(-90 14 ${(T + H - B) / 2})` }, yLabel));
   const colorOf = (ser, k) => COLORS[Math.floor(ser.color ?? k) % COLORS.length];
   series.forEach((ser, k) => {
     const c = colorOf(ser, k);
@@ -1012,7 +1012,7 @@ function lineChart(title, series, xLabel, yLabel, opts = {}) {
   });
   const legend = el("div", { class: "legend" }, series.map((ser) => el("span", {}, el("span", { class: "sw" + (ser.dashed ? " dashed" : ""), "aria-hidden": "true" }), ser.name)));
   $$(".sw", legend).forEach((sw, k) => { sw.style.borderColor = colorOf(series[k], k); });
-  return el("div", { class: "chart" }, s, legend);
+  return el("div", { class: "chart" }, el("div", { class: "chart-title", text: title }), s, legend);
 }
 
 function curveCharts(rows) {

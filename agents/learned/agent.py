@@ -181,6 +181,10 @@ class PolicyAgent(Agent):
         p = np.exp(z) / np.exp(z).sum()
         self.last_thoughts = {"kind": "policy", "probs": {int(b): round(float(q), 4) for b, q in zip(legal, p)},
                               "value": round(float(values[0]), 4), "chosen": a}
+        tc = self.meta.get("train_config") or {}
+        if tc.get("reward_scale"):  # the value in the game's points: value / reward_scale (win bonus included)
+            self.last_thoughts["reward_scale"] = float(tc["reward_scale"])
+            self.last_thoughts["win_reward"] = float(tc.get("win_reward") or 0.0)
         return a
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

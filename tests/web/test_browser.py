@@ -241,6 +241,7 @@ def test_take5_whole_game_by_mouse(page, server, tmp_path):
     def at_row_pick() -> None:
         assert "Take a row" in page.inner_text("#turn-bar")
         assert page.locator("#trick .slot").count() == 4 and page.locator("#trick .slot.waiting").count() == 1
+        assert page.locator("#hand .dock-trick .slot").count() == 4  # the trick in view beside the choice
         assert "lower than every row" in page.inner_text("#row-note")
         check(page, "take5 row choice")
         shot(page, tmp_path, "take5_row_choice", full=False)
@@ -366,13 +367,15 @@ def test_hint_and_the_bots_view(page, server, tmp_path):
     page.check("#thoughts-toggle")
     page.wait_for_selector("#thinking .bars")
     text = page.inner_text("#thinking")
-    assert "would play card" in text and "%" in text and "value:" in text and "opponents" in text.lower()
+    assert "would play card" in text and "%" in text and "more bull heads" in text and "opponents" in text.lower()
     check(page, "bot's view (policy)")
-    shot(page, tmp_path, "bots_view_policy")
+    page.locator("#thinking").scroll_into_view_if_needed()
+    shot(page, tmp_path, "bots_view_policy", full=False)
     page.select_option("#analysis-bot", "ismcts:sims=50")
-    page.wait_for_function("() => document.querySelector('#thinking').textContent.includes('simulations')")
+    page.wait_for_function("() => document.querySelector('#thinking').textContent.includes('simulations in')")
     check(page, "bot's view (search)")
-    shot(page, tmp_path, "bots_view_search")
+    page.locator("#thinking").scroll_into_view_if_needed()
+    shot(page, tmp_path, "bots_view_search", full=False)
     page.locator("#hand button.legal").first.click()  # the view follows the game
     page.wait_for_function("() => document.body.dataset.busy === '0' && document.querySelector('#thinking .bars')")
     page.keyboard.press("t")
@@ -417,7 +420,7 @@ def test_finished_game_replay_with_thoughts_share_link_and_rematch(page, server,
     page.select_option("#rp-speed", "fast")
     assert "Start of the game" in page.inner_text("#replay-step") or "step" in page.inner_text("#rp-pos")
     page.wait_for_function("() => !document.querySelector('#replay-thinking').hidden", timeout=30_000)  # autoplay reaches a bot's move
-    assert "thought before playing" in page.inner_text("#replay-thinking")
+    assert "thought before playing" in page.inner_text("#replay-thinking")  # the default view is from above
     check(page, "replay with thoughts")
     shot(page, tmp_path, "replay_thoughts")
     page.click("#rp-play")  # pause

@@ -100,9 +100,20 @@ const isTake5 = (game) => game === "take5";
 const actionName = (game, a) => (isTake5(game) ? (a >= 104 ? `row ${a - 103}` : `card ${a + 1}`) : META.five_alive_kinds[a]);
 
 // ------------------------------------------------------------------------------------------- seats
+function shortName(n) {
+  if (!n) return "";
+  if (n.startsWith("pretrained:")) return n.slice(11).split("?")[0];
+  if (n.startsWith("ismcts")) {
+    const sims = n.match(/sims=(\d+)/), time = n.match(/time=([\d.]+)/);
+    return `${n.includes("prior=") ? "guided search" : "search"}${sims ? ` ${sims[1]}` : time ? ` ${time[1]}s` : ""}`;
+  }
+  if (n.startsWith("ckpt:")) { const base = n.slice(5).split("?")[0].split("/").filter(Boolean).pop() || n; return `ckpt ${base.length > 18 ? "\u2026" + base.slice(-16) : base}`; }
+  return n.length > 24 ? n.slice(0, 22) + "\u2026" : n;
+}
+
 function seatName(names, p, viewer) {
   if (p === null || p === undefined || p < 0) return "-";
-  const n = names && names[p] ? names[p] : "";
+  const n = names && names[p] ? shortName(names[p]) : "";
   if (viewer === p && n === "you") return `P${p} (you)`;
   return n ? `P${p} ${n}` : `P${p}`;
 }
@@ -114,10 +125,12 @@ function renderTake5Table(area, v, o) {
   area.replaceChildren();
   const players = el("div", { class: "players" });
   for (let p = 0; p < v.num_players; p++) {
-    players.append(el("div", { class: "player" + (p === v.current && !v.over ? " turn" : "") + (p === o.viewer ? " me" : ""), "data-seat": p },
+    players.append(el("div", { class: "player" + (p === v.current && !v.over ? " turn" : "") + (p === o.viewer ? " me" : ""), "data-seat": p,
+                               title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) }),
-      el("div", { text: `score ${v.scores[p]} \u00B7 round ${v.round_penalty[p]}` }),
-      el("div", { class: "small", text: `${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 has chosen" : "") })));
+      compact() ? el("div", { class: "small", text: `${v.scores[p]} pts${v.round_penalty[p] ? ` (+${v.round_penalty[p]})` : ""} \u00B7 ${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 chosen" : "") })
+        : el("div", { text: `score ${v.scores[p]}` + (v.round_penalty[p] ? ` \u00B7 +${v.round_penalty[p]} this round` : "") }),
+      compact() ? null : el("div", { class: "small", text: `${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 has chosen" : "") })));
   }
   const modeText = v.mode === "game" ? "game to 66" : v.mode === "round" ? "one round" : v.mode;
   area.append(el("div", { class: "section-title", text: `Take 5 \u00B7 ${modeText} \u00B7 round ${v.round + (v.over ? 0 : 1)} \u00B7 trick ${Math.min(v.trick + 1, 10)} of 10` }), players);
@@ -130,7 +143,8 @@ function renderTake5Table(area, v, o) {
     if (o.onRow) line.addEventListener("click", () => o.onRow(104 + r));
     rowsBox.append(line);
   });
-  area.append(el("div", { class: "section-title", text: "Rows" }), rowsBox);
+  const board = el("div", { class: "t5-board" }, el("div", {}, el("div", { class: "section-title", text: "Rows" }), rowsBox));
+  area.append(board);
   const trickBox = el("div", { class: "trick", id: "trick" });
   if (o.trick && o.trick.length) {
     for (const [c, q] of o.trick) {
@@ -140,7 +154,7 @@ function renderTake5Table(area, v, o) {
         el("span", { class: "owner", text: (q === o.viewer ? "you" : `P${q}`) + (done ? " \u2713" : o.waiting === c ? " \u2026" : "") })));
     }
   } else trickBox.append(el("span", { class: "small", text: "no card revealed yet this round" }));
-  area.append(el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox);
+  board.append(el("div", { class: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox));
   if (v.waiting_row) {
     const mine = v.waiting_row.player === o.viewer;
     area.append(el("div", { class: "note", id: "row-note", text: `${seatName(o.names, v.waiting_row.player, o.viewer)}'s ${v.waiting_row.card} is lower than every row: ${mine ? "take a row (its cards become your penalty)" : "they choose a row to take"}` }));
@@ -166,7 +180,7 @@ function renderFiveAliveTable(area, v, o) {
     const team = v.variant === "teams" ? ` \u00B7 team ${p % 2 ? "B" : "A"}` : "";
     const lost = ev && ev.lives_lost && ev.lives_lost[String(p)];
     const cls = "player" + (p === pub.current && !pub.over && pub.phase !== "over" ? " turn" : "") + (p === o.viewer ? " me" : "") + (pub.alive[p] ? "" : " out") + (lost ? " hurt" : "");
-    players.append(el("div", { class: cls, "data-seat": p },
+    players.append(el("div", { class: cls, "data-seat": p, title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) + team }),
       el("div", { class: "hearts", "aria-label": `${plural(pub.lives[p], "life")}`, text: "\u2665".repeat(pub.lives[p]) + "\u2661".repeat(Math.max(0, 5 - pub.lives[p])) }),
       el("div", { class: "small", text: pub.alive[p] ? `${plural(pub.lives[p], "life").replace("lifes", "lives")} \u00B7 ${plural(pub.hand_sizes[p], "card")}` : "eliminated" }),
@@ -266,11 +280,17 @@ function renderDock(g) {
   };
   if (isTake5(snap.game)) {
     if (v.phase === "row choice" && snap.your_turn) {
+      const t = lastTrickOf(g);
+      if (t) hand.append(el("div", { class: "dock-trick", "aria-label": "this trick" }, el("span", { class: "small", text: "This trick:" }),
+        t.cards.map(([c, q]) => el("span", { class: "slot" + (c === v.waiting_row.card ? " waiting" : "") },
+          take5Card(c, { tiny: true }), el("span", { class: "owner", text: q === snap.seat ? "you" : `P${q}` })))));
+      const picks = el("div", { class: "row-picks" });
       v.rows.forEach((row, r) => {
         const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
-        hand.append(el("button", { class: "row-pick legal", type: "button", "data-action": 104 + r,
-          text: `${r + 1}: take row ${r + 1} (${plural(bulls, "bull head")})`, onclick: () => humanAction(104 + r) }));
+        picks.append(el("button", { class: "row-pick legal", type: "button", "data-action": 104 + r,
+          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${r + 1}: row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => humanAction(104 + r) }));
       });
+      hand.append(picks);
     } else if (v.phase === "draft") {
       const mine = v.hands[String(snap.seat)] || [];
       v.pool.forEach((c, i) => hand.append(button(take5Card(c, { tiny: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `draft card ${c}`)));
@@ -436,6 +456,7 @@ function showError(text) { $("#dock-error").textContent = text || ""; }
 async function animate(g, events, prevView) {
   const snap = g.snap, ms = stepMs();
   if (ms === 0 || !events.length) return;
+  $("#turn-bar").className = "turn-bar";
   if (isTake5(snap.game)) {
     let rows = prevView.rows, trick = null, placed = new Set();
     const base = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true };
@@ -564,7 +585,7 @@ function thoughtsBlock(t, game, title) {
         el("span", { class: "num", text: `${(p.p * 100).toFixed(1)}%` }));
     }
     box.append(el("div", { class: "small", text: "the policy\u2019s probability of each legal move (it plays the most probable)" }), bars,
-      el("div", { class: "value", text: `value: ${t.value.toFixed(3)} \u2014 ${game === "take5" ? "the policy\u2019s estimate of its return from here (training units: minus bull heads scaled, plus a win bonus)" : `its estimate of the outcome, from \u22121 (loses) to +1 (wins)`}` }));
+      el("div", { class: "value", text: valueText(t, game) }));
   } else if (t.kind === "search") {
     const most = Math.max(1, ...t.candidates.map((c) => c.visits));
     for (const c of t.candidates.slice(0, 12)) {
@@ -575,6 +596,16 @@ function thoughtsBlock(t, game, title) {
     box.append(el("div", { class: "small", text: `search: each candidate\u2019s simulations and mean outcome (higher is better) \u2014 ${t.sims} simulations in ${t.seconds}s` }), bars);
   }
   return box;
+}
+
+function valueText(t, game) {
+  if (game === "take5" && t.reward_scale) {
+    const pts = -t.value / t.reward_scale;
+    return `value ${t.value.toFixed(3)}: it expects about ${pts.toFixed(1)} more bull heads` +
+      (t.win_reward ? ` (a win bonus of ${t.win_reward} counted in)` : " by the end of the round");
+  }
+  if (game !== "take5") return `value ${t.value.toFixed(3)}: its estimate of the outcome, from \u22121 (it loses) to +1 (it wins)`;
+  return `value ${t.value.toFixed(3)}: its estimate of its return from here (training units)`;
 }
 
 function barSpan(frac) { const s = el("span"); s.style.width = `${Math.max(1, Math.round(frac * 100))}%`; return s; }
@@ -615,7 +646,7 @@ function onKey(ev) {
   if (k === "t") { ev.preventDefault(); const c = $("#thoughts-toggle"); c.checked = !c.checked; c.dispatchEvent(new Event("change")); return; }
   if (k === "n" && !g.snap.your_turn) { ev.preventDefault(); openNewGame(); return; }
   if (k === "arrowright" || k === "arrowleft") {
-    const btns = $$("#hand button");
+    const btns = $$("#hand button");  // cards, row picks, BUST
     if (!btns.length) return;
     ev.preventDefault();
     let i = btns.indexOf(document.activeElement);
@@ -839,7 +870,6 @@ async function openReplay(src) {
     const me = data.human_seat;
     $("#rp-seat").replaceChildren(el("option", { value: "all", text: "from above (every hand)" }),
       ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p]})` : "") })));
-    if (me !== null && me !== undefined) $("#rp-seat").value = String(me);
     $("#rp-thoughts-label").hidden = !data.has_thoughts;
     $("#replay-controls").hidden = false;
     const share = src.kind === "run" ? `#replay/${encodeURIComponent(src.run)}/${encodeURIComponent(src.game)}` : null;
@@ -897,7 +927,11 @@ async function renderReplay() {
   const tbox = $("#replay-thinking");
   const showT = d.has_thoughts && $("#rp-thoughts").checked && f.thoughts && !hidden;
   tbox.hidden = !showT;
-  if (showT) tbox.replaceChildren(thoughtsBlock(f.thoughts, d.game, `What ${seatName(names, f.thoughts.player, seat)} thought before playing ${f.thoughts.chosen_label}`));
+  if (showT && (seat === null || seat === f.thoughts.player)) {
+    tbox.replaceChildren(thoughtsBlock(f.thoughts, d.game, `What ${seatName(names, f.thoughts.player, seat)} thought before playing ${f.thoughts.chosen_label}`));
+  } else if (showT) {  // its thoughts name its cards: not for another seat's view
+    tbox.replaceChildren(el("div", { class: "small", text: `${seatName(names, f.thoughts.player, seat)} thought about this move: view the game from above or from its seat to see its thoughts (they show its hand).` }));
+  }
 }
 
 function replayGo(i) {
@@ -1093,13 +1127,15 @@ async function loadRun(name) {
       const last = {};
       for (const row of r.curves) last[row.baseline || "learner"] = row;
       if (Object.values(last)[0].score_mean !== undefined) {
-        const t = el("table", { class: "board", id: "curves-last" }, el("tr", {}, ...["against", "decisions", "games", "mean score", "baseline\u2019s", "win rate"].map((h, k) => el("th", { class: k ? "num" : "", text: h }))));
+        const name = Object.values(last)[0].score_name || "score";
+        const t = el("table", { class: "board", id: "curves-last" }, el("tr", {}, ...["against", `learner\u2019s ${name}`, "theirs", "win rate"].map((h, k) => el("th", { class: k ? "num" : "", text: h }))));
         for (const [b, row] of Object.entries(last)) {
           const pm = (m, c, pct) => (m === undefined || m === "" ? "-" : pct ? `${(Number(m) * 100).toFixed(1)}% \u00B1 ${(Number(c || 0) * 100).toFixed(1)}` : `${Number(m).toFixed(2)} \u00B1 ${Number(c || 0).toFixed(2)}`);
-          t.append(el("tr", {}, el("td", { text: b }), el("td", { class: "num", text: fmt(Number(row.decisions)) }), el("td", { class: "num", text: row.games || "-" }),
-            el("td", { class: "num", text: pm(row.score_mean, row.score_ci) }), el("td", { class: "num", text: pm(row.opp_score_mean, row.opp_score_ci) }), el("td", { class: "num", text: pm(row.win_mean, row.win_ci, true) })));
+          t.append(el("tr", {}, el("td", { class: "wrap-anywhere", text: b }), el("td", { class: "num nowrap", text: pm(row.score_mean, row.score_ci) }),
+            el("td", { class: "num nowrap", text: pm(row.opp_score_mean, row.opp_score_ci) }), el("td", { class: "num nowrap", text: pm(row.win_mean, row.win_ci, true) })));
         }
-        box.append(el("div", { class: "section-title", text: "Last evaluation" }), el("div", { class: "table-wrap" }, t));
+        const lastRow = Object.values(last)[0];
+        box.append(el("div", { class: "section-title", text: `Last evaluation: after ${fmt(Number(lastRow.decisions))} decisions, ${lastRow.games || "?"} games each (95% intervals)` }), el("div", { class: "table-wrap" }, t));
       }
     }
     if (r.plots.length) {

@@ -14,7 +14,7 @@ Loading never runs code from the folder. RLlib's own ``RLModule.from_checkpoint`
 ``class_and_ctor_args.pkl`` and ``module_state.pkl``, and a pickle can call anything, so a crafted folder
 would run code; ``load_safe_module`` reads both with a restricted unpickler instead (``SafeUnpickler``:
 only the classes and functions in ``SAFE_GLOBALS`` may appear: the module class this project saves, the
-observation and action spaces, numpy arrays and dtypes), checks what it found (the class is
+observation and action spaces (and their numpy generators), numpy arrays and dtypes), checks what it found (the class is
 ``MaskedPPOTorchRLModule``, the constructor's arguments are spaces and plain data, the state is arrays
 that fit the module exactly), builds the module itself and loads the weights. Anything else (another
 class, a function call, a missing or oversized file, a state that does not fit) is a ``CheckpointError``
@@ -48,6 +48,12 @@ SAFE_GLOBALS: frozenset[tuple[str, str]] = frozenset({
     ("numpy._core.numeric", "_frombuffer"), ("numpy.core.numeric", "_frombuffer"),
     ("numpy._core.multiarray", "scalar"), ("numpy.core.multiarray", "scalar"),
     ("numpy._core.multiarray", "_reconstruct"), ("numpy.core.multiarray", "_reconstruct"),
+    # a seeded space's generator (numpy's own pickling helpers and bit generators: they build generators only)
+    ("numpy.random._pickle", "__generator_ctor"), ("numpy.random._pickle", "__bit_generator_ctor"),
+    ("numpy.random._pickle", "__randomstate_ctor"), ("numpy.random._generator", "Generator"),
+    ("numpy.random.bit_generator", "SeedSequence"), ("numpy.random.bit_generator", "__pyx_unpickle_SeedSequence"),
+    ("numpy.random._mt19937", "MT19937"), ("numpy.random._pcg64", "PCG64"), ("numpy.random._pcg64", "PCG64DXSM"),
+    ("numpy.random._philox", "Philox"), ("numpy.random._sfc64", "SFC64"),
 })
 """Every global an RLModule checkpoint of this project's module may name (the pickles RLlib 2.x writes)."""
 CTOR_KWARGS = ("observation_space", "action_space", "inference_only", "learner_only", "model_config", "catalog_class")

@@ -184,6 +184,8 @@ def test_rllib_module_loads_the_safe_way_and_plays_like_rllibs_own_loader(tmp_pa
     from fiveplay_env.integrations import rllib as R
 
     env = R.FiveplayMultiAgentEnv({"game": "take5", "num_players": 3, "mode": "round"})
+    env.observation_spaces["player_0"].seed(1)  # a trained module's spaces carry seeded generators
+    env.action_spaces["player_0"].seed(2)
     spec = RLModuleSpec(module_class=R.__getattr__("MaskedPPOTorchRLModule"),
                         observation_space=env.observation_spaces["player_0"], action_space=env.action_spaces["player_0"],
                         model_config={"fcnet_hiddens": [16], "fcnet_activation": "relu", "vf_share_layers": False})

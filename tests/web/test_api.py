@@ -484,6 +484,8 @@ MALFORMED = [
 
 def test_malformed_requests_are_4xx_with_a_json_error(client):
     """Huge and deep numbers and nesting, wrong types, broken text: 4xx with a message, never 500."""
+    r = client.post("/api/games", content=b" " * (MAX_BODY + 1), headers={"Content-Type": "application/json"})
+    assert r.status_code == 413 and f"at most {MAX_BODY} bytes" in r.json()["error"]
     statuses = []
     for raw in MALFORMED:
         r = client.post("/api/games", content=raw, headers={"Content-Type": "application/json"})

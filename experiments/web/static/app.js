@@ -391,7 +391,7 @@ function renderResult(g) {
   const buttons = el("div", { class: "buttons" },
     el("button", { type: "button", class: "primary", id: "rematch", text: "Rematch (same deal)", onclick: () => rematch(g) }),
     el("button", { type: "button", text: "Download the record", id: "download-record", onclick: () => downloadRecord(g) }));
-  if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: `#replay/${encodeURIComponent(snap.saved.run)}/${encodeURIComponent(snap.saved.game)}`, text: "Watch the replay (with the bots\u2019 thoughts)" }));
+  if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: `#replay/${encodeURIComponent(snap.saved.run)}/${encodeURIComponent(snap.saved.game)}`, text: "Watch the replay" }));
   else if (snap.saved && snap.saved.error) buttons.append(el("span", { class: "small", text: snap.saved.error }));
   box.append(buttons, el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
   box.hidden = false;
@@ -869,7 +869,7 @@ async function openReplay(src) {
     const n = data.frames[0].view.num_players;
     const me = data.human_seat;
     $("#rp-seat").replaceChildren(el("option", { value: "all", text: "from above (every hand)" }),
-      ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p]})` : "") })));
+      ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p] === "you" ? "human" : data.agents[p]})` : "") })));
     $("#rp-thoughts-label").hidden = !data.has_thoughts;
     $("#replay-controls").hidden = false;
     const share = src.kind === "run" ? `#replay/${encodeURIComponent(src.run)}/${encodeURIComponent(src.game)}` : null;
@@ -902,7 +902,7 @@ async function renderReplay() {
   if (!f || rp.i !== i) return;
   const seatSel = $("#rp-seat").value;
   const seat = seatSel === "all" ? null : Number(seatSel);
-  const names = d.agents.length ? d.agents : null;
+  const names = d.agents.length ? d.agents.map((n) => (n === "you" ? "human" : n)) : null;
   const v = seatView(f.view, seatSel === "all" ? "all" : String(seat));
   const area = $("#replay-area");
   if (isTake5(d.game)) {

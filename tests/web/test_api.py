@@ -361,9 +361,11 @@ ATTACK_BOTS = [
 device), load a pickle, or exceed the search budget."""
 
 
-def test_request_bot_names_never_run_code_or_read_outside_the_runs_folder(client, runs_dir):
+def test_request_bot_names_never_run_code_or_read_outside_the_runs_folder(client, runs_dir, tmp_path, monkeypatch):
     outside = os.path.join(os.path.dirname(runs_dir), "outside.pt")
-    before = set(os.listdir(tempfile.gettempdir()))
+    probe = tmp_path / "tmp"
+    probe.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(probe))  # where tempfile:mkdtemp would make its folder
     refused = 0
     for name in ATTACK_BOTS:
         name = name.replace("{outside}", outside)
@@ -377,7 +379,7 @@ def test_request_bot_names_never_run_code_or_read_outside_the_runs_folder(client
         assert os.environ.get("HOME", "/root") not in msg or "ckpt" in name
         refused += 1
     assert refused == len(ATTACK_BOTS) >= 35
-    assert set(os.listdir(tempfile.gettempdir())) <= before  # tempfile:mkdtemp made nothing
+    assert os.listdir(probe) == []  # tempfile:mkdtemp made nothing
     assert client.get("/api/meta").status_code == 200  # still serving
 
 

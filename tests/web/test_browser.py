@@ -343,7 +343,7 @@ def test_five_alive_moves_play_one_at_a_time(desktop, server, tmp_path):
 
 
 def test_take5_trick_is_revealed_then_placed_card_by_card(desktop, server, tmp_path):
-    open_app(desktop, server, speed="normal")
+    open_app(desktop, server, speed="fast")
     start_game(desktop, "take5", preset="round4", seed=3)
     desktop.locator("#hand button.legal").last.click()
     desktop.wait_for_function("() => document.querySelectorAll('#trick .slot').length === 4")
@@ -351,7 +351,7 @@ def test_take5_trick_is_revealed_then_placed_card_by_card(desktop, server, tmp_p
     placed = set()
     while desktop.get_attribute("body", "data-busy") == "1":
         placed.add(desktop.locator("#trick .slot.placed").count())
-        desktop.wait_for_timeout(50)
+        desktop.wait_for_timeout(20)
     assert len(placed) >= 3  # the cards were placed one at a time
     assert desktop.locator("#trick .slot").count() == 4 and "Last trick" in desktop.inner_text("#play-area")
 

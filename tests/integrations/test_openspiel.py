@@ -227,6 +227,20 @@ def test_five_alive_families_play_to_the_end(params):
             assert sorted(set(state.returns())) in ([-1.0, 1.0], [1.0])
 
 
+def test_five_alive_max_steps_ends_the_openspiel_game_undecided():
+    """Our engine's ``max_steps`` bound (the game table's ``truncated``) ends the OpenSpiel game too:
+    terminal after that many decisions, nobody won (returns 0), and OpenSpiel's own checks accept it."""
+    from fiveplay_env import games as table
+
+    g = pyspiel.load_game("python_fiveplay_five_alive(players=3,max_steps=20)")
+    decisions = []
+    state = _random_play(g.new_initial_state(), np.random.default_rng(1),
+                         lambda s: decisions.append(s.current_player()))
+    assert len(decisions) == 20 and state.returns() == [0.0, 0.0, 0.0]
+    assert table.get("five_alive").truncated(state.engine_state)
+    pyspiel.random_sim_test(g, num_sims=2, serialize=True, verbose=False)
+
+
 # --- the OpenSpiel game is our engine's game: exact replays ---------------------------------------------
 def _take5_outcome(state, engine) -> int:
     kind, i = state.chance_slot()

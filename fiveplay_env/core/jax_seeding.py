@@ -21,11 +21,16 @@ API (stable: the 5 Alive JAX engine shares this module):
 | ``batch_permutation(seeds, counters, width, sizes=None)`` | int32 [..., width] | ``fast_batch_permutation`` (with ``sizes``) |
 | ``below(seed, counter, k)``                   | int32 [...]                  | ``below`` / ``batch_below``, k in 1..65536     |
 | ``derive(base, index)``                       | uint32 [..., 2]              | ``derive`` / ``batch_derive``                  |
+| ``sparse(fn, fraction)``                      | a function                   | (JAX only) ``fn`` run under ``vmap`` only where needed |
 
 ``seed``, ``counter``, ``base`` and ``index`` are pairs (``counter`` and ``index`` may also be given as
 uint32 / nonnegative int32 arrays without the pair axis: ``pair`` lifts them). A permutation is the stable
-argsort of the keys: ``lax.sort`` over the operands (high half, low half, index) with the three as keys,
-so equal keys keep index order as numpy's stable argsort does. With ``sizes`` (int [...], each
+argsort of the keys. Fast path (as ``fast_batch_permutation``'s): each key keeps the top bits of its high
+half and carries its index in the low ``ceil(log2(width))`` bits, and these uint32 values are sorted as
+plain integers (XLA sorts one integer array many times faster than several operands); a row where two
+valid packed keys tie is ordered exactly, by (high half, low half, index), so equal keys keep index
+order as numpy's stable argsort does. That exact sort runs only for
+the tied rows (``sparse``: about one 104-card shuffle in 6,000). With ``sizes`` (int [...], each
 0..width), the first ``sizes[i]`` entries of row i are ``permutation(seed_i, counter_i, sizes[i])`` and the
 rest are the other indices in ascending order, exactly as ``fast_batch_permutation`` returns them (its
 masked keys are the maximum uint64 and sort after every valid key, index order breaking ties).
@@ -34,6 +39,7 @@ Importing this module imports jax; without jax it raises ``ImportError`` naming 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,6 +48,7 @@ try:
     import jax
     import jax.numpy as jnp
     from jax import lax
+    from jax.custom_batching import custom_vmap
 except ImportError as exc:  # pragma: no cover - exercised only without jax
     raise ImportError("the JAX engines need jax: pip install -e '.[jax]'") from exc
 
@@ -61,6 +68,55 @@ _M1 = _c(0xBF58476D1CE4E5B9)
 _M2 = _c(0x94D049BB133111EB)
 _C = _c(0xD1B54A32D192ED03)
 _DERIVE_HI = np.uint32(0x80000000)  # derive's counters are 2**63 + index
+
+
+# --- sparse work under vmap -----------------------------------------------------------------------------
+def sparse(fn: Callable[..., Any], fraction: float) -> Callable[..., Any]:
+    """``g(need, *args, fallback) = fn(*args) if need else fallback`` (``fallback`` a pytree shaped like
+    ``fn``'s output). Alone: a ``lax.cond``. Under ``vmap``: only the games whose ``need`` is True run
+    ``fn``: they are gathered ``ceil(fraction * B)`` at a time (a ``while_loop`` takes more chunks when
+    more games need it) and their results scattered over the fallbacks. ``fn`` must not close over
+    arrays (build its constants from ``lax.iota``): ``custom_vmap`` rejects batched constants, which a
+    ``lax.cond`` under ``vmap`` (Pgx's ``auto_reset``) makes of them."""
+    cache: dict[Any, Any] = {}
+
+    def make(in_tree: Any, n_in: int) -> Any:
+        def run(*xs: Any) -> list[Any]:
+            return jax.tree_util.tree_leaves(fn(*jax.tree_util.tree_unflatten(in_tree, list(xs))))
+
+        @custom_vmap
+        def g(need: Any, *leaves: Any) -> Any:
+            return lax.cond(need, lambda: run(*leaves[:n_in]), lambda: list(leaves[n_in:]))
+
+        @g.def_vmap
+        def rule(axis_size: int, in_batched: Any, need: Any, *leaves: Any) -> Any:
+            nb, lb = in_batched[0], in_batched[1:]
+            need = need if nb else jnp.broadcast_to(need, (axis_size,))
+            leaves = [x if b else jnp.broadcast_to(x, (axis_size,) + jnp.shape(x)) for x, b in zip(leaves, lb)]
+            inputs, out = leaves[:n_in], list(leaves[n_in:])
+            k = max(1, min(axis_size, int(np.ceil(fraction * axis_size))))
+
+            def body(carry: Any) -> Any:
+                out, todo = carry
+                idx = jnp.nonzero(todo, size=k, fill_value=axis_size)[0]
+                res = jax.vmap(run)(*[x.at[idx].get(mode="fill", fill_value=0) for x in inputs])
+                out = [o.at[idx].set(r, mode="drop") for o, r in zip(out, res)]
+                return out, todo.at[idx].set(False, mode="drop")
+
+            out, _ = lax.while_loop(lambda c: c[1].any(), body, (out, need))
+            return out, [True] * len(out)
+
+        return g
+
+    def call(need: Any, *args: Any) -> Any:
+        in_leaves, in_tree = jax.tree_util.tree_flatten(args[:-1])
+        out_leaves, out_tree = jax.tree_util.tree_flatten(args[-1])
+        if in_tree not in cache:
+            cache[in_tree] = make(in_tree, len(in_leaves))
+        res = cache[in_tree](need, *in_leaves, *out_leaves)
+        return jax.tree_util.tree_unflatten(out_tree, list(res))
+
+    return call
 
 
 # --- host conversions ----------------------------------------------------------------------------------
@@ -158,23 +214,12 @@ def _base(seed: Array, counter: Array) -> tuple[Array, Array]:
     return _mix(sh ^ ch, sl ^ cl)
 
 
-_STEPS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
-def _steps(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """``arange(n) * GOLDEN`` as (hi, lo) numpy uint32 constants (cached)."""
-    st = _STEPS.get(n)
-    if st is None:
-        full = np.arange(n, dtype=np.uint64) * np.uint64(0x9E3779B97F4A7C15)
-        st = ((full >> np.uint64(32)).astype(np.uint32), (full & np.uint64(0xFFFFFFFF)).astype(np.uint32))
-        _STEPS[n] = st
-    return st
-
-
 def _keys(seed: Array, counter: Array, n: int) -> tuple[Array, Array]:
     bh, bl = _base(seed, counter)
-    th, tl = _steps(n)
-    return _mix(*_add(bh[..., None], bl[..., None], jnp.asarray(th), jnp.asarray(tl)))
+    # arange(n) * GOLDEN from an iota, not a constant array: functions run by ``sparse`` must not close
+    # over arrays (custom_vmap rejects batched constants under a vmapped lax.cond, as Pgx's auto_reset makes)
+    th, tl = _mulc(jnp.zeros(n, _U32), lax.iota(_U32, n), _GOLDEN)
+    return _mix(*_add(bh[..., None], bl[..., None], th, tl))
 
 
 def keys(seed: Array, counter: Array, n: int) -> Array:
@@ -188,20 +233,73 @@ def _check_n(name: str, n: object) -> int:
     return int(n)
 
 
-def batch_permutation(seeds: Array, counters: Array, width: int, sizes: Array | None = None) -> Array:
-    """int32 [..., width]: ``seeding.fast_batch_permutation(seeds, counters, width, sizes)`` row by row.
-
-    ``seeds`` / ``counters``: pairs (broadcast together); ``width``: a static int; ``sizes``: optional int
-    array of the batch shape, each 0..width (see the module docstring)."""
-    width = _check_n("width", width)
-    kh, kl = _keys(seeds, counters, width)
-    idx = jnp.broadcast_to(jnp.arange(width, dtype=jnp.int32), kh.shape)
+def _exact_permutation(kh: Array, kl: Array, sizes: Array | None) -> Array:
+    """The stable argsort of the 64-bit keys (kh, kl) [width] (masked keys: the maximum)."""
+    width = kh.shape[-1]
+    idx = jnp.arange(width, dtype=jnp.int32)
     if sizes is not None:
-        invalid = idx >= jnp.asarray(sizes, jnp.int32)[..., None]
+        invalid = idx >= sizes
         top = _U32(0xFFFFFFFF)
         kh = jnp.where(invalid, top, kh)
         kl = jnp.where(invalid, top, kl)
-    return lax.sort((kh, kl, idx), dimension=kh.ndim - 1, is_stable=True, num_keys=3)[2]
+    # rank of key i: how many keys come before it in (high, low, index) order; elementwise [width, width]
+    # comparisons compile in a fraction of the time of a three-operand sort (this path is rare anyway)
+    hi_lt = kh[:, None] < kh[None, :]
+    hi_eq = kh[:, None] == kh[None, :]
+    lo_lt = kl[:, None] < kl[None, :]
+    lo_eq = kl[:, None] == kl[None, :]
+    before = hi_lt | (hi_eq & (lo_lt | (lo_eq & (idx[:, None] < idx[None, :]))))  # [j, i]: j before i
+    rank = jnp.sum(before, axis=0, dtype=jnp.int32)
+    return jnp.zeros(width, jnp.int32).at[rank].set(idx)
+
+
+def _packed_permutation(kh: Array, kl: Array, sizes: Array | None) -> Array:
+    """One row: the permutation from keys packed in one uint32 (top bits of the high half, index in the low
+    bits), sorted as plain integers; rows where two valid packed keys tie take the exact argsort, sparse
+    under vmap (about one deal in 6,000 at width 104)."""
+    width = kh.shape[-1]
+    bits = max(1, int(width - 1).bit_length())
+    low = (1 << bits) - 1
+    idx = jnp.arange(width, dtype=_U32)
+    packed = (kh & _U32(~low & 0xFFFFFFFF)) | idx
+    valid = None
+    if sizes is not None:
+        valid = idx < sizes.astype(_U32)
+        packed = jnp.where(valid, packed, packed | _U32(~low & 0xFFFFFFFF))
+    srt = jnp.sort(packed)
+    high = srt >> bits
+    same = high[1:] == high[:-1]
+    if valid is not None:
+        same = same & ((srt[1:] & low) < sizes.astype(_U32)) & ((srt[:-1] & low) < sizes.astype(_U32))
+    fast = (srt & low).astype(jnp.int32)
+    return _exact_sparse(same.any(), kh, kl, sizes, fast) if sizes is not None else \
+        _exact_sparse_nosize(same.any(), kh, kl, fast)
+
+
+_exact_sparse = sparse(_exact_permutation, 1e-3)
+_exact_sparse_nosize = sparse(lambda kh, kl: _exact_permutation(kh, kl, None), 1e-3)
+
+
+def batch_permutation(seeds: Array, counters: Array, width: int, sizes: Array | None = None) -> Array:
+    """int32 [..., width]: ``seeding.fast_batch_permutation(seeds, counters, width, sizes)`` row by row.
+
+    ``seeds`` / ``counters``: pairs (broadcast together); ``width``: a static int (up to 2**16);
+    ``sizes``: optional int array of the batch shape, each 0..width (see the module docstring)."""
+    width = _check_n("width", width)
+    if width > 1 << 16:
+        raise ValueError(f"width: expected at most 65536, got {width}")
+    kh, kl = _keys(seeds, counters, width)
+    lead = kh.shape[:-1]
+    fn = _packed_permutation
+    if sizes is None:
+        f = lambda h, lo: fn(h, lo, None)  # noqa: E731
+        args: tuple[Any, ...] = (kh, kl)
+    else:
+        f = fn
+        args = (kh, kl, jnp.broadcast_to(jnp.asarray(sizes, jnp.int32), lead))
+    for _ in lead:
+        f = jax.vmap(f)
+    return f(*args)
 
 
 def permutation(seed: Array, counter: Array, n: int) -> Array:

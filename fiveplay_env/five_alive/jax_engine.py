@@ -54,7 +54,6 @@ the reference's; its ``observation`` is seat 0's.
 | ``bomber``          | int32 []       | the player whose Bomb is being answered, -1 otherwise            |
 | ``round``           | int32 []       | rounds completed                                                 |
 | ``reshuffles``      | int32 []       | reshuffles of the discard pile in this round                     |
-| ``decisions``       | int32 [n]      | decisions each seat made (``max_cycles``)                        |
 | ``seed``, ``counter`` | uint32 [2], int32 [] | ``chance="reference"``: the game's seed (a ``jax_seeding`` pair) and the random events used; the seed is zeros with ``chance="jax"`` |
 
 Hidden fields (other hands, the draw pile's order, ``seed``) never enter an observation: ``observe``
@@ -157,7 +156,6 @@ class State:
     bomber: Any
     round: Any
     reshuffles: Any
-    decisions: Any
     seed: Any
     counter: Any
 
@@ -337,7 +335,7 @@ def _w(flag: Any, a: Any, b: Any) -> Any:
 
 _OPTION_NAMES = ("teams", "sudden", "first_random", "voluntary", "optional", "resolves", "each", "reshuffle",
                  "max_resh", "dealer_starts", "clockwise", "wild", "shared", "reward_lives", "reward_results",
-                 "max_cycles")
+                 "max_steps")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,7 +360,7 @@ class _Options:
     shared: Any
     reward_lives: Any
     reward_results: Any
-    max_cycles: Any  # None (static: no truncation) or an int (traced: <= 0 for none)
+    max_steps: Any  # None (static: no truncation) or an int (traced: <= 0 for none)
     deck: Any = None
 
 
@@ -374,13 +372,13 @@ def _static_options(cfg: FiveAliveConfig) -> _Options:
         reshuffle=cfg.empty_draw_pile == "reshuffle", max_resh=cfg.max_reshuffles,
         dealer_starts=cfg.new_round_start == "dealer", clockwise=cfg.new_round_direction == "clockwise",
         wild=cfg.tiebreak_wild_value, shared=cfg.final_tiebreak == "shared", reward_lives=cfg.reward != "win_loss",
-        reward_results=cfg.reward != "lives", max_cycles=cfg.max_cycles)
+        reward_results=cfg.reward != "lives", max_steps=cfg.max_steps)
 
 
 def _option_vector(cfg: FiveAliveConfig) -> np.ndarray:
     """int32 [16 + K]: ``cfg``'s options (``_OPTION_NAMES`` order, then ``deck_counts``) as data."""
     o = _static_options(cfg)
-    vals = [int(getattr(o, name)) if name != "max_cycles" else (o.max_cycles or 0) for name in _OPTION_NAMES]
+    vals = [int(getattr(o, name)) if name != "max_steps" else (o.max_steps or 0) for name in _OPTION_NAMES]
     return np.array(vals + list(cfg.deck_counts), np.int32)
 
 
@@ -388,7 +386,7 @@ def _options_of(vec: Any) -> _Options:
     """The traced ``_Options`` of an option vector (``_option_vector``)."""
     vals = {name: vec[i] for i, name in enumerate(_OPTION_NAMES)}
     for name in _OPTION_NAMES:
-        if name not in ("max_resh", "wild", "max_cycles"):
+        if name not in ("max_resh", "wild", "max_steps"):
             vals[name] = vals[name] != 0
     return _Options(**vals, deck=vec[len(_OPTION_NAMES):])
 
@@ -559,7 +557,7 @@ class FiveAliveJaxEnv:
             discard=jnp.zeros(K, jnp.uint8), top=jnp.int32(-1), total=jnp.int32(0), direction=jnp.int32(1),
             phase=jnp.int32(PLAY), lives=jnp.full(n, LIVES, jnp.int32), alive=jnp.ones(n, bool),
             result=jnp.zeros(n, jnp.int32), bomber=jnp.int32(-1), round=jnp.int32(0),
-            reshuffles=jnp.int32(0), decisions=jnp.zeros(n, jnp.int32),
+            reshuffles=jnp.int32(0),
             seed=jnp.asarray(seed, jnp.uint32) if self.chance == "reference" else jnp.zeros(2, jnp.uint32),
             counter=counter)
 
@@ -664,6 +662,7 @@ class FiveAliveJaxEnv:
         left = (s.hands.sum(1, dtype=jnp.int32) * _i(p1)).sum()
         # the rare steps, and the illegal actions and finished games (Pgx's rules: see _rare_fn)
         rare = (s.phase != PLAY) | (a >= DRAW1) | (left <= 1) | ~legal | done_before
+        rare = rare | self._limit_reached(s._step_count + 1)  # a truncation (rare: it ends the game)
         common = self._common(s, a)
         fallback = (_core(common), (common.lives, common.result))
         extra = () if new_game is None else new_game
@@ -689,18 +688,16 @@ class FiveAliveJaxEnv:
         d = jnp.where(a == REVERSE, -s.direction, s.direction)
         n1 = self._next(s.alive, d, p)
         cur = jnp.where(a == SKIP, self._next(s.alive, d, n1), n1)
-        decisions = s.decisions + _i(p1)
         return s.replace(current_player=cur, rewards=jnp.zeros(n, jnp.float32), terminated=jnp.bool_(False),
-                         truncated=self._truncated(o, decisions, p1, jnp.bool_(False)),
-                         _step_count=s._step_count + 1, hands=hands, discard=disc, top=a, total=t, direction=d,
-                         decisions=decisions)
+                         truncated=jnp.bool_(False), _step_count=s._step_count + 1, hands=hands, discard=disc,
+                         top=a, total=t, direction=d)
 
-    def _truncated(self, o: _Options, decisions: Any, p1: Any, over: Any) -> Any:
-        """``max_cycles`` (the AEC env's rule): the acting player has made that many decisions."""
-        if o.max_cycles is None:
+    def _limit_reached(self, steps: Any) -> Any:
+        """``max_steps``: a game whose ``steps``-th decision did not end it is truncated (bool [])."""
+        limit = self._o.max_steps
+        if limit is None:
             return jnp.bool_(False)
-        made = (decisions * _i(p1)).sum()
-        return ~over & (o.max_cycles > 0) & (made >= o.max_cycles)
+        return (limit > 0) & (steps >= limit)
 
     def _rare_fn(self, core: dict[str, Any], a: Any, legal: Any, seeds: Any,
                  *new_game: Any) -> tuple[dict[str, Any], Any]:
@@ -727,7 +724,8 @@ class FiveAliveJaxEnv:
         dealt = self._deal(deal_need, *deal_in, self._deck_arg(), (nxt.hands, nxt.draw))
         nxt = self._new_round(nxt, deal_need, dealt)
         if reset is not None:
-            fresh = self._blank(new_seed, first, dealt).replace(terminated=nxt.terminated, rewards=nxt.rewards)
+            fresh = self._blank(new_seed, first, dealt).replace(terminated=nxt.terminated, truncated=nxt.truncated,
+                                                                rewards=nxt.rewards)
             nxt = _select(reset, fresh, nxt)
         pen = jnp.where(self._seats() == s.current_player, jnp.float32(self.illegal_action_penalty), jnp.float32(0))
         bad = s.replace(rewards=pen, terminated=jnp.bool_(True), phase=jnp.int32(OVER), current_player=jnp.int32(-1),
@@ -743,9 +741,9 @@ class FiveAliveJaxEnv:
         m = s.alive.sum(dtype=jnp.int32)
         new = s.replace(hands=hands, draw=draw, dhead=HAND_SIZE * m, dend=self._deck_size(),
                         discard=jnp.zeros(K, jnp.uint8), top=jnp.int32(-1), total=jnp.int32(0),
-                        bomber=jnp.int32(-1), phase=jnp.int32(PLAY), reshuffles=jnp.int32(0),
-                        counter=s.counter + 1)
-        return _select(need & (s.phase != OVER), new, s)
+                        bomber=jnp.int32(-1), phase=jnp.where(s.truncated, OVER, PLAY).astype(jnp.int32),
+                        reshuffles=jnp.int32(0), counter=s.counter + 1)
+        return _select(need, new, s)
 
     def _play(self, s: State, a: Any, seeds: Any) -> tuple[State, Any, tuple[Any, Any, Any]]:
         """The rules of one step (``a`` legal). Returns the state after it, whether a new round must be dealt
@@ -904,14 +902,18 @@ class FiveAliveJaxEnv:
             reward = reward - _w(o.reward_lives, (s.lives - g.lives).astype(jnp.float32), jnp.float32(0))
         if _maybe(o.reward_results):
             reward = reward + _w(o.reward_results, (g.result - s.result).astype(jnp.float32), jnp.float32(0))
-        decisions = s.decisions + _i(p1)
+        # --- max_steps: the game ends here with no winner, after the step's own events (a new deal included)
+        trunc = ~over & self._limit_reached(s._step_count + 1)
+        cur = jnp.where(trunc, -1, cur)
+        phase = jnp.where(trunc, OVER, phase)
+        bomber_out = jnp.where(trunc, -1, bomber_out)
         nxt = s.replace(
-            current_player=cur.astype(jnp.int32), rewards=reward, terminated=over,
-            truncated=self._truncated(o, decisions, p1, over), _step_count=s._step_count + 1,
+            current_player=cur.astype(jnp.int32), rewards=reward, terminated=over, truncated=trunc,
+            _step_count=s._step_count + 1,
             hands=g.hands.astype(jnp.uint8), draw=g.draw.astype(jnp.uint8), dhead=g.dhead, dend=g.dend,
             discard=g.disc.astype(jnp.uint8), top=g.top, total=g.T, direction=d_new, phase=phase, lives=g.lives,
             alive=g.alive, result=g.result, bomber=bomber_out, round=s.round + _i(new_round),
-            reshuffles=jnp.where(new_round, 0, g.reshuffles), decisions=decisions, counter=counter)
+            reshuffles=jnp.where(new_round, 0, g.reshuffles), counter=counter)
         dseed, dctr = (s.seed, counter) if seeds is None else (seeds[1], jnp.int32(0))
         return nxt, new_round, (dseed, dctr, g.alive)
 

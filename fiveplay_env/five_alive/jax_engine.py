@@ -6,7 +6,10 @@ SplitMix64 permutations, computed by ``core.jax_seeding`` on uint32 pairs), the 
 observations, checked step by step by ``tests/five_alive/test_jax_engine.py``. It shares the config,
 the constants of ``state.py`` and the observation layout of ``observation.py`` with the reference; the
 rules are written again, branch-free on fixed-shape arrays, so that the implementations check each
-other. Every option of ``FiveAliveConfig`` is supported, ``max_cycles`` included (truncation).
+other. Every rule option of ``FiveAliveConfig`` is supported (every variant, custom decks,
+``max_reshuffles`` and the ``max_steps`` truncation included). ``max_cycles`` is the AEC env's per-agent
+truncation, not a rule of the engine: ``JaxEnv`` ignores it as the reference engine does, and
+``make_vec`` refuses it as the numpy batched engine does.
 
     import jax
     from fiveplay_env.five_alive.jax_engine import JaxEnv
@@ -38,8 +41,8 @@ the reference's; its ``observation`` is seat 0's.
 | ``legal_action_mask`` | bool [19]    | its legal actions (= the reference's ``legal_mask``)             |
 | ``rewards``         | float32 [n]    | every player's reward for the last step (``config.reward``)       |
 | ``terminated``      | bool []        | the game is over                                                 |
-| ``truncated``       | bool []        | ``max_cycles``: a player made that many decisions (as the AEC env) |
-| ``_step_count``     | int32 []       | steps taken (Bomb answers included)                              |
+| ``truncated``       | bool []        | ``max_steps``: the game's ``max_steps``-th decision did not end it, so it ended there with no winner (``terminated`` stays False, Pgx's convention) |
+| ``_step_count``     | int32 []       | decisions taken (Bomb answers included): the reference's ``turns`` |
 | ``hands``           | uint8 [n, K]   | cards of each kind in each hand (0 for an eliminated seat)       |
 | ``draw``            | uint8 [D]      | the draw pile in drawing order: ``draw[dhead:dend]``, first drawn first |
 | ``dhead``, ``dend`` | int32 []       | the draw pile's bounds in ``draw``                               |
@@ -1078,15 +1081,18 @@ class JaxVecFiveAlive:
     (read-only), ``rewards`` float32 [B, n], ``terminated`` bool [B]; ``observe()`` float32 [B, 80 + 3n];
     ``info()``: ``seed``, ``lives``, ``alive``, ``round`` of the current games and, for the games that
     ended at the last step (rows where ``terminated``), ``final_scores`` (lives left), ``final_result``
-    (+1 / -1) and ``final_win`` (1 / number of winners; 1 for each member of the winning team), as the
-    numpy batched engine's. ``max_cycles`` is refused (the vector API has no truncation)."""
+    (+1 / -1; 0 for the undecided of a truncated game), ``final_win`` (1 / number of winners; 1 for each
+    member of the winning team) and ``truncated`` (ended by ``max_steps``), as the numpy batched
+    engine's: a truncated game's slot reports ``terminated`` too (the slot moves on to its next game).
+    ``max_cycles`` is refused, as by the numpy batched engine (it is the AEC env's per-agent rule)."""
 
     def __init__(self, config: FiveAliveConfig, num_envs: int, seed: int | None = 0, *, chance: str = "reference",
-                 observation: str = "float") -> None:
+                 observation: str = "float", compiler_options: dict[str, Any] | None = None) -> None:
         if not isinstance(config, FiveAliveConfig):
             raise ValueError(f"config: expected a FiveAliveConfig, got {type(config).__name__}")
         if config.max_cycles is not None:
-            raise ValueError(f"max_cycles: expected None (the vector API has no truncation), got {config.max_cycles}")
+            raise ValueError(f"max_cycles: expected None (the batched engines have no per-agent truncation), "
+                             f"got {config.max_cycles}")
         self.config = config
         self.batch_size = B = check_int("num_envs", num_envs, 1)
         self.env = env = FiveAliveJaxEnv(config, chance=chance, observation=observation)
@@ -1108,12 +1114,13 @@ class JaxVecFiveAlive:
                     first = jax.random.randint(k3, (), 0, n, jnp.int32)
                     return env._step(s, a, env._step_seeds(k1), (env._key_seed(k2), first))
                 st, final = jax.vmap(one)(states, actions, jax.random.split(sub, B))
-            index = jnp.where(st.terminated[:, None], nxt_index, index)
+            ended = st.terminated | st.truncated
+            index = jnp.where(ended[:, None], nxt_index, index)
             lives, result = final
             won = result == 1
             share = jnp.where(teams, 1.0, 1.0 / jnp.maximum(won.sum(1, keepdims=True), 1)).astype(jnp.float32)
-            fin = (jnp.where(st.terminated[:, None], lives, 0), jnp.where(st.terminated[:, None], result, 0),
-                   jnp.where(st.terminated[:, None] & won, share, jnp.float32(0)))
+            fin = (jnp.where(ended[:, None], lives, 0), jnp.where(ended[:, None], result, 0),
+                   jnp.where(ended[:, None] & won, share, jnp.float32(0)))
             return st, index, key, fin
 
         def vinit(index: Any, base: Any, key: Any) -> tuple[State, Any]:
@@ -1122,9 +1129,10 @@ class JaxVecFiveAlive:
             key, sub = jax.random.split(key)
             return jax.vmap(env.init)(jax.random.split(sub, B)), key
 
-        self._vstep = jax.jit(vstep)
-        self._vinit = jax.jit(vinit)
-        self._observe = jax.jit(jax.vmap(env.observe))
+        jit = lambda f: jax.jit(f, compiler_options=compiler_options)  # noqa: E731
+        self._vstep = jit(vstep)
+        self._vinit = jit(vinit)
+        self._observe = jit(jax.vmap(env.observe))
         self.reset(seed)
 
     # --- BatchedGame ----------------------------------------------------------------------------
@@ -1146,6 +1154,7 @@ class JaxVecFiveAlive:
         self._pull()
         self.rewards = np.zeros((B, n), np.float32)
         self.terminated = np.zeros(B, bool)
+        self.truncated = np.zeros(B, bool)
 
     def _pull(self) -> None:
         m = np.asarray(self.state.legal_action_mask).view(np.int8)
@@ -1177,7 +1186,8 @@ class JaxVecFiveAlive:
         self.state, self._index, self._key, fin = self._vstep(self.state, self._index, self._base, self._key,
                                                                jnp.asarray(a, jnp.int32))
         self.rewards = np.asarray(self.state.rewards)
-        self.terminated = np.asarray(self.state.terminated)
+        self.truncated = np.asarray(self.state.truncated)
+        self.terminated = np.asarray(self.state.terminated) | self.truncated
         self._fin = tuple(np.asarray(x) for x in fin)
         self._pull()
         return self.rewards
@@ -1211,7 +1221,8 @@ class JaxVecFiveAlive:
         st = self.state
         return {"seed": self.seeds, "lives": np.asarray(st.lives), "alive": np.asarray(st.alive),
                 "round": np.asarray(st.round), "final_scores": self._fin[0].copy(),
-                "final_result": self._fin[1].copy(), "final_win": self._fin[2].copy()}
+                "final_result": self._fin[1].copy(), "final_win": self._fin[2].copy(),
+                "truncated": self.truncated.copy()}
 
     @property
     def final_lives(self) -> np.ndarray:
@@ -1270,12 +1281,13 @@ class JaxVecFiveAlive:
 
 
 def make_vec(num_envs: int, seed: int | None = 0, *, chance: str = "reference", observation: str = "float",
-             **fields: Any) -> JaxVecFiveAlive:
+             compiler_options: dict[str, Any] | None = None, **fields: Any) -> JaxVecFiveAlive:
     """``JaxVecFiveAlive(FiveAliveConfig(**fields), num_envs, seed)``: the factory
     ``fiveplay_env.vector.make_vec("five_alive", ..., backend="jax")`` calls; unknown config keys raise
-    ``ValueError`` naming the key."""
+    ``ValueError`` naming the key. ``compiler_options``: passed to ``jax.jit`` (e.g. a lower XLA
+    optimisation level for short runs, where compiling dominates)."""
     return JaxVecFiveAlive(from_kwargs(FiveAliveConfig, fields), num_envs, seed, chance=chance,
-                           observation=observation)
+                           observation=observation, compiler_options=compiler_options)
 
 
 __all__ = ["State", "FiveAliveJaxEnv", "JaxEnv", "JaxVecFiveAlive", "make_vec", "random_actions"]

@@ -655,7 +655,8 @@ class FiveAliveJaxEnv:
         Most steps are a number or a simple wild card that is not the player's last card: ``_common``
         computes them for every game; the others (``_rare_fn``) run sparse under vmap."""
         s = state
-        n = self.n
+        if new_game is not None:  # autoreset: the flags are the last step's (Pgx's auto_reset clears them)
+            s = s.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False))
         raw = jnp.asarray(action, jnp.int32)
         a = jnp.clip(raw, 0, NUM_ACTIONS - 1)
         legal = (raw >= 0) & (raw < NUM_ACTIONS) & (s.legal_action_mask & (jnp.arange(NUM_ACTIONS) == a)).any()

@@ -9,7 +9,7 @@ counter and the decision count (``tests/jax_replay.py``).
 
 Compile cost: the replay cases play on ``jax_engine._OptionsEnv``, the engine with its rule options and
 deck as data instead of constants (the same rule code), so one compile per player count serves every
-config of that count (``_opt_fns``: shared by every test of the module; the trace counts prove that
+config of that count (4 players here: every variant; ``_opt_fns``: shared by every test of the module; the trace counts prove that
 nothing retraced per step or per config). The engine with constant options (what users run) is
 compiled twice: for ``make_vec(backend="jax")``, checked equal to the numpy batched engine's very games
 (``test_make_vec_jax_backend_plays_the_numpy_batched_games``, truncations included), and for Pgx's own
@@ -112,28 +112,30 @@ class Replay(JaxReplay):
         self.seen["truncated"] += trunc
 
 
-DRAWS = {"draw1": 14, "draw2": 12}  # decks rich in Draw cards: reshuffles, and their bound
-BOMBS = {"bomb": 6, "n0": 10, "redeal": 5}  # Bombs and their answers, Re-Deals
+# a small deck rich in Draw cards (46 cards: reshuffles, and their bound), and Bombs, 0s and Re-Deals
+DRAWS = dict(zip(KIND_KEYS, (3, 3, 3, 3, 2, 2, 1, 1, 2, 2, 1, 1, 1, 1, 10, 8, 1, 1)))
+MANY_DRAWS = {"draw1": 14, "draw2": 12}
+BOMBS = {"bomb": 6, "n0": 10, "redeal": 5}
 # (id, config, batch, games, what the games must have met); every option at least once, each case one
 # option vector of its player count's single compile
 CASES = [
-    ("n3-default", FiveAliveConfig(num_players=3), 6, 6, ("rounds", "eliminated")),
-    ("n3-sudden-optional-voluntary", FiveAliveConfig(
-        num_players=3, variant="sudden_death", bomb_zero_optional=True, allow_voluntary_bust=True,
+    ("n4-default", FiveAliveConfig(num_players=4), 6, 6, ("rounds", "eliminated")),
+    ("n4-sudden-optional-voluntary", FiveAliveConfig(
+        num_players=4, variant="sudden_death", bomb_zero_optional=True, allow_voluntary_bust=True,
         first_player="seat0", final_tiebreak="shared", tiebreak_wild_value=3, reward="win_loss+lives",
         new_round_start="dealer", new_round_direction="keep", deck_counts=BOMBS), 6, 6, ("bomb_answers",)),
-    ("n3-draws-robin-resh1-truncated", FiveAliveConfig(
-        num_players=3, deck_counts=DRAWS, draw_order="round_robin", max_reshuffles=1, max_steps=45,
+    ("n4-draws-robin-resh1-truncated", FiveAliveConfig(
+        num_players=4, deck_counts=DRAWS, draw_order="round_robin", max_reshuffles=1, max_steps=45,
         bomb_last_card_resolves=False, reward="lives"), 6, 8, ("reshuffles", "truncated")),
-    ("n6-teams-optional-robin", FiveAliveConfig(
-        num_players=6, variant="teams", bomb_zero_optional=True, draw_order="round_robin", reward="win_loss+lives",
-        deck_counts={**BOMBS, **DRAWS}), 4, 4, ("bomb_answers", "rounds")),
-    ("n6-standard-skip-pile", FiveAliveConfig(
-        num_players=6, empty_draw_pile="skip", first_player="seat0", new_round_start="dealer",
-        deck_counts={**BOMBS, "draw2": 10}, max_steps=150), 4, 4, ("eliminated",)),
-    ("n6-teams-resh0-sudden-tiebreak", FiveAliveConfig(
-        num_players=6, variant="teams", max_reshuffles=0, deck_counts=DRAWS, new_round_direction="keep",
-        bomb_last_card_resolves=False, reward="lives"), 4, 4, ()),
+    ("n4-teams-optional-robin", FiveAliveConfig(
+        num_players=4, variant="teams", bomb_zero_optional=True, draw_order="round_robin", reward="win_loss+lives",
+        deck_counts={**BOMBS, **MANY_DRAWS}), 6, 6, ("bomb_answers",)),
+    ("n4-skip-pile-dealer-bombs", FiveAliveConfig(
+        num_players=4, empty_draw_pile="skip", first_player="seat0", new_round_start="dealer",
+        deck_counts={**BOMBS, "draw2": 10}, max_steps=150), 6, 6, ("eliminated",)),
+    ("n4-teams-resh0-keep", FiveAliveConfig(
+        num_players=4, variant="teams", max_reshuffles=0, deck_counts=DRAWS, new_round_direction="keep",
+        bomb_last_card_resolves=False, reward="lives"), 6, 6, ()),
 ]
 
 
@@ -238,14 +240,14 @@ def test_make_vec_jax_backend_plays_the_numpy_batched_games():
     from fiveplay_env.core.errors import IllegalActionError
     from fiveplay_env.vector import make_vec, random_actions
 
-    kw = dict(num_players=2, max_steps=40, deck_counts=DRAWS)
+    kw = dict(num_players=2, max_steps=70)
     a = make_vec("five_alive", 5, seed=3, **kw)
     b = make_vec("five_alive", 5, seed=3, backend="jax", compiler_options=COMPILE_FAST, **kw)
     oa, ma, pa = a.reset()
     ob, mb, pb = b.reset()
     rng = np.random.default_rng(0)
     ended = truncated = 0
-    for _ in range(90):
+    for _ in range(150):
         np.testing.assert_array_equal(oa, ob)
         np.testing.assert_array_equal(ma, mb)
         np.testing.assert_array_equal(pa, pb)
@@ -289,17 +291,21 @@ def test_pgx_auto_reset_and_random_play_run_on_the_env():
         state = step(state, act_randomly(k1, state.legal_action_mask), jax.random.split(k2, B))
         return (state, key), (state.terminated, state.truncated, state.rewards, state.current_player)
 
+    def play(state, key):
+        state, trace = jax.lax.scan(body, (state, key), None, length=70)
+        return state[0], trace
+
     init = jax.jit(jax.vmap(env.init), compiler_options=COMPILE_FAST)
-    run = jax.jit(lambda c: jax.lax.scan(body, c, None, length=70), compiler_options=COMPILE_FAST)
+    run = jax.jit(play, compiler_options=COMPILE_FAST)
     keys = jax.random.split(jax.random.key(0), B)
     s0 = init(keys)
     assert len({h.tobytes() for h in np.asarray(s0.hands)}) == B  # different keys, different deals
     assert not np.asarray(s0.seed).any()
     assert isinstance(s0.legal_action_mask, jax.Array) and s0.observation.shape == (B, env.observation_size)
-    outs = [jax.tree_util.tree_map(np.asarray, run((s0, jax.random.key(1)))) for _ in range(2)]
+    outs = [jax.tree_util.tree_map(np.asarray, run(s0, jax.random.key(1))) for _ in range(2)]
     for x, y in zip(jax.tree_util.tree_leaves(outs[0]), jax.tree_util.tree_leaves(outs[1])):
         np.testing.assert_array_equal(x, y)  # the same keys: the same trajectory
-    (state, _), (term, trunc, rewards, cur) = outs[0]
+    _, (term, trunc, rewards, cur) = outs[0]
     assert trunc.sum() >= 1 and not (term & trunc).any()  # 60 steps end some games there, none both ways
     assert ((cur >= 0) & (cur < n)).all()  # auto_reset: every step ends on a live game
     assert np.isfinite(rewards).all() and (rewards <= 1).all() and (rewards >= -6).all()

@@ -271,53 +271,6 @@ except ImportError:  # pragma: no cover - depends on the jax release
         return _jaxpr_as_fun(ClosedJaxpr(jaxpr, consts))(*args)
 
 
-def _fast_permutation(seed: Any, counter: Any, width: int, size: Any | None) -> Any:
-    """int32 [width]: ``jax_seeding.batch_permutation(seed, counter, width, size)`` for one game (the
-    reference's ``fast_batch_permutation`` row), several times faster: each key keeps the top 24 bits of
-    its high half and carries its index in the low 8 (width <= 256), and these uint32 values are sorted as
-    plain integers (XLA sorts one integer array much faster than the three operands of the exact
-    argsort). That order is the exact one (the 64-bit keys, then the index) except inside a run of keys
-    whose top 24 bits tie (about one 77-card shuffle in 5,000 has one); an odd-even transposition sort
-    with the exact comparison then finishes the job, and it stops at once (no pass) when no adjacent
-    pair is out of order, so it costs one comparison pass in practice and is exact whatever the ties."""
-    keys = js.keys(seed, counter, width)
-    hi, lo = keys[..., 0], keys[..., 1]
-    idx = jnp.arange(width, dtype=jnp.uint32)
-    high_mask = jnp.uint32(0xFFFFFF00)
-    packed = (hi & high_mask) | idx
-    limit = jnp.int32(width) if size is None else jnp.asarray(size, jnp.int32)
-    if size is not None:
-        valid = idx < limit.astype(jnp.uint32)
-        packed = jnp.where(valid, packed, packed | high_mask)  # masked keys sort after every valid key
-    perm = (jnp.sort(packed) & jnp.uint32(0xFF)).astype(jnp.int32)
-    live = jnp.arange(1, width, dtype=jnp.int32) < limit  # pair (j, j+1): both valid keys
-    j_even = (jnp.arange(width - 1) % 2) == 0
-
-    def inversions(p: Any) -> Any:
-        """bool [width - 1]: sorted neighbours j, j + 1 in the wrong order under the exact comparison."""
-        h, lw = hi[p], lo[p]
-        gt = (h[:-1] > h[1:]) | ((h[:-1] == h[1:]) & ((lw[:-1] > lw[1:]) | ((lw[:-1] == lw[1:]) & (p[:-1] > p[1:]))))
-        return gt & live
-
-    def swap(p: Any, pairs: Any) -> Any:
-        """Swap the neighbours j, j + 1 where ``pairs[j]`` (pairs never overlap)."""
-        none = jnp.zeros(1, bool)
-        left = jnp.concatenate([pairs, none])   # position j takes j + 1
-        right = jnp.concatenate([none, pairs])  # position j + 1 takes j
-        up = jnp.concatenate([p[1:], p[-1:]])
-        down = jnp.concatenate([p[:1], p[:-1]])
-        return jnp.where(left, up, jnp.where(right, down, p))
-
-    def body(carry: Any) -> Any:
-        p, _ = carry
-        p = swap(p, inversions(p) & j_even)
-        p = swap(p, inversions(p) & ~j_even)
-        return p, inversions(p).any()
-
-    perm, _ = lax.while_loop(lambda c: c[1], body, (perm, inversions(perm).any()))
-    return perm
-
-
 # ------------------------------------------------------------------------------------------ options
 def _maybe(flag: Any) -> bool:
     """Whether code for ``flag`` must be traced: a static False needs none, True or a traced flag does."""
@@ -500,10 +453,10 @@ class FiveAliveJaxEnv:
         ``deck``: int32 [K] counts, read only with traced options (else the config's deck)."""
         n, W = self.n, self._width
         if self._o.deck is None:
-            perm = _fast_permutation(seed, counter, W, None)
+            perm = js.permutation(seed, counter, W)
             sh = jnp.asarray(self._canon)[perm]
         else:
-            perm = _fast_permutation(seed, counter, W, deck.sum())
+            perm = js.batch_permutation(seed, counter, W, deck.sum())
             sh = jnp.take(_canonical(deck, W), perm, mode="clip")
         blocks = sh[:HAND_SIZE * n].reshape(n, HAND_SIZE)
         counts = (blocks[:, :, None] == jnp.arange(K, dtype=jnp.int32)).sum(1, dtype=jnp.int32)  # [n, K]
@@ -516,7 +469,7 @@ class FiveAliveJaxEnv:
         ascending), permuted by event ``counter``: (shuffled uint8 [W], the Re-Deal's hands uint8 [n, K]:
         card i to the seat whose place ``pos`` in the deal order is i % m)."""
         W = self._width
-        sh = jnp.take(_canonical(counts, W), _fast_permutation(seed, counter, W, size), mode="clip")
+        sh = jnp.take(_canonical(counts, W), js.batch_permutation(seed, counter, W, size), mode="clip")
         i = jnp.arange(W, dtype=jnp.int32)
         place = jnp.remainder(i, jnp.maximum(m, 1))
         to = (place[:, None] == pos[None, :]) & (i < size)[:, None]  # [W, n]

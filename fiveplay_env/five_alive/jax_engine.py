@@ -85,7 +85,15 @@ that step: ``_sparse`` gives it a batching rule (``jax.custom_batching.custom_vm
 games, shuffles them in fixed-size chunks and scatters the results back, instead of computing it for
 every game and selecting (what ``vmap`` of a ``lax.cond`` does). Pgx's ``pgx.experimental.auto_reset``
 calls ``init`` in a ``lax.cond`` and so deals every game at every step under ``vmap``;
-``step_autoreset`` is the same contract with the new games' deals sparse too.
+``step_autoreset`` is the same contract with the new games' deals sparse too. The step itself is split
+the same way: the common step (a number or a simple wild card that is not the player's last card, about
+86% of the decisions of random play) is computed for every game, the rest (BUST, Draw, Re-Deal, Bomb,
+Bomb answers, a last card, an illegal action, a truncation) runs sparse, in chunks of a fifth of the
+batch. Measured once in one run (``python -m experiments.bench --games five_alive --jax-only
+--jax-batch 4096``: 4 players, random legal play, same-step autoreset, a 2-core machine under heavy
+load from other work): ``lax.scan`` over 64 steps 0.25 M decisions/s, 0.93x the numpy batched engine
+with observations and 1.20x Pgx's Leduc hold'em in the same run; compiling takes about a minute on
+such a machine (one compile per config: the options are constants); 664 bytes of state per game.
 """
 from __future__ import annotations
 
@@ -122,14 +130,16 @@ K = NUM_KINDS
 NT = MAX_TOTAL + 1  # 22 values of T
 
 _PLAYABLE = np.array([[(PLAYABLE_BITS[t] >> k) & 1 for k in range(K)] for t in range(NT)], bool)
-"""``_PLAYABLE[t, k]``: a card of kind k may be played at T = t (RULES.md 2.3.1 via ``state.PLAYABLE_BITS``)."""
+"""``_PLAYABLE[t, k]``: a card of kind k may be played at T = t (docs/rules.md 2.3.1, via ``state.PLAYABLE_BITS``)."""
 _PLAYABLE_UP_TO = _PLAYABLE.sum(0).astype(np.int32) - 1
 """``_PLAYABLE_UP_TO[k]``: kind k is playable exactly at T <= this value (the table is monotone in T)."""
-assert all(_PLAYABLE[: _PLAYABLE_UP_TO[k] + 1, k].all() for k in range(K))  # noqa: S101
 _NUMBER_VALUE = np.array([k if k < NUM_NUMBERS else 0 for k in range(K)], np.int32)
 _IS_WILD = np.array([k >= NUM_NUMBERS for k in range(K)], bool)
-assert HAND + K == DISCARD and DISCARD + K == TOP and TOP + K == TOTAL and TOTAL + NT == DIRECTION  # noqa: S101
-assert DIRECTION + 1 == DRAW_PILE and DRAW_PILE + 1 == PHASE and PHASE + 2 == SEATS  # noqa: S101
+if not (all(_PLAYABLE[: _PLAYABLE_UP_TO[k] + 1, k].all() for k in range(K))
+        and (HAND, DISCARD, TOP, TOTAL, DIRECTION, DRAW_PILE, PHASE, SEATS)
+        == (0, K, 2 * K, 3 * K, 3 * K + NT, 3 * K + NT + 1, 3 * K + NT + 2, 3 * K + NT + 4)):  # pragma: no cover
+    raise RuntimeError("five_alive.jax_engine: expected the playable table monotone in T and the observation "
+                       "pieces of observation.py in their documented order (the engine writes them so)")
 
 
 # ----------------------------------------------------------------------------------------------- state
@@ -205,7 +215,9 @@ def _sparse(fn: Callable[..., Any], fraction: float) -> Callable[..., Any]:
     ``fn`` is traced to a jaxpr first and its constants (numpy tables, ``jax_seeding``'s key steps) are
     passed to the ``custom_vmap`` function as arguments: ``custom_vmap`` refuses batched constants, and
     ``vmap`` of a ``lax.cond`` around this call (Pgx's ``auto_reset`` around ``init``, a user's
-    ``cond(done, ...)`` around ``step``) batches every constant of its branches."""
+    ``cond(done, ...)`` around ``step``) batches every constant of its branches. (``jax_seeding.sparse``
+    is the same scheme for functions that close over no array; the rule code here reads numpy tables
+    and nests sparse calls, the step's shuffles inside its rare part, hence this variant.)"""
 
     def call(need: Any, *args: Any) -> Any:
         in_leaves, in_tree = jax.tree_util.tree_flatten(args[:-1])
@@ -813,7 +825,7 @@ class FiveAliveJaxEnv:
         g.T = jnp.where(finish, 0, g.T)
         hs = g.hands.sum(1)
         empty = (g.alive & (hs == 0)).any()
-        # --- round end (RULES.md 2.5): P = the player whose turn it was (the bomber after a Bomb)
+        # --- round end (docs/rules.md 2.5): P = the player whose turn it was (the bomber after a Bomb)
         re = ((last & ~bomb_start) | (finish & empty)) & ~g.over
         big_p = jnp.where(finish, bomber, p)
         out = g.alive & (hs == 0)

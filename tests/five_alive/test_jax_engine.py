@@ -150,6 +150,39 @@ def test_jax_engine_equals_reference_at_every_step(cid, cfg, batch, games, met):
     assert counts["step"] == 1 and counts["init"] == 1 and counts["observe_all"] == 1, counts
 
 
+def _random_config(rng: np.random.Generator, n: int) -> FiveAliveConfig:
+    """A config of ``n`` players with every rule field drawn at random (a random deck of 10n + 1..WIDTH cards
+    four times in ten, the rule book's otherwise)."""
+    variant = str(rng.choice(["standard", "sudden_death", "teams"]))
+    deck = None
+    if rng.random() < 0.4:
+        deck = [int(x) for x in rng.integers(0, 9, len(KIND_KEYS))]
+        while sum(deck) < 10 * n + 1:
+            deck[int(rng.integers(len(deck)))] += 1
+        while sum(deck) > WIDTH:
+            deck[int(np.argmax(deck))] -= 1
+    pick = lambda *xs: xs[int(rng.integers(len(xs)))]  # noqa: E731
+    return FiveAliveConfig(
+        num_players=n, variant=variant, first_player=pick("random", "seat0"),
+        allow_voluntary_bust=pick(False, True), bomb_zero_optional=pick(False, True),
+        **({"deck_counts": tuple(deck)} if deck else {}), bomb_last_card_resolves=pick(True, False),
+        draw_order=pick("each", "round_robin"), empty_draw_pile=pick("reshuffle", "skip"),
+        max_reshuffles=pick(0, 1, 3, 50), new_round_start=pick("after_dealer", "dealer"),
+        new_round_direction=pick("clockwise", "keep"), tiebreak_wild_value=pick(0, 5),
+        final_tiebreak=pick("turn_order", "shared"), reward=pick("win_loss", "lives", "win_loss+lives"),
+        max_steps=pick(10_000, 40, 150))
+
+
+def test_random_configs_equal_the_reference():
+    """Configs with every rule field drawn at random, on the replay cases' compiled functions (no compile of
+    its own): equal to the reference at every step too."""
+    rng = np.random.default_rng(2026)
+    for k in range(6):
+        cfg = _random_config(rng, 4)
+        Replay(cfg, 6, base=900 + k).run(6, rng_seed=k, max_steps=5000)
+    assert _TRACES[4]["step"] == 1, _TRACES[4]
+
+
 def test_option_vector_covers_every_rule_field():
     """Every field of the config but ``max_cycles`` (not a rule of the engine) reaches the option vector:
     changing any one changes the vector, so the replay cases' configs are really the ones compared."""

@@ -72,6 +72,16 @@ carries the reference's seed and event counter and every event is the reference'
 so ``init_seeded(s)`` plays exactly ``new_game(config, s)``; ``init(key)`` draws the 64-bit seed from
 the key.
 
+Observation (``observation=`` constructor argument, not a game config field): ``"float"`` (default) fills
+``State.observation`` with the acting seat's float observation (Pgx's convention), ``"none"`` leaves it
+empty (``observe`` still gives any player's on demand). 5 Alive has no compact observation (Take 5's
+``observe_compact`` has no counterpart here: the float observation is 80 + 3n small counts already).
+
+Options as data (test support): ``_OptionsEnv(num_players, width)`` runs the same rule code with the
+config's options and deck as traced values (``_option_vector``) instead of constants, so one compile
+per player count serves every config of that count; the tests replay many configs on it. The engine
+itself reads its options as constants (code for an option that is off is not traced at all).
+
 Fixed shapes: the draw pile is one array of D slots with two bounds; a step draws at most 2 (n - 1)
 cards, so a Draw is one vectorised pass over that many draw slots (the j-th drawn card comes from the
 old pile while j < its size, then from the reshuffled pile); a step makes at most one reshuffle (after
@@ -119,7 +129,7 @@ from fiveplay_env.five_alive.observation import (
     DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
 )
 from fiveplay_env.five_alive.state import (
-    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER,
+    BOMB, BOMB_ANSWER, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER,
     PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP,
 )
 
@@ -626,7 +636,6 @@ class FiveAliveJaxEnv:
         a = jnp.clip(raw, 0, NUM_ACTIONS - 1)
         legal = (raw >= 0) & (raw < NUM_ACTIONS) & (s.legal_action_mask & (jnp.arange(NUM_ACTIONS) == a)).any()
         done_before = s.terminated | s.truncated
-        go = legal & ~done_before
         p1 = self._seats() == s.current_player
         left = (s.hands.sum(1, dtype=jnp.int32) * _i(p1)).sum()
         # the rare steps, and the illegal actions and finished games (Pgx's rules: see _rare_fn)
@@ -643,7 +652,7 @@ class FiveAliveJaxEnv:
         """The step of a number or a simple wild card (Reverse, =21, Skip, Pass Me By, =0, =10) that is not
         the player's last card, in the PLAY phase: the card to the discard pile, T, the direction, the
         next player. (Computed for every game; the other games take ``_rare_fn``'s result.)"""
-        n, o = self.n, self._o
+        n = self.n
         seats = self._seats()
         kinds = jnp.arange(K, dtype=jnp.int32)
         p = jnp.clip(s.current_player, 0, n - 1)

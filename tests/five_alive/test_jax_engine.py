@@ -9,11 +9,12 @@ counter and the decision count (``tests/jax_replay.py``).
 
 Compile cost: the replay cases play on ``jax_engine._OptionsEnv``, the engine with its rule options and
 deck as data instead of constants (the same rule code), so one compile per player count serves every
-config of that count (4 players here: every variant; ``_opt_fns``: shared by every test of the module; the trace counts prove that
-nothing retraced per step or per config). The engine with constant options (what users run) is
-compiled twice: for ``make_vec(backend="jax")``, checked equal to the numpy batched engine's very games
-(``test_make_vec_jax_backend_plays_the_numpy_batched_games``, truncations included), and for Pgx's own
-helpers (``test_pgx_auto_reset_and_random_play_run_on_the_env``, which also checks determinism by key).
+config of that count (4 players here, every variant; ``_opt_fns``: shared by every test of the module;
+the trace counts prove that nothing retraced per step or per config). The engine with constant options
+(what users run) is compiled twice: for ``make_vec(backend="jax")``, checked equal to the numpy batched
+engine's very games (``test_make_vec_jax_backend_plays_the_numpy_batched_games``, truncations
+included), and for Pgx's own helpers (``test_pgx_auto_reset_and_random_play_run_on_the_env``, which also
+checks determinism by key).
 """
 from __future__ import annotations
 
@@ -311,7 +312,7 @@ def test_pgx_auto_reset_and_random_play_run_on_the_env():
     """Pgx's own helpers on the env (``chance="jax"``): ``pgx.experimental.auto_reset`` and ``act_randomly``
     under vmap and ``lax.scan``, as Pgx's examples use them; the same keys give the same games, different
     keys different deals, and no seed (so no future shuffle) stays in the state."""
-    pgx = pytest.importorskip("pgx")
+    pytest.importorskip("pgx")
     from pgx.experimental import act_randomly, auto_reset
 
     n, B = 2, 8

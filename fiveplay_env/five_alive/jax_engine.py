@@ -1037,11 +1037,13 @@ class _OptionsEnv(FiveAliveJaxEnv):
 def random_actions(key: Any, mask: Any) -> Any:
     """int32 [...]: one legal action per row of ``mask`` (bool [..., A]), uniformly at random, from one
     uniform float per row (cheaper than Pgx's ``act_randomly``, a categorical draw over every action):
-    the rank r of the action among the row's legal ones, found through a running count."""
+    the rank r of the action among the row's legal ones, found through a running count (an
+    ``associative_scan``: XLA's CPU ``cumsum`` over a row is quadratic in its length)."""
     u = jax.random.uniform(key, mask.shape[:-1])
-    count = mask.sum(axis=-1, dtype=jnp.int32)
+    run = lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=mask.ndim - 1)
+    count = run[..., -1]
     r = jnp.minimum((u * count).astype(jnp.int32), count - 1)
-    return jnp.argmax(jnp.cumsum(mask, axis=-1, dtype=jnp.int32) > r[..., None], axis=-1).astype(jnp.int32)
+    return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
 
 
 class JaxVecFiveAlive:

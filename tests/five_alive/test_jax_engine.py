@@ -345,6 +345,9 @@ def test_pgx_auto_reset_and_random_play_run_on_the_env():
     assert np.isfinite(rewards).all() and (rewards <= 1).all() and (rewards >= -6).all()
     assert env.num_actions == NUM_ACTIONS and env.observation_shape == (env.observation_size,)
     assert env.id == "five_alive" and env.num_players == n and isinstance(env.version, str)
+    mask = np.asarray(s0.legal_action_mask)
+    acts = np.asarray(je.random_actions(jax.random.key(2), jnp.asarray(mask)))
+    assert mask[np.arange(B), acts].all()  # the cheap sampler draws legal actions
 
 
 def test_bad_settings_are_clear_errors():

@@ -55,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="JAX batch sizes (default 2**10 2**14 2**17 2**20 on a GPU, 64 1024 on a CPU)")
     ap.add_argument("--jax-equal-steps", type=int, default=300, help="steps of the on-device equality check (default 300)")
     ap.add_argument("--jax-compile-fast", action="store_true",
-                    help="compile the equality check without LLVM's optimisations (short dry runs)")
+                    help="compile without LLVM's optimisations (short dry runs: the rates then understate)")
     return ap
 
 
@@ -170,13 +170,14 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
     out: dict[str, Any] = {"backend": jax.default_backend(), "devices": [str(d) for d in jax.devices()],
                            "jax": jax.__version__, "throughput": [], "equality": []}
     res["jax"] = out
+    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
     for game in ("take5", "five_alive"):
         mod = _jax_module(game)
         if mod is None:
             continue
         env = mod.JaxEnv(num_players=4)
         for b in batches:
-            r = _jax_rates(env, b, seconds, 1)
+            r = _jax_rates(env, b, seconds, 1, opts)
             row = {"game": game, "players": 4, "batch": b, "decisions_per_s": r["scan"], "loop_decisions_per_s": r["loop"],
                    "compile_scan_s": r["compile_scan"], "bytes_per_game": r["bytes"]}
             out["throughput"].append(row)
@@ -184,7 +185,6 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
                   f"compile {r['compile_scan']:.1f}s, {r['bytes']:,.0f} bytes/game", flush=True)
             save()
         for config in ({"num_players": 4},):
-            opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
             e = jax_equality(game, config, 64, equal_steps, compiler_options=opts)
             out["equality"].append(e)
             print(f"jax {game:<11} equal to the reference on {e['device']}: {e['decisions_compared']:,} decisions, "

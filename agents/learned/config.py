@@ -154,8 +154,10 @@ class TrainConfig:
                                      cli_default=[128, 128], cli_default_text="(default 128 128)")
     snapshot_interval: int = option(10, "updates between pool snapshots", lo=1, metavar="U")
     pool_size: int = option(8, "snapshots kept in the pool", lo=1)
-    backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, or auto (default)",
-                          choices=("auto", "batched", "reference"), group=GAME_GROUP, cli_default_text="")
+    backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, auto (default), or "
+                                  "jax: the rollouts compiled on the game's JAX engine with the policy and the "
+                                  "opponents inside (agents.learned.jax; the jax extra)",
+                          choices=("auto", "batched", "reference", "jax"), group=GAME_GROUP, cli_default_text="")
     compact_obs: bool = option(False, "take5: collect the compact uint8 observation (fiveplay_env.take5.compact) and "
                                       "decode it in torch (21x less rollout memory; the same training)",
                                group=GAME_GROUP, flag=True, cli_default_text="")

@@ -20,9 +20,9 @@ Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes n
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
 module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``; the policies shipped
 in ``agents.learned.pretrained``, ``pretrained:NAME``). A factory raises ``ValueError`` for a bad ``rest``.
-The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (a
-checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament can refuse a checkpoint
-that changed.
+The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (the
+hash of every file it reads, e.g. ``file_fingerprint``): ``agent_fingerprint`` returns it (nested names
+included), so that a resumed tournament can refuse a checkpoint or policy file that changed.
 
 Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
 ``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
@@ -32,8 +32,10 @@ Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
-
+import importlib.util
+import os
 from collections.abc import Callable
 
 from agents import games
@@ -74,15 +76,71 @@ def register_prefix(prefix: str, factory: AgentFactory,
         _FINGERPRINTS.pop(prefix, None)
 
 
+def file_fingerprint(path: str) -> str | None:
+    """The content hash of a file (``"sha256:<hex>"`` of its bytes) or of a folder (``"sha256-tree:<hex>"``
+    over every file under it: relative path, size and SHA-256, sorted by path); None if ``path`` is
+    neither. The fingerprint hooks of ``register_prefix`` use it for the files an agent reads."""
+    if os.path.isfile(path):
+        return "sha256:" + _sha256_file(path)
+    if not os.path.isdir(path):
+        return None
+    h = hashlib.sha256()
+    entries = []
+    for folder, dirs, files in os.walk(path):
+        dirs.sort()
+        for f in files:
+            full = os.path.join(folder, f)
+            entries.append((os.path.relpath(full, path).replace(os.sep, "/"), full))
+    for rel, full in sorted(entries):
+        h.update(f"{rel}\0{os.path.getsize(full)}\0{_sha256_file(full)}\n".encode("utf-8", "surrogateescape"))
+    return "sha256-tree:" + h.hexdigest()
+
+
+def _sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 def agent_fingerprint(name: str) -> str | None:
-    """What exactly the agent ``name`` loads, e.g. ``"sha256:<hex>"`` of a ``ckpt:`` checkpoint file; None
-    for agents defined by their name alone (heuristics, search, random). Two runs that give the same
-    name and the same fingerprint play the same agent."""
-    base, _, rest = name.strip().partition(":")
+    """What exactly the agent ``name`` reads from files, as one string; None for agents defined by their
+    name alone (random, the heuristics, a search without a prior). Two runs that give the same name and
+    the same fingerprint play the same agent.
+
+    | name                                  | fingerprint                                              |
+    |---------------------------------------|----------------------------------------------------------|
+    | ``ckpt:PATH[?options]``               | ``sha256:<hex>`` of the checkpoint file                  |
+    | ``pretrained:NAME[?options]``         | ``sha256:<hex>`` of the shipped policy file (its content) |
+    | ``rllib:PATH[?options]``              | ``sha256-tree:<hex>`` of the RLModule folder it loads     |
+    | ``ismcts:...,prior=NAME``             | ``prior=`` and the fingerprint of NAME (nested names)     |
+    | ``module.path:Attr`` (import path)    | ``sha256:<hex>`` of the module's source file             |
+    | other prefixes                        | their ``register_prefix`` hook's                         |
+
+    A name whose file is missing gives None (building the agent says why). The module of an import
+    path is located with ``importlib.util.find_spec``, which imports its parent packages (as building
+    the agent does); its own code is not run here.
+    """
+    name = name.strip()
+    base, _, rest = name.partition(":")
+    if base == "ismcts":
+        prior = SearchParams.parse(rest).prior  # nested: the policy the search reads
+        inner = agent_fingerprint(prior) if prior is not None else None
+        return None if inner is None else f"prior={inner}"
     if base in _LAZY_PREFIXES and base not in _PREFIXES:
         importlib.import_module(_LAZY_PREFIXES[base])
-    fn = _FINGERPRINTS.get(base)
-    return fn(rest) if fn is not None and rest else None
+    if base in _PREFIXES:
+        fn = _FINGERPRINTS.get(base)
+        return fn(rest) if fn is not None and rest else None
+    if is_import_path(name):
+        try:
+            spec = importlib.util.find_spec(name.partition(":")[0])
+        except (ImportError, ValueError):
+            return None
+        origin = getattr(spec, "origin", None)
+        return file_fingerprint(origin) if origin and os.path.isfile(origin) else None
+    return None
 
 
 def known_agents(game: str) -> list[str]:

@@ -17,8 +17,8 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, check_batch
-from agents.registry import register_prefix
-from fiveplay_env.integrations.rllib import MASK_KEY, OBS_KEY, load_module
+from agents.registry import file_fingerprint, register_prefix
+from fiveplay_env.integrations.rllib import MASK_KEY, OBS_KEY, load_module, module_path
 
 
 class RLlibAgent(Agent):
@@ -64,4 +64,14 @@ def make_rllib_agent(rest: str, game: str, seed: int | None) -> RLlibAgent:
     return RLlibAgent(load_module(path), seed, greedy=query != "sample")
 
 
-register_prefix("rllib", make_rllib_agent)
+def _rllib_fingerprint(rest: str) -> str | None:
+    """The content hash of the RLModule folder the name loads (``module_path``), whatever its ``?options``
+    (None if there is none: loading it will say why)."""
+    try:
+        folder = module_path(rest.partition("?")[0])
+    except ValueError:
+        return None
+    return file_fingerprint(folder)
+
+
+register_prefix("rllib", make_rllib_agent, _rllib_fingerprint)

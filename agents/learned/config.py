@@ -162,6 +162,10 @@ class TrainConfig:
                                       "decode it in torch (21x less rollout memory; the same training)",
                                group=GAME_GROUP, flag=True, cli_default_text="")
 
+    sparse_input: bool = option(False, "compute the trunk's first layer from the observation's nonzero entries only "
+                                       "(an embedding bag: the same network and checkpoints; measured slower than the "
+                                       "dense product on a CPU, docs/training.md)", flag=True, cli_default_text="")
+
     def __post_init__(self) -> None:
         from agents.learned.defaults import default_arch, game_defaults
 

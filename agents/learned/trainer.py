@@ -98,6 +98,7 @@ class Trainer:
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
             self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
         self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
+        self.model.sparse_input = bool(cfg.sparse_input)
         self.algorithm = algorithm.ALGORITHM(cfg, self.model, self.rng, self.device, self.decoder)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.policy = NetworkPolicy(self.model, col.pool, self.gen, self.device, self.decoder)

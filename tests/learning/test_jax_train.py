@@ -30,9 +30,12 @@ def _compile_fast():
 def _cfg(**kw):
     from agents.learned.algorithms.ppo import PPOConfig
 
-    base = dict(game="take5", config={"num_players": 2, "mode": "round"}, total_decisions=10_000, num_envs=6,
-                rollout_steps=16, minibatch_size=64, epochs=1, hidden=(16, 16), snapshot_interval=1, pool_size=2,
-                backend="jax", seed=3)
+    """The settings the rollout and training tests share (one compiled rollout for both: its jit key is the
+    game, the batch, the steps, the opponents, the reward options and the network's shapes)."""
+    base = dict(game="take5", config={"num_players": 2, "mode": "round"}, total_decisions=10_000, num_envs=16,
+                rollout_steps=24, minibatch_size=64, epochs=2, hidden=(32, 32), snapshot_interval=1, pool_size=2,
+                backend="jax", seed=3, opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
+                win_reward=1.0, lr=3e-3, lr_schedule="constant")
     base.update(kw)
     return PPOConfig(**base)
 
@@ -110,20 +113,21 @@ def test_jax_network_equals_the_torch_network(arch, game, config):
 # --- rollouts == the numpy collector's -----------------------------------------------------------------------
 
 def test_jax_rollouts_equal_the_numpy_collectors():
-    """Three rollouts of 16 steps (two-player rounds of 20 steps: games end, seats are redrawn, decisions are
+    """Three rollouts of 24 steps (two-player rounds of 20 steps: games end, seats are redrawn, decisions are
     carried over): the numpy collector on the numpy engine, seated as the JAX collector seated its games and
     replaying the learner's JAX actions, gives the same observations, masks, actions, rewards (win option
-    on), done flags, held-back rows and returns; its take5-safest seats play the JAX heuristic's moves."""
+    on), done flags, held-back rows and returns; its take5-safest seats play the JAX heuristic's moves (the
+    pool is empty: its games seat the learner everywhere, in both collectors)."""
     from agents.learned import returns
     from agents.learned.collector import Collector
     from agents.learned.jax.collector import JaxCollector
     from agents.learned.nets import build_model
     from agents.registry import make_agent
 
-    cfg = _cfg(opponents=[("take5-safest", 1.0), ("self", 1.0)], win_reward=1.0)
+    cfg = _cfg()
     jc = JaxCollector(cfg, np.random.default_rng(0))
     torch.manual_seed(1)
-    model = build_model("take5", {"obs_dim": jc.D, "num_actions": jc.A, "hidden": [16, 16]})
+    model = build_model("take5", {"obs_dim": jc.D, "num_actions": jc.A, "hidden": list(cfg.hidden)})
     policy = type("P", (), {"model": model})()
     init_kind = np.asarray(jc.cs["slot_kind"]).copy()
     init_seats = np.asarray(jc.cs["learner_seat"]).copy()
@@ -188,8 +192,7 @@ def test_jax_training_learns_checkpoints_and_resumes_exactly(tmp_path):
     from agents.learned.trainer import Trainer
     from agents.registry import make_agent
 
-    cfg = _cfg(opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)], num_envs=16, rollout_steps=24,
-               epochs=2, lr=3e-3, lr_schedule="constant", hidden=(32, 32))
+    cfg = _cfg()
     a = Trainer(cfg)
     stats = [a.train_update() for _ in range(2)]
     path = str(tmp_path / "c.pt")
@@ -232,3 +235,33 @@ def test_jax_backend_refuses_what_it_cannot_play():
         Trainer(_cfg(opponents=[("take5-cheapest", 1.0)]))
     with pytest.raises(ValueError, match="compact_obs"):
         Trainer(_cfg(opponents=[("self", 1.0)], compact_obs=True))
+
+
+def test_jax_backend_reads_the_engine_from_the_game_table():
+    """A game whose ``GameDef.jax_engine`` is None, or names a module that is not there, is a ValueError naming
+    the games that have one; a game of the table without a JAX engine yet (5 Alive until its engine lands)
+    refuses ``--backend jax`` the same way, and trains on it once the module is there."""
+    import dataclasses as dc
+    import importlib.util
+
+    from agents.learned.jax.collector import engine_factory
+    from agents.learned.trainer import Trainer
+    from fiveplay_env import games
+
+    assert engine_factory("take5").__module__ == games.get("take5").jax_engine
+    for name, module, why in (("nojax_test", None, "jax_engine is None"),
+                              ("gonejax_test", "fiveplay_env.take5.no_such_engine", "not installed")):
+        games.register(dc.replace(games.get("take5"), name=name, jax_engine=module))
+        try:
+            with pytest.raises(ValueError, match=rf"expected a game with a JAX engine \[.*'take5'.*\], got '{name}' "
+                                                 rf"\(.*{why}.*\); train it with backend 'auto'"):
+                engine_factory(name)
+        finally:
+            games.unregister(name)
+    with pytest.raises(ValueError, match="game"):
+        engine_factory("no_such_game")
+    for name in games.names():
+        module = games.get(name).jax_engine
+        if module is None or importlib.util.find_spec(module) is None:
+            with pytest.raises(ValueError, match=f"expected a game with a JAX engine .*got {name!r}"):
+                Trainer(_cfg(game=name, config={}, opponents=[("self", 1.0)]))

@@ -27,7 +27,11 @@ made. ``tests/learning/test_jax_train.py`` holds the rollouts equal to the numpy
 games, seats and actions.
 
 Opponents: ``self``, ``pool`` and the agents of ``heuristics.JAX_AGENTS``; anything else, a compact
-observation or a game without a JAX engine is a ``ValueError`` naming it.
+observation or a game without a JAX engine is a ``ValueError`` naming it. The engine is the game table's
+(``fiveplay_env.games``, ``GameDef.jax_engine``: ``engine_factory``), used through the interface both JAX
+engines share (``make_vec(num_envs, seed, chance="reference", **config)``, its ``state``, ``_index``,
+``_base``, ``_key`` and the jitted ``_vstep(state, index, base, key, actions) -> (state, index, key,
+final)``), so a game whose JAX engine lands with that interface trains on this path unchanged.
 """
 from __future__ import annotations
 
@@ -55,13 +59,38 @@ _JITTED: dict[tuple[Any, ...], Any] = {}
 the same settings (a resumed run, the tests) share one compile."""
 
 
-def _outcome(final: Any, term: Any, n: int) -> Any:
-    """float32 [B, n]: the win share of each seat of the games that ended (``final``: the engine's
-    ``_vstep`` report: Take 5 the final scores, lowest wins, ties share; 5 Alive ``(lives, result, share)``)."""
+def engine_factory(game: str) -> Any:
+    """The ``make_vec`` of ``game``'s JAX engine, read from the game table (``fiveplay_env.games``: the
+    ``GameDef.jax_engine`` module); a ``ValueError`` naming the games that have one when ``game`` has none
+    (its ``jax_engine`` is None, or the module it names is not there yet)."""
+    import importlib.util
+
+    from fiveplay_env import games, vector
+
+    def present(module: str | None) -> bool:
+        try:
+            return module is not None and importlib.util.find_spec(module) is not None
+        except ModuleNotFoundError:
+            return False
+
+    module = games.get(game).jax_engine  # an unknown game: the table's ValueError
+    if not present(module):
+        have = [g for g in games.names() if present(games.get(g).jax_engine)]
+        why = "its GameDef.jax_engine is None" if module is None else f"its JAX engine module {module} is not installed"
+        raise ValueError(f"backend 'jax': expected a game with a JAX engine {have}, got {game!r} ({why}); "
+                         "train it with backend 'auto'")
+    return vector._factory(game, "jax")
+
+
+def _outcome(final: Any, n: int, lower_is_better: bool) -> Any:
+    """float32 [B, n]: the win share of each seat of the games that ended, as ``agents.learned.envs.outcome``
+    reads it (``final``: the engine's ``_vstep`` report: a tuple whose last entry is the engine's win shares
+    (5 Alive: ``(lives, result, share)``), or the final scores (Take 5): the best score wins, ties share)."""
     if isinstance(final, tuple):
-        return final[2].astype(jnp.float32)
+        return final[-1].astype(jnp.float32)
     fs = final.astype(jnp.int32)
-    win = (fs == fs.min(axis=1, keepdims=True)).astype(jnp.float32)
+    best = fs.min(axis=1, keepdims=True) if lower_is_better else fs.max(axis=1, keepdims=True)
+    win = (fs == best).astype(jnp.float32)
     return win / win.sum(axis=1, keepdims=True)
 
 
@@ -71,7 +100,7 @@ class JaxCollector:
 
     def __init__(self, cfg: TrainConfig, rng: np.random.Generator, make_agent: Any = None,
                  timers: Timers | None = None) -> None:
-        from fiveplay_env import vector
+        from agents.learned.defaults import score_info
 
         self.cfg = cfg
         self.rng = rng
@@ -79,7 +108,11 @@ class JaxCollector:
         self.kinds = [name for name, _ in cfg.opponents]
         if cfg.compact_obs:
             raise ValueError("compact_obs: expected False with backend 'jax' (the observations stay on the device)")
-        self.vec = vector._factory(cfg.game, "jax")(cfg.num_envs, cfg.seed, chance="reference", **cfg.config)
+        for name in self.kinds:  # before the engine is built (and compiled)
+            if name not in SPECIAL_KINDS and name not in heur.JAX_AGENTS:
+                heur.heuristic(name, 0)  # its ValueError names the agents there are
+        self.lower_is_better = score_info(cfg.game).lower_is_better
+        self.vec = engine_factory(cfg.game)(cfg.num_envs, cfg.seed, chance="reference", **cfg.config)
         self.backend = "jax"
         self.n = n = self.vec.num_players
         self.A = self.vec.num_actions
@@ -239,7 +272,7 @@ class JaxCollector:
             rew = c["rew"].at[idx, barange[:, None]].add(rewards * scale, mode="drop")
             ep = c["ep_return"] + rewards
             if cfg.win_reward:
-                bonus = jnp.float32(cfg.win_reward) * (_outcome(final, term, n) - jnp.float32(1.0 / n))
+                bonus = jnp.float32(cfg.win_reward) * (_outcome(final, n, self.lower_is_better) - jnp.float32(1.0 / n))
                 rew = rew.at[jnp.where(has & term[:, None], last, R), barange[:, None]].add(bonus, mode="drop")
             done = c["done"].at[jnp.where(has & term[:, None], last, R), barange[:, None]].set(True, mode="drop")
             ls = c["learner_seat"]
@@ -369,4 +402,4 @@ class JaxCollector:
                    "ep_return": jnp.asarray(st["ep_return"], jnp.float32), "carry": carry}
 
 
-__all__ = ["JaxCollector", "POOL_CHUNK"]
+__all__ = ["JaxCollector", "POOL_CHUNK", "engine_factory"]

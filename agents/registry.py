@@ -25,14 +25,19 @@ hash of every file it reads, e.g. ``file_fingerprint``): ``agent_fingerprint`` r
 included), so that a resumed tournament can refuse a checkpoint or policy file that changed.
 
 Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
-``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
-``agents.imported``); works in every tool and in worker processes, where the module is imported again.
+``act(observation, action_mask)``, or a function marked ``@agents.imported.agent_factory``; called with
+``seed=`` and ``game=`` where accepted: ``agents.imported``). An import path runs code, so it is
+accepted only where the caller opts in: ``make_agent(name, game, seed, allow_import=True)``. The
+command-line tools (tournament, train, exploit), the trainer's opponents and the opponent names of the
+single-agent and vector envs (``user_agent``) opt in, since their names come from the user; the web app
+never does (a request cannot name code). Without the opt-in an import path is a ``ValueError`` that
+names it and says how to allow it, at any depth: ``ismcts:...,prior=NAME`` is checked the same way
+(``nested_names``). Works in worker processes too, where the module is imported again.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
 
-import hashlib
 import importlib
 import importlib.util
 import os
@@ -40,6 +45,7 @@ from collections.abc import Callable
 
 from agents import games
 from agents.base import Agent
+from agents.fingerprint import file_fingerprint
 from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchParams
@@ -74,34 +80,6 @@ def register_prefix(prefix: str, factory: AgentFactory,
         _FINGERPRINTS[prefix] = fingerprint
     else:
         _FINGERPRINTS.pop(prefix, None)
-
-
-def file_fingerprint(path: str) -> str | None:
-    """The content hash of a file (``"sha256:<hex>"`` of its bytes) or of a folder (``"sha256-tree:<hex>"``
-    over every file under it: relative path, size and SHA-256, sorted by path); None if ``path`` is
-    neither. The fingerprint hooks of ``register_prefix`` use it for the files an agent reads."""
-    if os.path.isfile(path):
-        return "sha256:" + _sha256_file(path)
-    if not os.path.isdir(path):
-        return None
-    h = hashlib.sha256()
-    entries = []
-    for folder, dirs, files in os.walk(path):
-        dirs.sort()
-        for f in files:
-            full = os.path.join(folder, f)
-            entries.append((os.path.relpath(full, path).replace(os.sep, "/"), full))
-    for rel, full in sorted(entries):
-        h.update(f"{rel}\0{os.path.getsize(full)}\0{_sha256_file(full)}\n".encode("utf-8", "surrogateescape"))
-    return "sha256-tree:" + h.hexdigest()
-
-
-def _sha256_file(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def agent_fingerprint(name: str) -> str | None:
@@ -151,14 +129,49 @@ def known_agents(game: str) -> list[str]:
     return names
 
 
-def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
+def _is_user_import(name: str) -> bool:
+    """Whether ``name`` would be resolved as an import path (not a registered or lazy prefix)."""
+    base = name.strip().partition(":")[0]
+    return base not in _PREFIXES and base not in _LAZY_PREFIXES and base not in ("random", "ismcts") \
+        and is_import_path(name.strip())
+
+
+def nested_names(name: str) -> list[str]:
+    """``name`` and every agent name inside it, outermost first: a search agent's ``prior=NAME`` (a bare
+    shipped NAME as ``pretrained:NAME``). A caller vetting names from elsewhere checks each of them;
+    ``ValueError`` for a search name whose options do not parse."""
+    name = name.strip()
+    out = [name]
+    base, _, rest = name.partition(":")
+    if base == "ismcts":
+        prior = SearchParams.parse(rest).prior
+        if prior is not None:
+            out += nested_names(prior)
+    return out
+
+
+def _refuse_import(name: str, outer: str) -> None:
+    where = f"agent name {outer!r}" if outer == name else f"agent name {outer!r}: the nested name {name!r}"
+    raise ValueError(f"{where} is an import path ('module:Attribute'), which runs code; import paths are "
+                     f"accepted only where the caller allows them (make_agent(..., allow_import=True), as the "
+                     f"command-line tools do); expected a registry name (random, a heuristic, ismcts[:k=v,...], "
+                     f"pretrained:NAME, ckpt:PATH, rllib:PATH)")
+
+
+def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: bool = False) -> Agent:
     """The agent called ``name`` for ``game`` (a name of ``fiveplay_env.games``), seeded with ``seed``.
 
-    Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones) or bad options.
+    ``allow_import``: accept import paths (``mypkg.mybots:CleverBot``, ``agents.imported``), also nested
+    in ``ismcts:...,prior=NAME``. They run code: allow them only for names the user wrote (a command
+    line, their own script), never for names from a network request or a file from elsewhere.
+
+    Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones), bad options, or
+    an import path without ``allow_import``.
     """
     games.get_game(game)  # validates the game name
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"agent name: expected a non-empty string, got {name!r}")
+        raise ValueError(f"agent name: expected a non-empty string, got a {type(name).__name__}"
+                         if not isinstance(name, str) else "agent name: expected a non-empty string, got ''")
     name = name.strip()
     base, _, rest = name.partition(":")
     if base in _LAZY_PREFIXES and base not in _PREFIXES:
@@ -167,18 +180,31 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
     if base == "random" and not rest:
         agent = RandomAgent(seed)
     elif base == "ismcts":
-        agent = SearchAgent(seed, game=game, params=SearchParams.parse(rest))
+        params = SearchParams.parse(rest)
+        if not allow_import:  # the prior is loaded later (first observe_engine): refuse an import path now
+            for inner in nested_names(name)[1:]:
+                if _is_user_import(inner):
+                    _refuse_import(inner, name)
+        agent = SearchAgent(seed, game=game, params=params, allow_import=allow_import)
     elif base in _PREFIXES and rest:
         agent = _PREFIXES[base](rest, game, seed)
     elif not rest and name in _heuristics(game):
         agent = _heuristics(game)[name](seed)
     elif base not in _PREFIXES and is_import_path(name):
+        if not allow_import:
+            _refuse_import(name, name)
         agent = load_agent(name, game, seed)
     else:
-        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or the import path "
-                         f"of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or (with "
+                         f"allow_import=True) the import path of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
     agent.name = name
     return agent
 
 
-register_agent_resolver(make_agent)  # opponent names in fiveplay_env's SingleAgentEnv resolve through this registry
+def user_agent(name: str, game: str, seed: int | None = None) -> Agent:
+    """``make_agent(name, game, seed, allow_import=True)``: for names written by the user in their own code
+    (the opponents of ``SingleAgentEnv``, ``GymVectorEnv`` and the RLlib env resolve through it)."""
+    return make_agent(name, game, seed, allow_import=True)
+
+
+register_agent_resolver(user_agent)  # opponent names in fiveplay_env's SingleAgentEnv resolve through this registry

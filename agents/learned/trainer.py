@@ -69,7 +69,7 @@ class Trainer:
     """
 
     def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
-        from agents.registry import make_agent
+        from agents.registry import user_agent  # opponent names are the user's own: import paths allowed
 
         if not cfg.algo:
             raise ValueError(f"config: expected an algorithm's config (a subclass of TrainConfig such as "
@@ -82,9 +82,9 @@ class Trainer:
         if cfg.backend == "jax":  # the rollouts compiled on the JAX engine (the optional jax extra)
             from agents.learned.jax.collector import JaxCollector
 
-            self.collector: Any = JaxCollector(cfg, self.rng, make_agent, self.timers)
+            self.collector: Any = JaxCollector(cfg, self.rng, user_agent, self.timers)
         else:
-            self.collector = Collector(cfg, self.rng, make_agent, self.timers)
+            self.collector = Collector(cfg, self.rng, user_agent, self.timers)
         col = self.collector
         self.game_config = self._canonical_config()
         self.obs_scale = obs_scale_for(cfg.game, col.n, col.D)

@@ -120,7 +120,7 @@ class TournamentSpec:
     def check_agents(self) -> None:
         """Build every entrant once: a bad name raises ``ValueError`` before anything runs."""
         for name in self.agents:
-            make_agent(name, self.game, seed=0)
+            make_agent(name, self.game, seed=0, allow_import=True)
 
     def to_json(self) -> dict[str, Any]:
         """The spec as ``config.json`` holds it (the keys of ``RESUME_KEYS``, then ``record``)."""

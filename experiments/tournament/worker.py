@@ -56,7 +56,7 @@ class GameWorker:
         self.game = games_mod.get_game(spec.game)
         self.config = self.game.make_config(dict(spec.config))
         self.schedule = spec.schedule()
-        self.agents: list[Agent] = [make_agent(name, spec.game, seed=0) for name in spec.agents]
+        self.agents: list[Agent] = [make_agent(name, spec.game, seed=0, allow_import=True) for name in spec.agents]
         self.labels = spec.labels
         self.names = list(spec.agents)
         self.record_dir = job.record_dir

@@ -33,7 +33,7 @@ import numpy as np
 
 from agents.learned.agent import PolicyAgent
 from agents.learned.defaults import adapt_observation, adapt_take5_observation
-from agents.registry import file_fingerprint
+from agents.fingerprint import file_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

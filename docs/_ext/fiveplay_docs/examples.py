@@ -7,6 +7,10 @@ The kinds of fenced block a page of the site may hold (the info string after the
 | ``python``         | runs it; the blocks of one page run in order in one namespace, in a fresh       |
 |                    | temporary working directory (run folders land there), so a page builds on its   |
 |                    | earlier blocks                                                                  |
+| ``python`` whose   | shown, not run (compiled only: a syntax error fails), for code that costs too   |
+| first line is      | much for the suite (compiling the JAX engine) or needs what it lacks (a GPU)    |
+| ``# not run by the |                                                                                 |
+| tests: ...``       |                                                                                 |
 | ``python`` whose   | writes the block to ``NAME`` in the page's working directory (which is on       |
 | first line is      | ``sys.path``), for the later blocks and commands to import; not run itself      |
 | ``# file: NAME``   |                                                                                 |
@@ -291,6 +295,9 @@ class PageRun:
                 self.log.append(f"wrote {m.group('name')}: {block.where}")
                 return
             code = compile(block.text, block.where, "exec")
+            if NOT_RUN.match(block.text.splitlines()[0]):
+                self.log.append(f"compiled, not run: {block.where}")
+                return
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 exec(code, self.namespace)

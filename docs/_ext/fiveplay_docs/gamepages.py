@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import importlib.util
 import inspect
 import re
 import textwrap
@@ -115,7 +116,8 @@ def _md_text(text: str) -> str:
     """A docstring's text for a Markdown table cell or paragraph on a page of ``docs/games/`` (its
     ````code```` spans are Markdown code spans already). The rule book's section numbers are those of
     the specification the docstrings cite as ``RULES.md``: the name becomes a link to the rule book."""
-    return re.sub(r"(?<![\w/])RULES\.md\b", "[the rule book](../rules.md)", " ".join(text.split()))
+    text = " ".join(text.split())
+    return re.sub(r"(?<![\w/])(?:docs/rules|RULES)\.md\b", "[the rule book](../rules.md)", text)
 
 
 # --- the sections ------------------------------------------------------------------------------------
@@ -173,6 +175,7 @@ def action_section(game: GameDef) -> str:
         return (f"The env module `{game.env_module}` has no action table in its docstring; the game "
                 f"has {game.num_actions} actions (ids 0..{game.num_actions - 1}).")
     header, rows = table_rows(blocks[i + 1])
+    rows = [[_md_text(c) for c in r] for r in rows]
     parts = [_md_text(" ".join(blocks[i])), markdown_table(header, rows)]
     for block in blocks[i + 2:]:
         if _starts(block, "Observations", "Rewards", "Episode", "Misuse", "Errors", "Decision order",
@@ -238,17 +241,40 @@ def observation_section(game: GameDef) -> str:
         raise DocsError(f"{mod.__name__}: the pieces cover {pos} floats, expected observation_size = {size}")
     where = {p: (off, length) for p, off, length in pieces}
     out_header = [*header, f"offset, size ({at})"]
-    out_rows = [[*r, ("{}, {}".format(*where[r[pc]]) if r[pc] in where else "absent")] for r in rows]
-    text = [b for b in blocks[1:] if not is_table(b) and not b[0].startswith(" ")]
+    out_rows = [[*(_md_text(c) for c in r), ("{}, {}".format(*where[r[pc]]) if r[pc] in where else "absent")]
+                for r in rows]
+    # the prose around the table, less notes on how the encoder is made fast (the API page has them)
+    text = [b for b in blocks[1:] if not is_table(b) and not b[0].startswith((" ", "Speed"))]
     before = [_md_text(" ".join(b)) for b in text if blocks.index(b) < blocks.index(table)]
     after = [_md_text(" ".join(b)) for b in text if blocks.index(b) > blocks.index(table)]
     return "\n\n".join([intro, *before, markdown_table(out_header, out_rows), *after,
-                        f"Source: `{mod.__name__}` (`pieces()`, `observe`)."])
+                        f"Source: {_ref('mod', mod.__name__)} (`pieces()`, `observe`)."])
 
 
 def metric_rows(game: GameDef) -> list[list[str]]:
     return [[f"`{m.name}`" + (" (the score)" if m.name == game.score else ""),
              "lower" if m.lower_is_better else "higher", m.meaning] for m in game.metrics]
+
+
+def _ref(role: str, target: str) -> str:
+    """A cross-reference to the API reference for this project's own modules (nitpicky mode checks it);
+    plain code for another package's (a third-party game's modules are not in this site's API pages)."""
+    if target.startswith("fiveplay_env."):
+        return f"{{py:{role}}}`{target}`"
+    return f"`{target}`"
+
+
+def _jax_engine(game: GameDef) -> str:
+    """The JAX engine's module, linked when it exists; the table may name one still to come."""
+    if not game.jax_engine:
+        return "none in this version"
+    try:
+        found = importlib.util.find_spec(game.jax_engine) is not None
+    except ImportError:
+        found = False
+    if not found:
+        return f"`{game.jax_engine}` (named by the definition; not in this version)"
+    return _ref("mod", game.jax_engine) + " (the `jax` extra)"
 
 
 def fact_rows(game: GameDef) -> list[list[str]]:
@@ -257,18 +283,18 @@ def fact_rows(game: GameDef) -> list[list[str]]:
     env = game.env
     rows = [
         ["name in the table", f"`{game.name}` (`fiveplay_env.games.get({game.name!r})`)"],
-        ["environments", f"`{game.env_module}`: `env()` (AEC)" +
+        ["environments", f"{_ref('mod', game.env_module)}: `env()` (AEC)" +
          (", `parallel_env()` (parallel)" if hasattr(env, "parallel_env") else "")],
         ["players", f"{spec.min_players} to {spec.max_players}"],
         ["actions", f"`Discrete({game.num_actions})`"],
         ["observation (default config)", f"`float32[{int(game.observation_size(config))}]`"],
         ["Gymnasium id (one learning seat)", f"`{game.gym_id}`" if game.gym_id else "none"],
         ["illegal action penalty (Gymnasium id)", f"`{game.illegal_action_penalty}`"],
-        ["batched numpy engine", f"`{game.batched}`" if game.batched else
+        ["batched numpy engine", _ref("func", game.batched.replace(":", ".")) if game.batched else
          "none (the vector API loops over reference engines)"],
-        ["JAX engine (accelerators)", f"`{game.jax_engine}`" if game.jax_engine else "none in this version"],
-        ["reference engine", f"`{game.engine_cls.__module__}.{game.engine_cls.__name__}`"],
-        ["config class", f"`{game.config_cls.__module__}.{game.config_cls.__name__}`"],
+        ["JAX engine (accelerators)", _jax_engine(game)],
+        ["reference engine", _ref("class", f"{game.engine_cls.__module__}.{game.engine_cls.__name__}")],
+        ["config class", _ref("class", f"{game.config_cls.__module__}.{game.config_cls.__name__}")],
     ]
     return rows
 

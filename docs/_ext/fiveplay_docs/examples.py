@@ -18,12 +18,13 @@ The kinds of fenced block a page of the site may hold (the info string after the
 |                    | prints must match the lines below it (``...`` matches anything, whitespace is   |
 |                    | normalised)                                                                      |
 | ``console``        | each ``$ python -m MODULE ARGS`` command runs as ``python -m`` would run it (in   |
-|                    | this process, in the page's working directory); the lines below a command, if  |
-|                    | any, are its expected output, matched like a doctest's                          |
+|                    | this process, in the page's working directory), ``$ fiveplay ARGS`` as         |
+|                    | ``python -m experiments ARGS`` (the console script's module); the lines below  |
+|                    | a command, if any, are its expected output, matched like a doctest's            |
 | ``bash``           | shown, not run: its first line must say why (``# not run by the tests: ...``);  |
-|                    | each ``python -m experiments.NAME ...`` in it must parse with that command's    |
-|                    | own parser, ``make TARGET`` must be a target of the Makefile and                |
-|                    | ``pip install ... ".[EXTRA]"`` must name extras of pyproject.toml               |
+|                    | each ``python -m experiments.NAME ...`` or ``fiveplay VERB ...`` in it must     |
+|                    | parse with that command's own parser, ``make TARGET`` must be a target of the   |
+|                    | Makefile and ``pip install ... ".[EXTRA]"`` must name extras of pyproject.toml  |
 | ``text``, ``json`` | output or a layout, not code                                                    |
 
 A block with no info string is refused on the site (say which kind it is). The README is checked by
@@ -51,7 +52,7 @@ from typing import Any
 FENCE_OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>[^`]*)$")
 NOT_RUN = re.compile(r"^#\s*not run by the tests:\s*\S")
 FILE_LINE = re.compile(r"^#\s*file:\s*(?P<name>[\w./-]+\.py)\s*$")
-KNOWN_PROGRAMS = ("python", "make", "pip", "ray", "tensorboard", "apt-get", "source")
+KNOWN_PROGRAMS = ("python", "fiveplay", "make", "pip", "ray", "tensorboard", "apt-get", "source")
 OPTIONS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -188,6 +189,8 @@ def check_command(line: str, root: Path) -> str:
             parse_only(words[2], words[3:])
             return f"parsed: {line}"
         return f"not checked (another program's module): {line}"
+    if words[0] == "fiveplay":
+        return check_fiveplay(words[1:], line)
     if words[0] == "make":
         makefile = (root / "Makefile").read_text(encoding="utf-8")
         for target in words[1:] or ["(default)"]:
@@ -207,6 +210,26 @@ def check_command(line: str, root: Path) -> str:
     if words[0] in KNOWN_PROGRAMS:
         return f"not checked (needs {words[0]} and what it serves): {line}"
     raise ValueError(f"{line}: expected a command of {KNOWN_PROGRAMS}")
+
+
+def check_fiveplay(args: list[str], line: str) -> str:
+    """A shown ``fiveplay VERB ARGS`` command: ``ARGS`` must parse with the verb's module's own parser
+    (``fiveplay games ...`` and ``fiveplay --version`` with the command's)."""
+    from experiments import cli
+
+    verb = cli.canonical_verb(args[0]) if args else ""
+    if verb in cli.VERBS:
+        parse_only(cli.VERBS[verb], args[1:])
+        return f"parsed: {line}"
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+            cli.build_parser().parse_args(args)
+    except SystemExit as e:
+        if e.code:
+            said = err.getvalue().strip().splitlines() or ["(nothing)"]
+            raise ValueError(f"{line}: does not parse: {said[-1]} (exit {e.code})") from None
+    return f"parsed: {line}"
 
 
 def check_shown_block(block: Block, root: Path, require_reason: bool = True) -> list[str]:
@@ -306,9 +329,12 @@ class PageRun:
             self.doctest(block)
         elif lang == "console":
             for argv, expected in console_steps(block):
-                if argv[:2] != ["python", "-m"] or len(argv) < 3:
-                    raise ValueError(f"expected '$ python -m MODULE ...', got {shlex.join(argv)!r}")
-                code, got = run_command(argv[2], argv[3:])
+                if argv[:1] == ["fiveplay"]:
+                    code, got = run_command("experiments", argv[1:])    # the console script's module
+                elif argv[:2] == ["python", "-m"] and len(argv) >= 3:
+                    code, got = run_command(argv[2], argv[3:])
+                else:
+                    raise ValueError(f"expected '$ python -m MODULE ...' or '$ fiveplay ...', got {shlex.join(argv)!r}")
                 if code != 0:
                     raise AssertionError(f"{shlex.join(argv)} exited {code}:\n{got[-3000:]}")
                 if not matches(expected, got):

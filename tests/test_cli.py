@@ -1,0 +1,208 @@
+"""The ``fiveplay`` command (experiments.cli): every verb's ``--help`` is its module's own parser, each
+cheap verb does one real short run through the command, usage errors and exit codes are the module's,
+``fiveplay games`` prints the game table, and the console script of pyproject.toml is this function."""
+from __future__ import annotations
+
+import csv
+import glob
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from experiments import cli
+from fiveplay_env import games
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_console_script_is_the_command():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    target = project["scripts"]["fiveplay"]
+    module, func = target.split(":")
+    assert module == "experiments.cli" and getattr(cli, func) is cli.console
+
+
+def test_top_level_help_lists_every_verb_with_its_module(capsys):
+    code, out, _ = run(capsys, "--help")
+    assert code == 0 and out.startswith("usage: fiveplay")
+    flat = " ".join(out.split())
+    for verb, module in cli.VERBS.items():
+        assert f"{verb} " in flat and f"(python -m {module})" in flat, verb
+    assert "games " in flat and "web (play)" in flat
+
+
+def test_version_is_the_package_version(capsys):
+    import fiveplay_env
+
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"fiveplay {fiveplay_env.__version__}"
+
+
+def test_no_verb_or_an_unknown_verb_is_a_usage_error(capsys):
+    code, _, err = run(capsys)
+    assert code == 2 and "VERB" in err
+    code, _, err = run(capsys, "tournamnet")
+    assert code == 2 and "invalid choice: 'tournamnet'" in err
+
+
+def test_every_verb_has_a_main_block_and_a_summary():
+    for verb, module in cli.VERBS.items():
+        name = cli.main_module(module)
+        assert cli.main_block(name).body, verb
+        assert cli.summary(module), verb
+    assert cli.main_module("experiments.ladder") == "experiments.ladder"
+    assert cli.main_module("experiments.tournament") == "experiments.tournament.__main__"  # a package
+    with pytest.raises(ValueError, match="expected an 'if __name__"):
+        cli.main_block("experiments.runs")  # a library module, not a command
+    with pytest.raises(ValueError, match="expected an importable module"):
+        cli.main_module("experiments.no_such_module")
+
+
+@pytest.fixture
+def parsers(monkeypatch):
+    """The parsers whose ``parse_args`` the command called (the verb's module's own)."""
+    import argparse
+
+    seen: list[argparse.ArgumentParser] = []
+    original = argparse.ArgumentParser.parse_args
+
+    def recording(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003
+        seen.append(self)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(argparse.ArgumentParser, "parse_args", recording)
+    return seen
+
+
+@pytest.mark.parametrize("verb", [*cli.VERBS, "play"])
+def test_verb_help_is_the_modules_own_parser(verb, capsys, parsers):
+    """``fiveplay VERB --help``: the help of the parser the module builds, every option of it shown,
+    named ``fiveplay VERB``; ``sys.argv`` is left as it was."""
+    argv = list(sys.argv)
+    code, out, _ = run(capsys, verb, "--help")
+    assert code == 0 and sys.argv == argv
+    name = cli.canonical_verb(verb)
+    assert out.startswith(f"usage: fiveplay {name} "), out[:200]
+    parser = parsers[-1]
+    assert parser.prog == f"fiveplay {name}"
+    options = [o for a in parser._actions for o in a.option_strings if o.startswith("--")]
+    assert len(options) >= 4
+    for option in options:
+        assert option in out, (verb, option)
+
+
+# --- one real short run per cheap verb; usage errors for the long ones -----------------------------------
+def test_games_lists_the_table(capsys):
+    code, out, _ = run(capsys, "games")
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:3] == ["name", "title", "players"]
+    listed = [ln.split()[0] for ln in lines[2:]]
+    assert listed == sorted(games.names())
+    take5 = next(ln for ln in lines if ln.startswith("take5 "))
+    g = games.get("take5")
+    assert f"{g.spec.min_players}-{g.spec.max_players}" in take5 and str(g.num_actions) in take5
+
+
+def test_games_in_detail_and_as_json(capsys):
+    import dataclasses
+
+    code, out, _ = run(capsys, "games", "five_alive")
+    assert code == 0 and out.startswith("five_alive: 5 Alive")
+    for f in dataclasses.fields(games.get("five_alive").config_cls):
+        assert f"  {f.name} = " in out
+    code, out, _ = run(capsys, "games", "--json")
+    facts = {f["name"]: f for f in json.loads(out)}
+    assert code == 0 and set(facts) == set(games.names())
+    for name, f in facts.items():
+        g = games.get(name)
+        assert f["players"] == [g.spec.min_players, g.spec.max_players] and f["actions"] == g.num_actions
+        assert f["observation_size"] == g.observation_size(g.config_cls())
+        assert set(f["presets"]) == set(g.presets)
+    code, _, err = run(capsys, "games", "nope")
+    assert code == 2 and "games: error:" in err and "nope" in err
+    code, _, err = run(capsys, "games", "--bogus")
+    assert code == 2 and "--bogus" in err
+
+
+def test_tournament_runs_through_the_command(tmp_path, capsys):
+    code, out, _ = run(capsys, "tournament", "--game", "take5", "--agents", "random", "take5-safest",
+                       "--config", "mode=round", "--games", "4", "--out", str(tmp_path), "--no-plots", "--no-progress")
+    assert code == 0 and "take5-safest" in out
+    (run_dir,) = glob.glob(str(tmp_path / "tournament__take5__0__*"))
+    with open(os.path.join(run_dir, "games.csv"), encoding="utf-8") as f:
+        assert len(list(csv.DictReader(f))) == 4 * 2  # one row per game per seat
+    summary = json.load(open(os.path.join(run_dir, "summary.json"), encoding="utf-8"))
+    assert summary["games_completed"] == 4
+
+
+def test_a_run_error_is_the_modules_one_line_error(tmp_path, capsys):
+    code, _, err = run(capsys, "tournament", "--game", "take5", "--out", str(tmp_path))
+    assert code == 2 and err.startswith("tournament: error: agents: expected at least one agent name")
+    code, _, err = run(capsys, "tournament", "--games", "many")
+    assert code == 2 and "fiveplay tournament: error: argument --games: invalid int value: 'many'" in err
+
+
+def test_ladder_runs_through_the_command(tmp_path, capsys):
+    code, _, _ = run(capsys, "ladder", "--game", "take5", "--agents", "random", "take5-safest",
+                     "--config", "num_players=2", "mode=round", "--games", "4", "--out", str(tmp_path),
+                     "--no-plots", "--quiet")
+    assert code == 0
+    (table,) = glob.glob(str(tmp_path / "*" / "ladder.md"))
+    text = open(table, encoding="utf-8").read()
+    assert "| `random` |" in text and "| `take5-safest` |" in text
+
+
+def test_bench_runs_through_the_command(tmp_path, capsys):
+    out_file = tmp_path / "bench.json"
+    code, _, _ = run(capsys, "bench", "--games", "take5", "--players", "2", "--seconds", "0.01", "--repeats", "1",
+                     "--batch", "1", "--no-jax", "--out", str(out_file))
+    assert code == 0 and out_file.is_file()
+    assert "take5" in out_file.read_text(encoding="utf-8")
+
+
+def test_train_runs_through_the_command(tmp_path, capsys):
+    pytest.importorskip("torch", reason="training needs the train extra (torch)")
+    code, _, err = run(capsys, "train", "--game", "take5", "--config", "num_players=3", "mode=round",
+                       "--opponents", "random", "--total-decisions", "100", "--num-envs", "8", "--rollout-steps", "8",
+                       "--eval-games", "3", "--eval-baselines", "random", "--hidden", "16", "--out", str(tmp_path),
+                       "--quiet", "--no-plots")
+    assert code == 0, err
+    (run_dir,) = glob.glob(str(tmp_path / "train__take5__*"))
+    assert os.path.exists(os.path.join(run_dir, "checkpoint.pt"))
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["demo", "--workers", "0"], "fiveplay demo: error: --workers must be >= 1"),
+    (["web", "--port", "eighty"], "fiveplay web: error: argument --port: invalid int value"),
+    (["play", "--port", "eighty"], "fiveplay web: error: argument --port: invalid int value"),
+    (["ship", "--name", "x"], "fiveplay ship: error: "),
+    (["gpu-check", "--device", "tpu"], "fiveplay gpu-check: error: argument --device: invalid choice"),
+    (["ray-bench", "--cpus", "some"], "fiveplay ray-bench: error: argument --cpus"),
+    (["rllib-train", "--game", "chess"], "fiveplay rllib-train: error: argument --game: invalid choice"),
+    (["exploit", "--game", "take5"], "fiveplay exploit: error: the following arguments are required: --agent"),
+])
+def test_the_long_verbs_forward_their_arguments(argv, says, capsys):
+    """The verbs whose shortest real run costs minutes (or a GPU, a Ray cluster, a server): their
+    arguments reach the module's parser, which refuses a bad one as ``python -m`` would (exit 2)."""
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and says in err, err
+
+
+def test_python_dash_m_experiments_is_the_same_command():
+    import fiveplay_env
+
+    proc = subprocess.run([sys.executable, "-m", "experiments", "--version"], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and proc.stdout.strip() == f"fiveplay {fiveplay_env.__version__}"

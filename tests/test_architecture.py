@@ -4,6 +4,7 @@ interpreter, and ``fiveplay_env`` stands alone (numpy, gymnasium and pettingzoo 
 from __future__ import annotations
 
 import ast
+import re
 import os
 import subprocess
 import sys
@@ -264,3 +265,18 @@ def test_moved_modules_still_import_with_a_deprecation_warning(old: str, new: st
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"warned {old} moved to" in proc.stdout and "same" in proc.stdout
+
+
+OUTSIDE_FILES = re.compile(r"\b(?<!docs/)(RULES|DESIGN)\.md\b|shared/")
+"""Names of the project's working files that live beside the repository, not in it (users have neither)."""
+
+
+def test_no_source_file_points_outside_the_repository() -> None:
+    """Docstrings and comments cite the repository's own docs (docs/rules.md, docs/architecture.md), never the
+    spec or design files that sit beside a developer's clone."""
+    paths = [*MODULES.values(), *sorted((ROOT / "tests").rglob("*.py"))]
+    found = [f"{p.relative_to(ROOT)}:{i}: {line.strip()[:80]}" for p in paths
+             for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if OUTSIDE_FILES.search(line) and p.name != "test_architecture.py"]
+    assert OUTSIDE_FILES.search("see RULES.md 2.4") and not OUTSIDE_FILES.search("see docs/rules.md 2.4")
+    assert found == [], found

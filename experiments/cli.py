@@ -12,7 +12,8 @@ parser (there is no copy of any option here) into its typed spec and calls its `
 the one-line errors and what a Ctrl-C keeps are the module's. The forwarding runs the module's own
 ``if __name__ == "__main__":`` block in the module as imported, with ``sys.argv`` set to
 ``["fiveplay VERB", *ARGS]``; ``python -m experiments VERB ARGS`` is the same command without the
-console script.
+console script. A verb whose optional packages are not installed exits 1 with one line naming the
+missing package and the extra that provides it (``fiveplay_env.core.extras``).
 
 | verb          | module                    | what                                                     |
 |---------------|---------------------------|----------------------------------------------------------|
@@ -46,6 +47,8 @@ import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from fiveplay_env.core import extras
+
 PROG = "fiveplay"
 
 VERBS: dict[str, str] = {
@@ -62,6 +65,9 @@ VERBS: dict[str, str] = {
     "web": "experiments.web",
 }
 """Each forwarding verb and the module ``python -m`` would run for it."""
+
+OWN_PACKAGES = ("fiveplay_env", "agents", "experiments")
+"""This project's top-level packages (a missing one is a broken install, not a missing extra)."""
 
 ALIASES: dict[str, tuple[str, ...]] = {"web": ("play",)}
 """Other names of a verb."""
@@ -121,14 +127,19 @@ def forward(verb: str, argv: Sequence[str]) -> int:
         raise ValueError(f"{PROG}: expected one of the verbs {sorted(VERBS)}, got {verb!r}")
     name = main_module(VERBS[verb])
     code = compile(main_block(name), _source(name)[1], "exec")
-    module = importlib.import_module(name)
     saved = sys.argv
     sys.argv = [f"{PROG} {verb}", *argv]
     try:
+        module = importlib.import_module(name)  # importing it may need an optional package too
         with _prog_renamed(f"python -m {VERBS[verb]}", f"{PROG} {verb}"):
             exec(code, vars(module))
     except SystemExit as exc:
         return _exit_code(exc.code)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in OWN_PACKAGES:
+            raise  # a broken install of this project, not an optional package: the traceback says where
+        print(f"{PROG} {verb}: error: {extras.missing(exc, 'this command')}", file=sys.stderr)
+        return 1
     finally:
         sys.argv = saved
     return 0

@@ -206,3 +206,76 @@ def test_python_dash_m_experiments_is_the_same_command():
     proc = subprocess.run([sys.executable, "-m", "experiments", "--version"], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == f"fiveplay {fiveplay_env.__version__}"
+
+
+# --- a missing optional package: one line naming it and its extra -------------------------------------
+def test_extras_are_read_from_pyproject():
+    from fiveplay_env.core import extras
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    assert list(extras.table()) == list(declared)
+    assert extras.extra_for("filelock") == "experiments" and extras.extra_for("matplotlib.pyplot") == "experiments"
+    assert extras.extra_for("torch") == "train" and extras.extra_for("sb3_contrib") == "train"  # - and _ alike
+    assert extras.extra_for("ray") == "distributed" and extras.extra_for("uvicorn") == "web"
+    assert extras.extra_for("numpy") is None  # a core dependency, in no extra
+    with pytest.raises(ValueError, match="expected a module name"):
+        extras.extra_for("")
+
+
+def test_extras_from_installed_metadata(monkeypatch):
+    """A wheel's install has no pyproject.toml: the Requires-Dist lines of its metadata say the same."""
+    from importlib import metadata
+
+    from fiveplay_env.core import extras
+
+    lines = ['numpy>=1.24', 'filelock>=3.12; extra == "experiments"', 'ray[rllib]>=2.40; extra == "distributed"',
+             "Sb3_Contrib>=2.3; extra == 'train'"]
+
+    class Meta:
+        def get_all(self, key):
+            return lines if key == "Requires-Dist" else None
+
+    monkeypatch.setattr(metadata, "metadata", lambda name: Meta())
+    assert extras._from_metadata() == {"experiments": ["filelock"], "distributed": ["ray"], "train": ["sb3-contrib"]}
+
+
+def test_missing_names_the_module_and_the_extra():
+    from fiveplay_env.core import extras
+
+    err = extras.missing(ModuleNotFoundError("No module named 'filelock'", name="filelock"), "a run folder's lock")
+    assert isinstance(err, ImportError) and err.name == "filelock"
+    assert str(err).startswith("a run folder's lock needs filelock, of the 'experiments' extra: "
+                               "pip install -e '.[experiments]'")
+    other = extras.missing(ModuleNotFoundError("No module named 'zzz'", name="zzz"), "this")
+    assert "'zzz'" in str(other) and "extra" not in str(other)
+
+
+@pytest.mark.parametrize("how", ["fiveplay", "python -m"])
+def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, capsys, monkeypatch):
+    """filelock (the experiments extra) made unimportable: the tournament stops with one line, exit 1,
+    through the command and through ``python -m experiments.tournament`` (``runs.run_cli``)."""
+    monkeypatch.setitem(sys.modules, "filelock", None)  # import filelock -> ModuleNotFoundError
+    argv = ["--game", "take5", "--agents", "random", "random", "--games", "2", "--out", str(tmp_path), "--quiet"]
+    prefix = "tournament: error: "  # the module's own one-line error (runs.run_cli), either way
+    if how == "fiveplay":
+        code = cli.main(["tournament", *argv])
+    else:
+        import importlib
+
+        tournament_cli = importlib.import_module("experiments.tournament.cli")  # the package re-exports cli()
+
+        monkeypatch.setattr(sys, "argv", ["python -m experiments.tournament", *argv])
+        code = tournament_cli.cli()
+    err = capsys.readouterr().err
+    assert code == 1 and err.count("\n") == 1, err
+    assert err.startswith(prefix + "this command needs filelock, of the 'experiments' extra: pip install -e "
+                                   "'.[experiments]'"), err
+
+
+def test_the_command_names_the_extra_for_a_module_without_its_own_handler(tmp_path, capsys, monkeypatch):
+    """experiments.web prints no such line itself: the command does (uvicorn, the web extra)."""
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    code = cli.main(["web", "--runs", str(tmp_path), "--port", "8123"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith("fiveplay web: error: this command needs uvicorn, of the 'web' extra: "
+                                        "pip install -e '.[web]'"), err

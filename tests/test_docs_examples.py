@@ -89,3 +89,14 @@ def test_the_readme_has_every_kind_of_block():
     kinds = [examples.classify(b) for b in README_BLOCKS]
     assert {"commands", "python", "layout"} <= set(kinds)
     assert sum(k == "commands" for k in kinds) >= 5
+
+
+def test_shown_fiveplay_commands_parse_with_the_verbs_own_parser():
+    assert examples.check_command("fiveplay tournament --game take5 --agents random random --games 4", ROOT
+                                  ).startswith("parsed:")
+    assert examples.check_command("fiveplay games take5 --json", ROOT).startswith("parsed:")
+    assert examples.check_command("fiveplay play --port 8001", ROOT).startswith("parsed:")  # an alias
+    for wrong in ("fiveplay tournament --games many", "fiveplay train --no-such-option", "fiveplay tournamnet",
+                  "fiveplay games --bogus"):
+        with pytest.raises(ValueError, match="does not parse"):
+            examples.check_command(wrong, ROOT)

@@ -15,6 +15,9 @@ neither of the last two (a pipe table is a broken line block, an indented exampl
   terminal) becomes a literal block, kept as it is laid out;
 - lists get the blank lines reST wants around them, and an inline literal glued to a word
   (````os.replace``d``) gets reST's escaped space;
+- ``docs/rules.md`` and ``docs/architecture.md`` named in prose become links to those pages (and so
+  does a stray ``RULES.md`` or ``DESIGN.md``, the project's specification files, which users do not
+  have: the site never names them);
 - the docstring of an attribute or property whose first line has a colon starts with an empty reST
   comment, so napoleon does not read a first line such as ``Rounds in the game: 1 for ...`` as
   ``type: description`` (the types come from the annotations).
@@ -114,8 +117,36 @@ _ITEM = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
 _LITERAL = re.compile(r"``(?:[^`]|`(?!`))+?``")
 
 
+_OUTSIDE_DOCS = {
+    re.compile(r"(?<![\w/.])(?:(?:\.\./)?shared/)?RULES\.md\b|(?<![\w/])docs/rules\.md\b"): ":doc:`the rule book </rules>`",
+    re.compile(r"(?<![\w/.])(?:(?:\.\./)?shared/)?DESIGN\.md\b|(?<![\w/])docs/architecture\.md\b"):
+        ":doc:`the architecture page </architecture>`",
+}
+"""Files a docstring may cite, as links on the site: the rule book (``docs/rules.md``; a docstring
+still naming the specification ``RULES.md`` it follows, whose section numbers the book keeps, gets the
+book) and the architecture page. A user has neither specification file, so the site never names one."""
+
+
+def _cite_docs(line: str) -> str:
+    """``docs/rules.md`` (or ``RULES.md``) and ``docs/architecture.md`` in prose, outside inline
+    literals, become links to the site's pages."""
+    out, pos = [], 0
+    for m in [*_LITERAL.finditer(line), None]:
+        end = m.start() if m else len(line)
+        text = line[pos:end]
+        for pattern, link in _OUTSIDE_DOCS.items():
+            text = pattern.sub(link, text)
+        out.append(text)
+        if m:
+            out.append(m.group(0))
+            pos = m.end()
+    return "".join(out)
+
+
 def _inline(line: str) -> str:
-    """Inline literals glued to a word (````os.replace``d``) get reST's escaped space on that side."""
+    """Inline literals glued to a word (````os.replace``d``) get reST's escaped space on that side; the
+    rule book and the architecture page cited in prose become links (``_cite_docs``)."""
+    line = _cite_docs(line)
     out, pos = [], 0
     for m in _LITERAL.finditer(line):
         a, b = m.start(), m.end()
@@ -141,8 +172,21 @@ def _block_end(lines: list[str], i: int, base: int) -> int:
     return j
 
 
+def _indent_summary_example(lines: list[str]) -> list[str]:
+    """A docstring whose summary line ends with ``::`` and whose body is only the example it introduces
+    (``\"\"\"Mark fn as ...::`` then the example indented one level deeper than the closing quotes):
+    the docstring's common indentation, which excludes the summary line, removed the example's, so it
+    is indented again to be the literal block the ``::`` announces."""
+    if len(lines) > 2 and lines[0].rstrip().endswith("::") and not lines[1].strip():
+        body = [ln for ln in lines[2:] if ln.strip()]
+        if body and min(_indent_of(ln) for ln in body) == 0:
+            return [lines[0], lines[1], *(("    " + ln) if ln.strip() else ln for ln in lines[2:])]
+    return lines
+
+
 def to_rest(lines: list[str], what: str = "") -> list[str]:
     """The docstring ``lines`` (as autodoc hands them over) with the rewrites of the module docstring."""
+    lines = _indent_summary_example(lines)
     out: list[str] = []
     section: int | None = None     # the indentation of the napoleon section header we are in
     in_list: int | None = None     # the indentation of the current list's markers
@@ -179,6 +223,13 @@ def to_rest(lines: list[str], what: str = "") -> list[str]:
             i += 1
             continue
         prev = last_text()
+        # the literal block a "::" paragraph announces: kept exactly as written
+        if (line.strip() and out and not out[-1].strip() and prev is not None and prev.rstrip().endswith("::")
+                and ind > _indent_of(prev)):
+            j = _block_end(lines, i, _indent_of(prev))
+            out.extend(lines[i:j])
+            i = j
+            continue
         # an indented example after a blank line: a code block
         if (line.strip() and out and not out[-1].strip() and prev is not None and in_list is None
                 and ind > _indent_of(prev) and not prev.rstrip().endswith(":")

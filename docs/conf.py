@@ -49,7 +49,8 @@ nitpicky = True
 EXTERNAL = ("numpy", "np", "collections", "typing", "types", "abc", "argparse", "pathlib", "os", "io", "random",
             "pettingzoo", "gymnasium", "gym", "torch", "ray", "jax", "starlette", "tianshou", "supersuit",
             "stable_baselines3", "sb3_contrib", "openskill", "tqdm", "matplotlib", "scipy", "concurrent",
-            "multiprocessing", "subprocess", "json", "csv", "enum", "dataclasses", "datetime", "threading")
+            "multiprocessing", "subprocess", "json", "csv", "enum", "dataclasses", "datetime", "threading", "pickle",
+            "ast", "importlib", "contextlib", "functools", "re", "sys", "shlex", "hashlib", "socket", "tomllib")
 fiveplay_external = EXTERNAL     # looked up at once as "not found" (docs/_ext/fiveplay_docs)
 nitpick_ignore_regex = [
     (r"py:.*", rf"({'|'.join(EXTERNAL)})(\..*)?"),

@@ -107,6 +107,18 @@ def test_the_results_pages_hold_the_run_artefacts_tables(site):
 
 
 @pytest.mark.slow
+def test_no_page_of_the_site_names_the_specification_files(site):
+    """Users have docs/rules.md and docs/architecture.md, never the project's specification files: a
+    docstring still citing one is shown as a link to the rule book or the architecture page."""
+    out, _ = site
+    named = [str(p.relative_to(out)) for p in out.rglob("*.html")
+             if re.search(rf"\b({'|'.join(SPEC_FILES)})\b", text_of(p))]
+    assert named == []
+    core = (out / "api" / "take5.html").read_text(encoding="utf-8")
+    assert 'href="../rules.html"' in core  # the docstrings' citations became links
+
+
+@pytest.mark.slow
 def test_the_built_site_has_no_broken_internal_link(site):
     out, _ = site
     missing = []
@@ -228,6 +240,38 @@ def test_docstring_tables_and_examples_become_rest():
     assert "     - \\- a dash" in text                      # not a bullet list
     assert ".. code-block:: python" in text and "    x = 1" in text
     assert "``os.replace``\\ d" in text
+
+
+SPEC_FILES = ("RULES" + r"\.md", "DESIGN" + r"\.md")
+"""The specification files beside a developer's clone (spelled in pieces: no source names them whole)."""
+
+
+def test_docstrings_cite_the_rule_book_as_a_link_outside_code():
+    spec = "RULES" + ".md"
+    out = docstrings.to_rest([f"Rules: {spec} section 1 and docs/rules.md 2.4, ``shared/{spec}``, not",
+                              f"``open('{spec}')`` in code; docs/architecture.md too."])
+    assert out[0] == ("Rules: :doc:`the rule book </rules>` section 1 and :doc:`the rule book </rules>` 2.4, "
+                      ":doc:`the rule book </rules>`, not")
+    assert out[1] == f"``open('{spec}')`` in code; :doc:`the architecture page </architecture>` too."
+
+
+def test_a_summary_line_announcing_an_example_keeps_it_a_literal_block():
+    """``\"\"\"Mark fn as ...::`` with only the example below it: cleandoc left the example unindented."""
+    lines = ["Mark it so::", "", "@agent_factory", "def make_bot(seed, game):", "    return MyBot(seed)"]
+    assert docstrings.to_rest(lines) == ["Mark it so::", "", "    @agent_factory", "    def make_bot(seed, game):",
+                                         "        return MyBot(seed)"]
+
+
+def test_the_changelog_and_the_license_ship():
+    import tomllib
+
+    import fiveplay_env
+
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    assert re.search(rf"^## {re.escape(fiveplay_env.__version__)}$", changelog, re.M)  # the current version
+    assert "fiveplay" in changelog.split("## Unreleased", 1)[-1]
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["license-files"] == ["LICENSE"] and "MIT License" in (ROOT / "LICENSE").read_text(encoding="utf-8")
 
 
 def test_the_results_fragments_come_from_their_sources(tmp_path):

@@ -128,8 +128,8 @@ book) and the architecture page. A user has neither specification file, so the s
 
 
 def _cite_docs(line: str) -> str:
-    """``docs/rules.md`` (or ``RULES.md``) and ``docs/architecture.md`` in prose, outside inline
-    literals, become links to the site's pages."""
+    """``docs/rules.md`` (or ``RULES.md``) and ``docs/architecture.md`` in prose, or as the whole of an
+    inline literal, become links to the site's pages; inside a longer literal (code) they stay."""
     out, pos = [], 0
     for m in [*_LITERAL.finditer(line), None]:
         end = m.start() if m else len(line)
@@ -138,7 +138,9 @@ def _cite_docs(line: str) -> str:
             text = pattern.sub(link, text)
         out.append(text)
         if m:
-            out.append(m.group(0))
+            inner = m.group(0)[2:-2]
+            cited = next((link for pattern, link in _OUTSIDE_DOCS.items() if pattern.fullmatch(inner)), None)
+            out.append(cited or m.group(0))  # a literal that is only a file's name cites it too
             pos = m.end()
     return "".join(out)
 

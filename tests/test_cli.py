@@ -279,3 +279,20 @@ def test_the_command_names_the_extra_for_a_module_without_its_own_handler(tmp_pa
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("fiveplay web: error: this command needs uvicorn, of the 'web' extra: "
                                         "pip install -e '.[web]'"), err
+
+
+@pytest.mark.parametrize("package, call, extra", [
+    ("ray", lambda: __import__("fiveplay_env.integrations.rllib", fromlist=["_require_ray"])._require_ray(),
+     "distributed"),
+    ("stable_baselines3", lambda: __import__("fiveplay_env.integrations.sb3", fromlist=["Sb3VecEnv"]).Sb3VecEnv,
+     "clients"),
+    ("tianshou", lambda: __import__("fiveplay_env.integrations.tianshou", fromlist=["x"]).tianshou_env("take5"),
+     "clients"),
+])
+def test_the_integrations_name_the_extra_they_need(package, call, extra, monkeypatch):
+    from fiveplay_env.integrations import sb3
+
+    monkeypatch.setitem(sys.modules, package, None)
+    monkeypatch.setattr(sb3, "_CLASSES", {})  # Sb3VecEnv is defined again, without the package
+    with pytest.raises(ImportError, match=rf"'{extra}' extra: pip install -e '\.\[{extra}\]'"):
+        call()

@@ -284,3 +284,14 @@ def test_the_results_fragments_come_from_their_sources(tmp_path):
         results.fragments(tmp_path)                             # a section gone: the build fails
     assert results.relink("[rules](docs/rules.md#one) [code](fiveplay_env/vector.py)", ROOT / "README.md",
                           ROOT / "docs" / "results") == "[rules](../rules.md#one) code (`fiveplay_env/vector.py`)"
+
+
+def test_the_readme_names_every_extra_and_only_those():
+    import tomllib
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = re.search(r"^The extras \(([^)]*)\)", readme, re.M)
+    assert line, "README.md: expected 'The extras (`a`, `b`, ...)'"
+    named = set(re.findall(r"`([\w-]+)`", line.group(1)))
+    declared = set(tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"])
+    assert named == declared

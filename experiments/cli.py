@@ -4,6 +4,7 @@
     fiveplay games take5                             # one game: config fields, presets, metrics
     fiveplay tournament --game take5 --agents take5-safest random random random --games 100
     fiveplay train --game take5 --config num_players=4 mode=round --max-minutes 5
+    fiveplay replay runs/tournament__take5__0__*/records/game_000000.jsonl
     fiveplay VERB --help                             # VERB's own options
     fiveplay --version
 
@@ -18,6 +19,7 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 | verb          | module                    | what                                                     |
 |---------------|---------------------------|----------------------------------------------------------|
 | ``games``     | (here)                    | the game table (``fiveplay_env.games``)                  |
+| ``replay``    | (here)                    | replays records exactly (``fiveplay_env.records``)       |
 | ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
 | ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
 | ``exploit``   | ``experiments.exploit``   | how much a fresh best response gains against an agent    |
@@ -258,6 +260,37 @@ def games_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- fiveplay replay ------------------------------------------------------------------------------------
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """Replay every record of a file (or the ``--index`` one) through the reference engine: one line per
+    game; a record that does not replay exactly is a one-line error naming it and the step (exit 2)."""
+    from fiveplay_env import records
+
+    try:
+        recs = records.read_records(args.path)
+        if args.index is not None:
+            if not 0 <= args.index < len(recs):
+                raise ValueError(f"--index: expected 0..{len(recs) - 1} ({len(recs)} records in {args.path}), "
+                                 f"got {args.index}")
+            chosen = [(args.index, recs[args.index])]
+        else:
+            chosen = list(enumerate(recs))
+        for i, rec in chosen:
+            done = records.replay(rec, f"{args.path} record {i}", keep_states=args.states)
+            agents = ", ".join(map(str, rec.get("agents") or ())) or "agents not recorded"
+            print(f"record {i}: {rec['game']}, seed {rec['seed']}, {len(rec['actions'])} actions ({agents}): "
+                  f"replays exactly; final {json.dumps(rec.get('final', records.summary(rec['game'], done.engine.state)))}")
+            if args.states:
+                for step, state in enumerate(done.states):
+                    print(f"  state {step}: {json.dumps(records.summary(rec['game'], state))}")
+    except (ValueError, OSError) as exc:  # RecordError is a ValueError
+        print(f"{PROG} replay: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
 # --- the command ----------------------------------------------------------------------------------------
 
 
@@ -281,6 +314,13 @@ def build_parser() -> argparse.ArgumentParser:
                                    "registered by installed distributions (entry points 'fiveplay.games').")
     g.add_argument("names", nargs="*", metavar="GAME", help="show these games in detail")
     g.add_argument("--json", action="store_true", help="print the facts as JSON")
+    r = sub.add_parser("replay", help="replay game records exactly (fiveplay_env.records): a tournament's "
+                                      "--record files, the web app's saved games",
+                       description="Replay each record of a JSON Lines file through the reference engine, checking "
+                                   "every step, the result and the final digest (fiveplay_env.records).")
+    r.add_argument("path", metavar="RECORDS.jsonl", help="a records file (RUN_DIR/records/game_NNNNNN.jsonl)")
+    r.add_argument("--index", type=int, default=None, help="only this record of the file (0-based)")
+    r.add_argument("--states", action="store_true", help="also print the outcome summary after every step")
     for verb, module in VERBS.items():
         sub.add_parser(verb, aliases=list(ALIASES.get(verb, ())), add_help=False,
                        help=f"{summary(module)} (python -m {module})")
@@ -303,13 +343,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error (argparse printed it)
         return _exit_code(exc.code)
     verb = canonical_verb(args.verb)
-    if verb == "games":
+    if verb in BUILT_IN:
         if rest:
-            print(f"{PROG} games: error: unrecognized arguments: {' '.join(rest)}", file=sys.stderr)
+            print(f"{PROG} {verb}: error: unrecognized arguments: {' '.join(rest)}", file=sys.stderr)
             return 2
-        return games_command(args)
+        return BUILT_IN[verb](args)
     # everything after the verb goes to the module's parser, in order (parse_known_args keeps it so)
     return forward(verb, argv[argv.index(args.verb) + 1:])
+
+
+BUILT_IN = {"games": games_command, "replay": replay_command}
+"""The verbs this module runs itself (the others forward to ``VERBS``)."""
 
 
 def console() -> None:

@@ -296,3 +296,25 @@ def test_the_integrations_name_the_extra_they_need(package, call, extra, monkeyp
     monkeypatch.setattr(sb3, "_CLASSES", {})  # Sb3VecEnv is defined again, without the package
     with pytest.raises(ImportError, match=rf"'{extra}' extra: pip install -e '\.\[{extra}\]'"):
         call()
+
+
+def test_replay_checks_a_tournaments_records(tmp_path, capsys):
+    code, _, _ = run(capsys, "tournament", "--game", "take5", "--agents", "random", "take5-safest", "--config",
+                     "mode=round", "--games", "2", "--record", "--out", str(tmp_path), "--quiet", "--no-plots")
+    assert code == 0
+    (path,) = glob.glob(str(tmp_path / "*" / "records" / "game_000001.jsonl"))
+    from fiveplay_env import records
+
+    (rec,) = records.read_records(path)
+    code, out, _ = run(capsys, "replay", path)
+    assert code == 0 and out.startswith(f"record 0: take5, seed {rec['seed']}, {len(rec['actions'])} actions")
+    assert "replays exactly" in out and json.dumps(rec["final"]) in out
+    code, out, _ = run(capsys, "replay", path, "--states")
+    assert code == 0 and len(out.splitlines()) == 1 + len(rec["actions"]) + 1  # a state before each action, and the last
+    broken = tmp_path / "broken.jsonl"
+    bad = dict(rec, final=dict(rec["final"], scores=[s + 1 for s in rec["final"]["scores"]]))
+    records.write_records(str(broken), [bad])
+    code, _, err = run(capsys, "replay", str(broken))
+    assert code == 2 and err.startswith("fiveplay replay: error: ") and "final" in err
+    code, _, err = run(capsys, "replay", path, "--index", "3")
+    assert code == 2 and "--index: expected 0..0" in err

@@ -127,7 +127,7 @@ def test_nested_names():
 
 def test_the_opponent_resolver_of_user_code_opts_in(tmp_path, monkeypatch):
     from agents.registry import user_agent
-    from fiveplay_env.core import single_agent as sa
+    from fiveplay_env import single_agent as sa
 
     assert sa._find_resolver() is user_agent
     with pytest.raises(ValueError, match="got a builtin_function_or_method"):
@@ -171,6 +171,10 @@ def test_a_crafted_rllib_folder_runs_nothing(tmp_path, where):
     assert "rllib checkpoint" in str(e.value)
     with pytest.raises(ValueError):  # through the registry name too
         make_agent(f"rllib:{path}", "take5", 0)
+    from fiveplay_env.integrations.rllib import load_module
+
+    with pytest.raises(CheckpointError, match="refused, not loaded"):  # and the integration's public loader
+        load_module(path)
     assert not os.path.exists(marker)
 
 

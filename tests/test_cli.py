@@ -292,6 +292,8 @@ def test_the_command_names_the_extra_for_a_module_without_its_own_handler(tmp_pa
 def test_the_integrations_name_the_extra_they_need(package, call, extra, monkeypatch):
     from fiveplay_env.integrations import sb3
 
+    for name in [m for m in sys.modules if m.startswith(package + ".")]:  # submodules imported earlier
+        monkeypatch.delitem(sys.modules, name)
     monkeypatch.setitem(sys.modules, package, None)
     monkeypatch.setattr(sb3, "_CLASSES", {})  # Sb3VecEnv is defined again, without the package
     with pytest.raises(ImportError, match=rf"'{extra}' extra: pip install -e '\.\[{extra}\]'"):

@@ -45,6 +45,23 @@ since the last shuffle) per kind, its top card, T (one-hot), the direction, the 
 phase (play / bomb answer), and per seat relative to the observer: whose turn, lives, hand size. Other
 hands and the draw pile's order never appear. An agent that does not act has an all-zero mask.
 
+| offset | size | piece      | meaning                                                                  |
+|--------|------|------------|--------------------------------------------------------------------------|
+| 0      | 18   | hand       | cards of each kind in the observer's hand                                |
+| 18     | 18   | discard    | cards of each kind in the discard pile: every card played (or discarded  |
+|        |      |            | to a Bomb, or from an eliminated hand) since the last shuffle            |
+| 36     | 18   | top        | one-hot kind of the discard pile's top card (all 0 when it has none)     |
+| 54     | 22   | total      | one-hot running total T = 0..21                                          |
+| 76     | 1    | direction  | 1 clockwise (turn passes to relative seat 1), 0 counter-clockwise        |
+| 77     | 1    | draw_pile  | cards in the draw pile                                                   |
+| 78     | 2    | phase      | one-hot: play, bomb answer (both 0 once the game is over)                |
+| 80     | n    | turn       | one-hot relative seat of the acting player                               |
+| 80+n   | n    | lives      | lives left per relative seat (teams: that seat's team's lives)           |
+| 80+2n  | n    | hand_sizes | cards in hand per relative seat (0 once eliminated)                      |
+
+(``fiveplay_env.five_alive.observation.LAYOUT`` is this table as data; ``observation.pieces(n)`` gives
+each piece's offset and size for code.)
+
 Rewards (``reward``): ``"win_loss"`` (default): +1 to the winner and -1 to every other player, once
 decided (an eliminated player gets -1 at its elimination; teams: +1 to each member of the winning team,
 -1 to each member of the other); ``"lives"``: -1 at the step a life is lost (teams: to both or all three

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fiveplay_env.core.layout import Layout, N, Piece
 from fiveplay_env.five_alive.config import HAND_SIZE, KIND_KEYS, KIND_NAMES, LIVES, NUM_KINDS  # noqa: F401
 
 # Kinds (= action ids 0..17).
@@ -57,20 +58,30 @@ ANSWER_BITS = (1 << N0) | BUST_BIT  # the two Bomb answers
 
 # --- the table: a float32 mirror of the numeric state, in absolute seats -------------------------------
 # The engine keeps ``state.tab`` equal to ``build_table(state)`` after every change, so an observation is
-# one gather (``observation.py``). Layout (n players):
-TAB_DISCARD = 0      # 18: cards of each kind in the discard pile
-TAB_TOP = 18         # 18: one-hot kind of the discard pile's top card (all 0 when it has none)
-TAB_TOTAL = 36       # 22: one-hot T = 0..21
-TAB_DIRECTION = 58   # 1: 1.0 clockwise (seat + 1), 0.0 counter-clockwise
-TAB_DRAW = 59        # 1: cards in the draw pile
-TAB_PHASE = 60       # 2: one-hot play, bomb answer (both 0 once the game is over)
-TAB_FIXED = 62       # end of the seat-independent part
-# then TAB_FIXED + 0n: n turn one-hot; + n: n lives; + 2n: n hand sizes; + 3n: n x 18 hands (seat-major)
+# one gather (``observation.py`` derives it from the two layouts, piece by piece, by name).
+TABLE = Layout((
+    Piece("discard", NUM_KINDS, "cards of each kind in the discard pile"),
+    Piece("top", NUM_KINDS, "one-hot kind of the discard pile's top card (all 0 when it has none)"),
+    Piece("total", MAX_TOTAL + 1, "one-hot T = 0..21"),
+    Piece("direction", 1, "1.0 clockwise (seat + 1), 0.0 counter-clockwise"),
+    Piece("draw_pile", 1, "cards in the draw pile"),
+    Piece("phase", 2, "one-hot play, bomb answer (both 0 once the game is over)"),
+    Piece("turn", N, "one-hot absolute seat of the acting player"),
+    Piece("lives", N, "lives left per seat"),
+    Piece("hand_sizes", N, "cards in hand per seat"),
+    Piece("hands", NUM_KINDS * N, "cards of each kind in each hand, seat-major (seat p at 18p)"),
+))
+"""The layout of ``state.tab`` (absolute seats), declared once; the offsets below are computed from it."""
+TAB_DISCARD, TAB_TOP, TAB_TOTAL, TAB_DIRECTION, TAB_DRAW, TAB_PHASE, TAB_FIXED = (
+    TABLE.start(name) for name in ("discard", "top", "total", "direction", "draw_pile", "phase", "turn"))
+# TAB_FIXED is the end of the seat-independent part: then TAB_FIXED + 0n: n turn one-hot; + n: n lives;
+# + 2n: n hand sizes; + 3n: n x 18 hands (seat-major)
 
 
 def tab_offsets(n: int) -> tuple[int, int, int, int, int]:
     """(turn, lives, sizes, hands, total size) offsets of the per-seat pieces of the table."""
-    return TAB_FIXED, TAB_FIXED + n, TAB_FIXED + 2 * n, TAB_FIXED + 3 * n, TAB_FIXED + 3 * n + NUM_KINDS * n
+    sp = TABLE.spans(n)
+    return sp["turn"][0], sp["lives"][0], sp["hand_sizes"][0], sp["hands"][0], TABLE.size(n)
 
 
 @dataclass

@@ -5,7 +5,7 @@ the better place) and ``win`` (the k players with the lowest score share the win
 
 Determinization: the hidden cards (other hands, their unrevealed choices of the current trick, the
 set-aside cards) are sorted and dealt in seat order (``canonical``), then re-dealt at random by
-``fiveplay_env.take5.engine.sample_world``.
+``sample_world``; both are ``fiveplay_env.take5.determinize``'s, re-exported here.
 """
 from __future__ import annotations
 
@@ -15,39 +15,9 @@ from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5 import observation as t5obs
 from fiveplay_env.take5 import state as t5state
 from fiveplay_env.take5.config import Take5Config
+from fiveplay_env.take5.determinize import canonical, sample_world
 
-def canonical(config: Take5Config, state: t5state.Take5State, player: int) -> t5state.Take5State:
-    """Hidden cards sorted and dealt in seat order: other hands, their unrevealed choices, set-aside."""
-    canon = state.clone()
-    if state.phase in (t5state.DRAFT, t5state.OVER):
-        return canon  # the draft pool and every pick are public; nothing is hidden
-    others = [q for q in range(state.num_players) if q != player]
-    if config.draft:
-        # Hands are public after a draft; only the choices made this trick are unknown.
-        for q in others:
-            if state.pending[q] >= 0:
-                cards = sorted(state.hand(q) + [state.pending[q]])
-                canon.hands[q, cards] = 1
-                canon.hands[q, cards[0]] = 0
-                canon.pending[q] = cards[0]
-        return canon
-    hidden = list(state.set_aside)
-    for q in others:
-        hidden.extend(state.hand(q))
-        if state.pending[q] >= 0:
-            hidden.append(state.pending[q])
-    hidden.sort()
-    pos = 0
-    for q in others:
-        canon.hands[q, :] = 0
-        k = state.hand_size[q]
-        canon.hands[q, hidden[pos:pos + k]] = 1
-        pos += k
-        if state.pending[q] >= 0:
-            canon.pending[q] = hidden[pos]
-            pos += 1
-    canon.set_aside = hidden[pos:]
-    return canon
+__all__ = ["GAME", "canonical", "sample_world", "results"]
 
 
 def results(engine: t5eng.Take5Engine, elimination_turn: list[int | None]) -> dict[str, list[float]]:
@@ -69,7 +39,7 @@ GAME = Game(
     env_module=take5_v0,
     observe_state=t5obs.observe,
     canonical=canonical,
-    sample_world=t5eng.sample_world,
+    sample_world=sample_world,
     results=results,
     metrics=(
         Metric("score", True, "final score: bull heads taken (lower is better)"),

@@ -133,11 +133,15 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         return p
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``AECEnv.last``, written out (it runs at every step): the selected agent's
+        observation (None with ``observe=False``), cumulative reward, termination, truncation and infos."""
         if self.engine is None:
             raise ResetNeededError("last() before reset(): call reset() first")
         if not self.agents:
             raise ResetNeededError("last(): the game is over and every agent is done: call reset() to play again")
-        return super().last(observe)
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._player(agent, "observe()")

@@ -64,18 +64,25 @@ MASK_CACHE_SIZE = 16384
 80% of the masks of random play); the others are cut from two small tables. A hand's bits take up to
 2**19 values, so an unbounded cache would grow with every game played."""
 _LOW_BITS = 10
-_MASK_LOW = np.array([[(b >> a) & 1 for a in range(_LOW_BITS)] for b in range(1 << _LOW_BITS)], np.int8)
-_MASK_HIGH = np.array([[(b >> a) & 1 for a in range(NUM_ACTIONS - _LOW_BITS)]
+# A mask is the sum of two rows of these tables, the low 10 bits' (columns 0..9) and the high bits'.
+_MASK_LOW = np.array([[(b >> a) & 1 if a < _LOW_BITS else 0 for a in range(NUM_ACTIONS)]
+                      for b in range(1 << _LOW_BITS)], np.int8)
+_MASK_HIGH = np.array([[(b >> (a - _LOW_BITS)) & 1 if a >= _LOW_BITS else 0 for a in range(NUM_ACTIONS)]
                        for b in range(1 << (NUM_ACTIONS - _LOW_BITS))], np.int8)
 _CANONICAL: dict[tuple[int, ...], list[int]] = {}
 CANONICAL_CACHE_SIZE = 64  # canonical decks kept (one per deck_counts met; cleared when full)
+
+
+def _new_mask(bits: int) -> np.ndarray:
+    """A new writable int8 [19] mask with the given legal bits (not cached)."""
+    return _MASK_LOW[bits & ((1 << _LOW_BITS) - 1)] + _MASK_HIGH[bits >> _LOW_BITS]
 
 
 def _mask_of(bits: int) -> np.ndarray:
     """The read-only int8 [19] mask with the given legal bits (cached while the cache has room)."""
     m = _MASKS.get(bits)
     if m is None:
-        m = np.concatenate((_MASK_LOW[bits & ((1 << _LOW_BITS) - 1)], _MASK_HIGH[bits >> _LOW_BITS]))
+        m = _new_mask(bits)
         m.setflags(write=False)
         if len(_MASKS) < MASK_CACHE_SIZE:
             _MASKS[bits] = m
@@ -182,7 +189,8 @@ def from_position(
     n = config.num_players
     if len(hands) != n:
         raise ValueError(f"hands: expected {n} hands, got {len(hands)}")
-    lives = list(lives) if lives is not None else [LIVES] * n
+    lives = [int(v) for v in lives] if lives is not None else [LIVES] * n
+    current, total, direction = int(current), int(total), int(direction)
     counts = []
     for h in hands:
         c = [0] * NUM_KINDS
@@ -247,9 +255,11 @@ def legal_mask(state: FiveAliveState) -> np.ndarray:
     else:
         bits = legal_bits(state)
     m = _MASKS.get(bits)
-    if m is None:
-        m = _mask_of(bits)
-    return m.copy()
+    if m is not None:
+        return m.copy()
+    if len(_MASKS) < MASK_CACHE_SIZE:
+        return _mask_of(bits).copy()
+    return _new_mask(bits)  # the cache is full: a new array, no copy needed
 
 
 def legal_actions(state: FiveAliveState) -> list[int]:

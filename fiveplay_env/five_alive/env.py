@@ -45,39 +45,47 @@ def event_info(state: FiveAliveState) -> dict[str, Any]:
     ``zeros_discarded`` (bool per seat), ``lives_lost`` (int per seat), ``eliminated`` (bool per seat),
     ``went_out`` (bool per seat), ``dealer`` (of a new round, -1 if none started), ``game_over``.
     Read straight from the state's event fields (it runs at every env step); ``engine.last_event`` is
-    the same facts as sparse plain data.
+    the same facts as sparse plain data. Every call returns new lists.
     """
     n = state.num_players
+    a = state.ev_action
+    card = eng.event_card(state) or ""
+    if not state.ev_rare:
+        # The common step (a card played, nothing drawn, lost or dealt): the per-seat lists are all empty.
+        # (The engine's fields hold Python ints and bools, ``from_position`` included: no conversion.)
+        return {
+            "player": state.ev_player, "action": a, "card": card, "bomb_answer": state.ev_answer,
+            "total": state.total, "drawn": [0] * n, "reshuffled": 0, "zeros_discarded": [False] * n,
+            "lives_lost": [0] * n, "eliminated": [False] * n, "went_out": [False] * n, "dealer": -1,
+            "game_over": state.phase == OVER,
+        }
     drawn = [0] * n
     for q in state.ev_drawn:
         drawn[q] += 1
     lost = [0] * n
     for q in state.ev_losses:
         lost[q] += 1
-    zeros_l, elim_l, out_l = state.ev_zeros, state.ev_elim, state.ev_out
-    player, action, card, answer = state.ev_player, state.ev_action, eng.event_card(state), state.ev_answer
-    total, reshuffled, dealer, over = state.total, sum(state.ev_reshuffled), state.ev_dealer, state.phase == OVER
     zeros, elim, out = [False] * n, [False] * n, [False] * n
-    for q in zeros_l:
+    for q in state.ev_zeros:
         zeros[q] = True
-    for q in elim_l:
+    for q in state.ev_elim:
         elim[q] = True
-    for q in out_l:
+    for q in state.ev_out:
         out[q] = True
     return {
-        "player": int(player),
-        "action": int(action),
-        "card": card or "",
-        "bomb_answer": bool(answer),
-        "total": int(total),
+        "player": int(state.ev_player),
+        "action": int(a),
+        "card": card,
+        "bomb_answer": bool(state.ev_answer),
+        "total": int(state.total),
         "drawn": drawn,
-        "reshuffled": int(reshuffled),
+        "reshuffled": int(sum(state.ev_reshuffled)),
         "zeros_discarded": zeros,
         "lives_lost": lost,
         "eliminated": elim,
         "went_out": out,
-        "dealer": int(dealer),
-        "game_over": bool(over),
+        "dealer": int(state.ev_dealer),
+        "game_over": state.phase == OVER,
     }
 
 
@@ -108,7 +116,9 @@ class FiveAliveAEC(CardGameAEC):
         return eng.FiveAliveEngine(self.config, seed)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        p = self._player(agent, "observe()")
+        p = self._index.get(agent) if self.engine is not None and agent.__class__ is str else None
+        if p is None:
+            p = self._player(agent, "observe()")  # raises the right error
         state = self.engine.state
         mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
         return {"observation": observe(self.config, state, p), "action_mask": mask}
@@ -122,7 +132,17 @@ class FiveAliveAEC(CardGameAEC):
     def _refresh_infos(self) -> None:
         state = self.engine.state
         event = event_info(state)  # one shared, read-only dict per step
-        self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
+        if state.ev_rare or state.phase == OVER:
+            self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
+            return
+        # A common step changes only the event: the other entries are info_of's, written out (the
+        # engine's lives, round and alive are Python ints and bools; no winner before the game is over).
+        lives, alive, rnd, index = state.lives, state.alive, state.round, self._index
+        infos = {}
+        for a in self.agents:  # (a plain loop: cheaper than a comprehension's closure here)
+            p = index[a]
+            infos[a] = {"lives": lives[p], "round": rnd, "alive": alive[p], "winner": False, "event": event}
+        self.infos = infos
 
     def _alive(self, engine: eng.FiveAliveEngine) -> list[bool]:
         return engine.state.alive
@@ -135,6 +155,10 @@ class FiveAliveAEC(CardGameAEC):
         super().reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
+        limit = self.config.max_cycles
+        if limit is None:  # nothing to count
+            super().step(action)
+            return
         if self.engine is None or not self.agents:
             super().step(action)  # ResetNeededError: before reset(), or once every agent is done
         agent = self.agent_selection
@@ -142,10 +166,9 @@ class FiveAliveAEC(CardGameAEC):
         super().step(action)  # raises IllegalActionError before anything changes
         if acting:
             self._decisions[self._index[agent]] += 1
-        limit = self.config.max_cycles
         # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
         # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
-        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
+        if (acting and self._decisions[self._index[agent]] >= limit
                 and not self.engine.is_over and self.agents):
             for a in self.agents:
                 self.truncations[a] = True

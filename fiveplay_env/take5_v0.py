@@ -4,7 +4,7 @@
     env = take5_v0.env(num_players=4, render_mode="ansi")       # AEC: one decision at a time
     penv = take5_v0.parallel_env(num_players=4)                 # parallel: all cards in one step
 
-Rules: ``shared/RULES.md`` section 1, exactly; every [D] choice is a config field (``Take5Config``):
+Rules: ``docs/rules.md`` section 1, exactly; every [D] choice is a config field (``Take5Config``):
 ``num_players`` (2..10), ``row_pick`` ("player" | "min_bullheads"), ``end_score`` (66),
 ``end_inclusive`` (True), ``mode`` ("game" | "round" | "rounds:K"), ``professional`` (False),
 ``draft`` (False). Env options: ``render_mode`` (None | "ansi" | "human").

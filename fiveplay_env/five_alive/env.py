@@ -17,6 +17,7 @@ from fiveplay_env.core.config import config_of, from_kwargs
 from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.five_alive import engine as eng
 from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, FiveAliveConfig
+from fiveplay_env.five_alive.events import event_info  # noqa: F401  (re-exported: it was defined here)
 from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
 from fiveplay_env.five_alive.render import render_text
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
@@ -34,59 +35,6 @@ ENV_KEYS = ("render_mode",)
 def make_config(**kwargs: Any) -> FiveAliveConfig:
     """A validated ``FiveAliveConfig`` from keyword arguments (unknown keys raise ``ValueError``)."""
     return from_kwargs(FiveAliveConfig, kwargs, ignore=ENV_KEYS)
-
-
-def event_info(state: FiveAliveState) -> dict[str, Any]:
-    """``engine.last_event`` with a fixed structure (the same keys, types and shapes at every step, as
-    replay buffers such as Tianshou's need): per-seat facts become lists of length n.
-
-    ``player`` (-1 before the first step), ``action`` (-1 likewise), ``card`` (name, "" before the first
-    step), ``bomb_answer``, ``total``, ``drawn`` (int per seat: cards drawn), ``reshuffled`` (cards),
-    ``zeros_discarded`` (bool per seat), ``lives_lost`` (int per seat), ``eliminated`` (bool per seat),
-    ``went_out`` (bool per seat), ``dealer`` (of a new round, -1 if none started), ``game_over``.
-    Read straight from the state's event fields (it runs at every env step); ``engine.last_event`` is
-    the same facts as sparse plain data. Every call returns new lists.
-    """
-    n = state.num_players
-    a = state.ev_action
-    card = eng.event_card(state) or ""
-    if not state.ev_rare:
-        # The common step (a card played, nothing drawn, lost or dealt): the per-seat lists are all empty.
-        # (The engine's fields hold Python ints and bools, ``from_position`` included: no conversion.)
-        return {
-            "player": state.ev_player, "action": a, "card": card, "bomb_answer": state.ev_answer,
-            "total": state.total, "drawn": [0] * n, "reshuffled": 0, "zeros_discarded": [False] * n,
-            "lives_lost": [0] * n, "eliminated": [False] * n, "went_out": [False] * n, "dealer": -1,
-            "game_over": state.phase == OVER,
-        }
-    drawn = [0] * n
-    for q in state.ev_drawn:
-        drawn[q] += 1
-    lost = [0] * n
-    for q in state.ev_losses:
-        lost[q] += 1
-    zeros, elim, out = [False] * n, [False] * n, [False] * n
-    for q in state.ev_zeros:
-        zeros[q] = True
-    for q in state.ev_elim:
-        elim[q] = True
-    for q in state.ev_out:
-        out[q] = True
-    return {
-        "player": int(state.ev_player),
-        "action": int(a),
-        "card": card,
-        "bomb_answer": bool(state.ev_answer),
-        "total": int(state.total),
-        "drawn": drawn,
-        "reshuffled": int(sum(state.ev_reshuffled)),
-        "zeros_discarded": zeros,
-        "lives_lost": lost,
-        "eliminated": elim,
-        "went_out": out,
-        "dealer": int(state.ev_dealer),
-        "game_over": state.phase == OVER,
-    }
 
 
 def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:

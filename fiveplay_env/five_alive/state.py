@@ -1,4 +1,4 @@
-"""5 Alive constants, the action codec and the game state (RULES.md section 2).
+"""5 Alive constants, the action codec and the game state (docs/rules.md section 2).
 
 Cards of one kind are identical, so a card is its kind (0..17) and every pile is counted per kind.
 
@@ -52,9 +52,10 @@ WILD_BITS = sum(1 << k for k in range(NUM_NUMBERS, NUM_KINDS))
 PLAYABLE_BITS: tuple[int, ...] = tuple(
     WILD_BITS | sum(1 << v for v in range(NUM_NUMBERS) if t + v <= MAX_TOTAL) for t in range(MAX_TOTAL + 1)
 )
-"""``PLAYABLE_BITS[T]``: bit k set iff a card of kind k may be played at total T (RULES.md 2.3.1)."""
+"""``PLAYABLE_BITS[T]``: bit k set iff a card of kind k may be played at total T (docs/rules.md 2.3.1)."""
 BUST_BIT = 1 << BUST
 ANSWER_BITS = (1 << N0) | BUST_BIT  # the two Bomb answers
+ALL_KIND_BITS = (1 << NUM_KINDS) - 1  # every card kind (a fact that rules nothing out)
 
 # --- the table: a float32 mirror of the numeric state, in absolute seats -------------------------------
 # The engine keeps ``state.tab`` equal to ``build_table(state)`` after every change, so an observation is
@@ -116,12 +117,12 @@ class FiveAliveState:
         free_bust: ``BUST_BIT`` if ``allow_voluntary_bust`` (BUST legal on every turn), else 0.
         known: [n] public knowledge about each hand: ``{allowed_bits: c}`` = "at least c of the cards in
             this hand are of kinds in allowed_bits" (from forced busts, Bomb answers; see
-            ``engine.sample_world``). Cleared when hands are re-dealt.
+            ``five_alive.knowledge``). Cleared when hands are re-dealt.
         draw_cap: [n] for observer o, None or [K] upper bounds on the draw pile's kinds that o knows of
             (after a reshuffle it was exactly the reshuffled cards; a Re-Deal tells o which of its own
-            cards went to other hands). Used by ``sample_world``.
+            cards went to other hands; ``five_alive.knowledge``). Used by ``five_alive.determinize``.
         tab: float32 mirror of the numeric state (layout above), kept in sync by the engine.
-        ev_*: what the last step did (see ``engine.last_event``).
+        ev_*: what the last step did (the event log: ``five_alive.events``).
     Invariants: for every kind, hands + draw pile + discard pile hold exactly ``deck_counts[k]`` cards;
     ``tab == build_table(state)``; a surviving player's hand is empty only at the end of a round.
     """
@@ -226,3 +227,34 @@ def build_table(state: FiveAliveState) -> np.ndarray:
     for h in state.hands:
         values += h
     return np.array(values, np.float32)
+
+
+def expand(counts: list[int]) -> list[int]:
+    """A multiset given per kind as its canonical list (kinds ascending, one entry per card)."""
+    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+def bits_of(hand: list[int]) -> int:
+    """The held bits of a hand: bit k set iff it holds a card of kind k."""
+    bits = 0
+    for k in range(NUM_KINDS):
+        if hand[k]:
+            bits |= 1 << k
+    return bits
+
+
+def refresh_hands(state: FiveAliveState) -> None:
+    """Recompute ``hand_size`` and ``held`` from ``hands`` (for code that edits hands directly)."""
+    for p, h in enumerate(state.hands):
+        state.hand_size[p] = sum(h)
+        state.held[p] = bits_of(h)
+
+
+def refresh(state: FiveAliveState) -> None:
+    """Recompute every derived field (hand sizes, held bits, discard size, table) from the primary
+    ones. Hand-built scenarios (tests) and re-dealt worlds (``determinize``) set hands, piles, T,
+    lives... and then call this."""
+    refresh_hands(state)
+    state.discard_size = sum(state.discard)
+    state.n_alive = sum(state.alive)
+    state.tab = build_table(state)

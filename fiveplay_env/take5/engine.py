@@ -1,4 +1,4 @@
-"""The Take 5 reference engine: the rules of RULES.md section 1, one game at a time.
+"""The Take 5 reference engine: the rules of docs/rules.md section 1, one game at a time.
 
 Rules are functions of ``(config, state, action)``; the state is a ``Take5State`` mutated in place.
 Per-card logic runs on Python scalars and lists (faster than numpy on 4 rows of at most 5 cards);

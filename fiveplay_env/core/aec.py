@@ -120,6 +120,8 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._rewards_dirty = False
+        self._alive_seen: list[bool] | None = None  # the engine's alive list when last scanned (step)
+        self._alive_count = -1
         self._refresh_infos()
         self._select()
 
@@ -176,7 +178,9 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         if engine.is_over:
             for a in self.agents:
                 self.terminations[a] = True
-        elif alive is not None:
+        elif alive is not None and (alive is not self._alive_seen or alive.count(True) != self._alive_count):
+            # someone was eliminated (survivors only decrease), or the engine's state was replaced
+            self._alive_seen, self._alive_count = alive, alive.count(True)
             for a in self.agents:
                 if not alive[self._index[a]]:
                     self.terminations[a] = True
@@ -194,10 +198,12 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
 
     def _select(self) -> None:
         """Dead agents step first (PettingZoo's rule); otherwise the engine's acting player."""
-        for a in self.agents:
-            if self.terminations[a] or self.truncations[a]:
-                self.agent_selection = a
-                return
+        terms, truncs = self.terminations, self.truncations
+        if True in terms.values() or True in truncs.values():  # (C-level scans: usually nobody is done)
+            for a in self.agents:
+                if terms[a] or truncs[a]:
+                    self.agent_selection = a
+                    return
         cur = self.engine.current_player
         self.agent_selection = self.possible_agents[cur] if cur >= 0 else (self.agents[0] if self.agents else self.possible_agents[0])
 

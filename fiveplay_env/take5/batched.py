@@ -730,8 +730,7 @@ class BatchedTake5(BatchedGameBase):
         return flat, row
 
     def _observe_compact_block(self, cobs: np.ndarray, lo: int, lay: Any) -> None:
-        nb, size = cobs.shape
-        n = self.num_players
+        nb = cobs.shape[0]
         sl = slice(lo, lo + nb)
         cur = self._cur[sl]
         # a card's byte: its public bits (``pub``) | the hand bit. The hand is the legal mask unless a seat
@@ -744,21 +743,25 @@ class BatchedTake5(BatchedGameBase):
         else:
             card = np.bitwise_or(self._pub[sl], self._mask[sl].view(np.uint8))
         cobs[:, :NUM_CARDS] = card[:, :NUM_CARDS]
-        codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
+        # the codes: one per float column from the layout's tail_start on, so a piece's code columns
+        # are its float columns shifted by tail_start
+        codes = cobs[:, lay.card_bytes:].view("<u2")  # [nb, 12 + 3n + 4]
+        at, t = self._obs_at, lay.tail_start
         # row statistics one column at a time: a [nb, 4] write from the feature-major rows would
         # run numpy's inner loop over 4 values per game, a column's over all the games
         end = self._rkey[:, sl] >> self._shift
         end += 1
         rlen, rbull = self._rlen[:, sl], self._rbull[:, sl]
+        rs = at["row_stats"].start - t
         for r in range(NUM_ROWS):
-            codes[:, 3 * r] = end[r]
-            codes[:, 3 * r + 1] = rlen[r]
-            codes[:, 3 * r + 2] = rbull[r]
+            codes[:, rs + 3 * r] = end[r]
+            codes[:, rs + 3 * r + 1] = rlen[r]
+            codes[:, rs + 3 * r + 2] = rbull[r]
         fl, row = self._tail_index(sl)
-        t0 = 3 * NUM_ROWS
-        codes[:, t0:t0 + n] = self._scores_f.take(fl)
-        codes[:, t0 + n:t0 + 2 * n] = self._rpen_f.take(fl)
-        codes[:, t0 + 2 * n:] = self._tail_codes.take(row, axis=0)
+        sc, rp = at["scores"], at["round_pen"]
+        codes[:, sc.start - t:sc.stop - t] = self._scores_f.take(fl)
+        codes[:, rp.start - t:rp.stop - t] = self._rpen_f.take(fl)
+        codes[:, at["seat"].start - t:at["tricks"].stop - t] = self._tail_codes.take(row, axis=0)
 
 
 _COMPACT_PLANES = ("hand", "seen", "trick", "pool", "rows0", "rows1", "rows2", "rows3")

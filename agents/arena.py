@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents.base import Agent
-from agents.adapter import Game
+from fiveplay_env.core.gamedef import GameDef as Game
 
 
 @dataclass
@@ -53,7 +53,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     n = config.num_players
     if len(agents) != n:
         raise ValueError(f"agents: expected {n} agents (one per seat), got {len(agents)}")
-    env = game.env_module.env(config=config)
+    env = game.env.env(config=config)
     env.reset(seed=seed)
     engine = env.unwrapped.engine
     index = {a: i for i, a in enumerate(env.possible_agents)}
@@ -71,7 +71,7 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
     for name in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
-            truncated = truncated or (trunc and not engine.is_over)
+            truncated = truncated or trunc  # the env's max_cycles, or the engine's max_steps (over, no winner)
             env.step(None)
             continue
         p = index[name]
@@ -99,4 +99,4 @@ def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> Ga
                     elim[q] = steps
     results = game.results(engine, elim)
     return GameRecord(seed=seed, results=results, decisions=decisions, think_s=think, think_max_s=think_max, steps=steps,
-                      rounds=int(engine.state.round), truncated=truncated, actions=actions)
+                      rounds=int(game.summary(engine.state).get("rounds", 0)), truncated=truncated, actions=actions)

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from fiveplay_env import games
 
 class Agent(ABC):
     """Base class of every agent: seeded by its own Generator, one decision per ``act`` call.
@@ -134,9 +135,7 @@ class InformationSet:
     __slots__ = ("_game", "_engine", "player", "_canonical", "_conditioned")
 
     def __init__(self, engine: Any, player: int) -> None:
-        from agents.games import game_of_engine  # imported here: the adapters' heuristics import this module
-
-        self._game = game_of_engine(engine)
+        self._game = games.of_engine(engine)
         n = engine.config.num_players
         if not isinstance(player, (int, np.integer)) or not 0 <= int(player) < n:
             raise ValueError(f"player: expected a seat in 0..{n - 1}, got {player!r}")
@@ -147,7 +146,7 @@ class InformationSet:
 
     @property
     def game(self) -> Any:
-        """The game's adapter (name, config helpers, codec sizes)."""
+        """The game's definition (``fiveplay_env.core.gamedef.GameDef``: name, config helpers, sizes)."""
         return self._game
 
     @property
@@ -185,14 +184,16 @@ class InformationSet:
         if self._canonical is None:
             self._canonical = self._game.canonical_state(self._engine, self.player)
         config = self._engine.config
-        if facts:
+        game = self._game
+        if facts and game.condition is not None:
             key = tuple(sorted(facts.items()))
             if key not in self._conditioned:
-                self._conditioned[key] = self._game.condition(config, self._canonical, facts)
+                self._conditioned[key] = game.condition(config, self._canonical, facts)
             cond = self._conditioned[key]
             if cond is not None:
                 try:
-                    return self._game.sample_engine(config, cond, self.player, rng)
+                    world = game.sample_conditioned(config, cond, self.player, rng)
+                    return game.engine_of_world(config, world, rng)
                 except RuntimeError:  # no deal satisfies the beliefs: forget them for this decision
                     self._conditioned[key] = None
-        return self._game.sample_engine(config, self._canonical, self.player, rng)
+        return game.sample_engine(config, self._canonical, self.player, rng)

@@ -1,39 +1,90 @@
-"""The games agents can play, by name: ``GAMES`` maps ``"take5"`` and ``"five_alive"`` to their adapters.
+"""The games agents can play, by name, and what the agents layer knows of each.
 
-Each adapter (an ``agents.adapter.Game``) lives in ``agents/<game>/adapter.py``; ``get_game`` looks one up
-with a clear error, ``game_of_engine`` finds the adapter of a reference engine. ``Game``, ``Metric`` and
-``placings`` are re-exported from ``agents.adapter``; ``parse_config`` turns command-line
-``field=value`` items into config values.
+``GAMES`` is a live view of the game table ``fiveplay_env.games`` (name -> ``GameDef``: config,
+engine, observation, determinization, results and metrics); ``get_game`` looks one up with a clear
+error, ``game_of_engine`` finds the definition of a reference engine. ``kit(name)`` is the game's
+``agents.kit.AgentKit`` (heuristics, best heuristic, search hooks, training defaults): the built-in
+games' ``agents/<game>/__init__.py: KIT``, kits registered with ``register_kit`` or through the
+entry-point group ``fiveplay.agent_kits``, and for any other game ``agents.kit.default_kit``.
+``Metric`` and ``placings`` are re-exported from ``fiveplay_env.core.gamedef``; ``parse_config`` turns
+command-line ``field=value`` items into config values.
 """
 from __future__ import annotations
 
 import ast
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from agents.adapter import SEED_BOUND, Game, Metric, placings
-from agents.five_alive.adapter import GAME as FIVE_ALIVE
-from agents.take5.adapter import GAME as TAKE5
+from agents.five_alive import KIT as FIVE_ALIVE_KIT
+from agents.kit import AgentKit, default_kit
+from agents.take5 import KIT as TAKE5_KIT
+from fiveplay_env import games as _table
+from fiveplay_env.core.gamedef import SEED_BOUND, GameDef, Metric, placings
 
-GAMES: dict[str, Game] = {TAKE5.name: TAKE5, FIVE_ALIVE.name: FIVE_ALIVE}
+Game = GameDef  # the name this module used for a game's adapter (0.2)
+
+GAMES = _table.GameMapping()
+"""Game name -> ``GameDef``: a live view of ``fiveplay_env.games``."""
+
+KIT_ENTRY_POINT_GROUP = "fiveplay.agent_kits"
+BUILTIN_KITS: tuple[AgentKit, ...] = (TAKE5_KIT, FIVE_ALIVE_KIT)
+"""The built-in games' kits (each agents game package's ``KIT``)."""
+
+_KITS: dict[str, AgentKit] = {}
+_kit_entry_points_read = False
 
 
-def get_game(name: str) -> Game:
-    """The adapter of game ``name``; ``ValueError`` listing the known games otherwise."""
-    if not isinstance(name, str) or name not in GAMES:
-        raise ValueError(f"game: expected one of {sorted(GAMES)}, got {name!r}")
-    return GAMES[name]
+def get_game(name: str) -> GameDef:
+    """The definition of game ``name``; ``ValueError`` listing the known games otherwise."""
+    return _table.get(name)
 
 
-def game_of_engine(engine: Any) -> Game:
-    """The adapter whose engine class ``engine`` is an instance of."""
-    for g in GAMES.values():
-        if isinstance(engine, g.engine_cls):
-            return g
-    raise ValueError(
-        f"engine: expected an engine of one of {sorted(GAMES)} ({[g.engine_cls.__name__ for g in GAMES.values()]}), "
-        f"got {type(engine).__name__}"
-    )
+def game_of_engine(engine: Any) -> GameDef:
+    """The definition whose engine class ``engine`` is an instance of."""
+    return _table.of_engine(engine)
+
+
+def register_kit(k: AgentKit, *, replace: bool = False) -> AgentKit:
+    """Add the agents-layer kit of a game (``ValueError`` if one is there already, unless ``replace``)."""
+    if not isinstance(k, AgentKit):
+        raise ValueError(f"register_kit: expected an AgentKit (agents.kit), got {type(k).__name__}")
+    if k.game in _KITS and _KITS[k.game] is not k and not replace:
+        raise ValueError(f"register_kit: game {k.game!r} has a kit already (pass replace=True to replace it)")
+    _KITS[k.game] = k
+    return k
+
+
+def _load_kits() -> None:
+    global _kit_entry_points_read
+    if _kit_entry_points_read:
+        return
+    _kit_entry_points_read = True
+    for k in BUILTIN_KITS:
+        _KITS.setdefault(k.game, k)
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=KIT_ENTRY_POINT_GROUP):
+        try:
+            k = ep.load()
+        except Exception as e:  # a broken third-party package must not break the built-in games
+            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
+                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=3)
+            continue
+        if isinstance(k, AgentKit):
+            _KITS.setdefault(k.game, k)
+        else:
+            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {ep.name!r}: expected an AgentKit, got "
+                          f"{type(k).__name__}; skipped", RuntimeWarning, stacklevel=3)
+
+
+def kit(game: str) -> AgentKit:
+    """The agents-layer kit of ``game`` (a game of the table; ``ValueError`` otherwise)."""
+    if game in _KITS:
+        return _KITS[game]
+    get_game(game)  # validates the name
+    _load_kits()
+    return _KITS.get(game) or default_kit(game)
 
 
 def parse_config(items: Sequence[str]) -> dict[str, Any]:
@@ -63,4 +114,5 @@ def parse_config(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["GAMES", "Game", "Metric", "SEED_BOUND", "game_of_engine", "get_game", "parse_config", "placings"]
+__all__ = ["GAMES", "Game", "Metric", "SEED_BOUND", "game_of_engine", "get_game", "kit", "parse_config",
+           "placings", "register_kit"]

@@ -7,7 +7,8 @@ Names:
 | ``random``                  | both       | ``RandomAgent``: a uniformly random legal action        |
 | ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5.heuristics``)     |
 | ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive.heuristics``) |
-| ``ismcts[:k=v,...]``        | both       | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
+|                             | any game   | its kit's heuristics (``agents.games.kit(game)``)       |
+| ``ismcts[:k=v,...]``        | any game   | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
 |                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
@@ -37,12 +38,10 @@ from collections.abc import Callable
 
 from agents import games
 from agents.base import Agent
-from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
 from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
-from agents.search import ROLLOUTS, SearchAgent, SearchParams
-from agents.take5.heuristics import TAKE5_HEURISTICS
-from fiveplay_env.core.single_agent import register_agent_resolver
+from agents.search import SearchAgent, SearchParams
+from fiveplay_env.single_agent import register_agent_resolver
 
 AgentFactory = Callable[[str, str, "int | None"], Agent]
 
@@ -51,11 +50,7 @@ _FINGERPRINTS: dict[str, Callable[[str], "str | None"]] = {}
 
 
 def _heuristics(game: str) -> dict[str, type[Agent]]:
-    if game == "take5":
-        return dict(TAKE5_HEURISTICS)
-    if game == "five_alive":
-        return dict(FIVE_ALIVE_HEURISTICS)
-    return {}
+    return dict(games.kit(game).heuristics)
 
 
 _LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained"}
@@ -93,15 +88,13 @@ def agent_fingerprint(name: str) -> str | None:
 def known_agents(game: str) -> list[str]:
     """The agent names (and name patterns) available for ``game``."""
     games.get_game(game)
-    names = ["random", *sorted(_heuristics(game))]
-    if game in ROLLOUTS:
-        names += ["ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
+    names = ["random", *sorted(_heuristics(game)), "ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
     names += [f"{p}:..." for p in sorted(set(_PREFIXES) | set(_LAZY_PREFIXES))]
     return names
 
 
 def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
-    """The agent called ``name`` for ``game`` (``"take5"`` or ``"five_alive"``), seeded with ``seed``.
+    """The agent called ``name`` for ``game`` (a name of ``fiveplay_env.games``), seeded with ``seed``.
 
     Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones) or bad options.
     """
@@ -116,8 +109,6 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
     if base == "random" and not rest:
         agent = RandomAgent(seed)
     elif base == "ismcts":
-        if game not in ROLLOUTS:
-            raise ValueError(f"agent name: 'ismcts' is not available for {game!r} yet; known: {known_agents(game)}")
         agent = SearchAgent(seed, game=game, params=SearchParams.parse(rest))
     elif base in _PREFIXES and rest:
         agent = _PREFIXES[base](rest, game, seed)

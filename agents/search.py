@@ -118,45 +118,17 @@ from typing import Any
 
 import numpy as np
 
+from agents import games
 from agents.base import Agent, InformationSet, check_mask
-from agents.five_alive import rollouts as five_alive_rollouts
-from agents.take5 import rollouts as take5_rollouts
+from agents.kit import Rollout
 from fiveplay_env.core.config import plain
+from fiveplay_env.games import GameMapping
 
 NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
 
-Prepare = Callable[[Any, int, "SearchParams"], Any]
-Simulate = Callable[[Any, int, int, list[float], Any, "SearchParams"], float]
-SimulatePolicy = Callable[[list[tuple[Any, int, list[float], Any]], int, "SearchParams", Any], list[float]]
-
-
-Observe = Callable[[InformationSet, dict[str, Any], "SearchParams"], None]
-
-
-@dataclass(frozen=True)
-class Rollout:
-    """A game's search hooks.
-
-    ``observe(info, memory, params)`` (optional): follow the public event of the last step and update
-    the agent's per-game ``memory``; ``memory["facts"]``, if present, holds beliefs about hidden hands
-    ({player: kinds the hand may hold}) that worlds are then sampled to honour (``model=heuristic``).
-
-    ``prepare(world, player, params) -> plan``: once per world (a determinization), whatever the
-    evaluation of every candidate action on it shares (Take 5: the other players' choices for the
-    current trick, predicted by the opponent model; they do not see the searcher's card).
-    ``simulate(world, action, player, noise, plan, params) -> value``: play ``action`` in ``world``
-    (a private clone) and roll out; the value for ``player``, higher is better.
-    ``simulate_policy(jobs, player, params, guide) -> values`` (``rollout=policy``): ``simulate`` for a
-    batch of ``(world, action, noise, plan)`` jobs whose simulated players choose with a learned policy,
-    ``guide.evaluate(observations, masks) -> (logits, values)`` on each one's own observation of its world.
-    ``leaf_value``: whether ``simulate_policy`` supports ``value=1`` (the value head at the depth limit).
-    """
-
-    prepare: Prepare
-    simulate: Simulate
-    observe: Observe | None = None
-    simulate_policy: SimulatePolicy | None = None
-    leaf_value: bool = False
+ROLLOUTS = GameMapping(lambda g: games.kit(g.name).search)
+"""Each game's search hooks (``agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
+random playouts for a game without its own; a live view of the game table."""
 
 
 class SearchParams:
@@ -255,14 +227,12 @@ class SearchAgent(Agent):
 
     def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None) -> None:
         super().__init__(seed)
-        if game not in ROLLOUTS:
-            raise ValueError(f"game: expected one of {sorted(ROLLOUTS)} for the search agent, got {game!r}")
         self.game = game
         self.params = params or SearchParams()
-        self._rollout = ROLLOUTS[game]
-        if self.params.rollout == "policy" and self._rollout.simulate_policy is None:  # pragma: no cover
+        self._rollout = games.kit(game).search  # ValueError naming the known games
+        if self.params.rollout == "policy" and self._rollout.simulate_policy is None:
             raise ValueError(f"rollout=policy: not available for {game!r}")
-        if self.params.value and not self._rollout.leaf_value:  # pragma: no cover - both games have one
+        if self.params.value and not self._rollout.leaf_value:
             raise ValueError(f"value=1: no value-head leaf for {game!r} (use rollout=policy without value)")
         self._info: InformationSet | None = None
         self._memory: dict[str, Any] = {}
@@ -329,9 +299,9 @@ class SearchAgent(Agent):
     def _guide(self) -> "PolicyGuide":
         """The ``prior`` policy, loaded on first use."""
         if self._prior_agent is None:
-            from agents.registry import make_agent  # lazy: the registry imports this module
+            from agents.learned.names import policy_agent  # lazy: torch only with a prior
 
-            agent = make_agent(self.params.prior, self.game, seed=0)
+            agent = policy_agent(self.params.prior, self.game, seed=0)
             if not hasattr(agent, "evaluate"):
                 raise ValueError(f"prior: expected a learned policy (pretrained:NAME or ckpt:PATH), got {self.params.prior!r}")
             self._prior_agent = PolicyGuide(agent, self.game)
@@ -472,7 +442,7 @@ class PolicyGuide:
         self.agent = agent
         scale = (agent.meta.get("train_config") or {}).get("reward_scale")
         if not scale:
-            from agents.learned.ppo import game_defaults
+            from agents.learned.defaults import game_defaults
 
             scale = game_defaults(game, {})["reward_scale"]
         self.points = 1.0 / float(scale)
@@ -485,10 +455,4 @@ class PolicyGuide:
         return self.agent.evaluate(observations, masks)
 
 
-ROLLOUTS: dict[str, Rollout] = {
-    "take5": Rollout(take5_rollouts.prepare, take5_rollouts.simulate,
-                     simulate_policy=take5_rollouts.simulate_policy, leaf_value=True),
-    "five_alive": Rollout(five_alive_rollouts.prepare, five_alive_rollouts.simulate, five_alive_rollouts.observe,
-                          simulate_policy=five_alive_rollouts.simulate_policy, leaf_value=True),
-}
-"""Each game's search hooks (see ``Rollout``), from ``agents/<game>/rollouts.py``."""
+__all__ = ["NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]

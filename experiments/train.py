@@ -1,16 +1,20 @@
-"""Train a policy by PPO self-play against an opponent pool; checkpoints, learning curves, resume.
+"""Train a policy by self-play (PPO) against an opponent pool; checkpoints, learning curves, resume.
 
 Usage::
 
     python -m experiments.train --game take5 --config num_players=4 mode=round \\
-        --opponents take5-safest@2 self pool --total-decisions 2000000 --seed 0
+        --opponents take5-safest@2 self pool --total-decisions 2000000 --seed 0 [--algo ppo]
     python -m experiments.train --resume runs/train__take5__0__20260101-120000 [--total-decisions 4000000]
     python -m experiments.train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
         --eval-baselines take5-safest random
 
-The method is ``agents.learned.ppo`` (read its docstring): ``--num-envs`` games side by side on the
-game's batched engine (or, for a game without one, a loop over reference engines: said at start),
-rollouts of ``--rollout-steps`` steps, ``--epochs`` passes of minibatch PPO per rollout. Opponents are
+The trainer is ``agents.learned.trainer`` (read its docstring and ``agents.learned.collector``'s):
+``--num-envs`` games side by side on the game's batched engine (or, for a game without one, a loop over
+reference engines: said at start), rollouts of ``--rollout-steps`` steps, then one update of the
+algorithm ``--algo`` (``agents.learned.algorithms``; ``ppo``, the default: ``--epochs`` passes of
+minibatch PPO per rollout). The options are generated from the settings' dataclasses, declared once:
+the algorithm's config (``agents.learned.config.TrainConfig`` and, for PPO,
+``agents.learned.algorithms.ppo.PPOConfig``) and ``RunOptions`` below. Opponents are
 ``NAME[@WEIGHT]``: ``self`` (every seat the learner), ``pool`` (past snapshots of the learner) or any
 agent name of ``agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH``, ``ismcts:sims=50`` ...),
 drawn per game. Agents that need the engine (the search agent ``ismcts:...``, as an opponent or an
@@ -40,7 +44,7 @@ Output: ``<out>/train__<game>__<seed>__<time>/`` with
 |                | also logs to Weights & Biases                                                     |
 
 ``--device auto|cpu|cuda`` puts the networks and the update on a GPU (the engines stay on the CPU;
-``agents.learned.ppo``); checkpoints hold CPU tensors, so they load anywhere.
+``agents.learned.devices``); checkpoints hold CPU tensors, so they load anywhere.
 
 Interrupting (Ctrl-C) keeps the last checkpoint; ``--resume RUN_DIR`` continues from it exactly (same
 threads). Settings that define the run cannot change on resume; ``--total-decisions``,
@@ -58,25 +62,69 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
+from agents.learned.algorithms import ALGORITHMS, config_class
+from agents.learned.config import add_options, cli_defaults, from_cli, option
+from agents.learned.defaults import best_heuristic  # noqa: F401 - re-exported (the default training opponent)
 from experiments import runs
 from fiveplay_env.core.errors import CheckpointError
 
-RESUME_OVERRIDABLE = ("total_decisions", "max_minutes", "eval_interval", "eval_games", "checkpoint_interval",
-                      "threads", "no_progress", "quiet", "no_plots", "out", "device", "tensorboard", "wandb",
-                      "wandb_project")
-DEFAULTS: dict[str, Any] = {
-    "game": "take5", "config": [], "opponents": None, "total_decisions": 200_000, "num_envs": 512,
-    "rollout_steps": 32, "epochs": 2, "minibatch_size": 2048, "lr": 3e-4, "lr_schedule": "linear",
-    "gamma": None, "gae_lambda": 0.95, "clip": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
-    "reward_scale": None, "win_reward": 0.0, "arch": None, "hidden": [128, 128], "snapshot_interval": 10,
-    "pool_size": 8,
-    "seed": 0, "eval_interval": 25, "eval_games": 400, "eval_baselines": None, "eval_sample": False,
-    "checkpoint_interval": 10, "threads": 1, "backend": "auto", "out": "runs", "max_minutes": None,
-    "no_progress": False, "quiet": False, "no_plots": False, "device": "auto", "tensorboard": None,
-    "wandb": False, "wandb_project": "fiveplay", "compact_obs": False,
-}
+RUN_GROUP = "evaluation, checkpoints, output"
+
+
+def _devices() -> tuple[str, ...]:
+    from agents.learned.devices import DEVICES
+
+    return DEVICES
+
+
+@dataclass
+class RunOptions:
+    """How a run is carried out rather than what it learns: evaluation, checkpoints, output, resources.
+    Declared once, like the algorithms' configs: the command line is generated from these fields."""
+
+    eval_interval: int = option(25, "updates between evaluations, 0: only at the end", metavar="U", group=RUN_GROUP)
+    eval_games: int = option(400, "games per baseline per evaluation", group=RUN_GROUP)
+    eval_baselines: list[str] | None = option(None, "agents to evaluate against (default: random and the game's best "
+                                                    "heuristic)", nargs="+", metavar="NAME", group=RUN_GROUP,
+                                              cli_default_text="")
+    eval_sample: bool = option(False, "evaluate the sampled policy instead of the greedy one", flag=True,
+                               group=RUN_GROUP, cli_default_text="")
+    checkpoint_interval: int = option(10, "updates between checkpoints", metavar="U", group=RUN_GROUP)
+    max_minutes: float | None = option(None, "stop (with a checkpoint) after this much wall time; resume later",
+                                       group=RUN_GROUP, cli_default_text="")
+    threads: int = option(1, "torch threads (default 1; at most the cores you can spare)", group=RUN_GROUP,
+                          cli_default_text="")
+    device: str = option("auto", "where the networks and the update run: auto (default: cuda when a GPU is "
+                                 "usable, else cpu), cpu or cuda (an error without a GPU); the engines always run "
+                                 "on the CPU", choices=_devices, group=RUN_GROUP, cli_default_text="")
+    tensorboard: bool | None = option(None, "write TensorBoard event files in RUN_DIR/tensorboard (default: on when "
+                                            "the tensorboard package is installed)", boolean_optional=True,
+                                      group=RUN_GROUP, cli_default_text="")
+    wandb: bool = option(False, "also log to a Weights & Biases run (needs the wandb package; WANDB_MODE=offline "
+                                "works)", flag=True, group=RUN_GROUP, cli_default_text="")
+    wandb_project: str = option("fiveplay", "W&B project name", group=RUN_GROUP)
+    out: str = option("runs", "folder holding run folders", group=RUN_GROUP)
+    no_progress: bool = option(False, "no progress bar", flag=True, group=RUN_GROUP, cli_default_text="")
+    quiet: bool = option(False, "print nothing (implies --no-progress)", flag=True, group=RUN_GROUP,
+                         cli_default_text="")
+    no_plots: bool = option(False, "skip curves.png", flag=True, group=RUN_GROUP, cli_default_text="")
+
+
+DEFAULT_ALGO = "ppo"
+FIXED_ON_RESUME = ("eval_baselines", "eval_sample")  # they define the run's curves
+RESUME_OVERRIDABLE = ("total_decisions", *(f.name for f in fields(RunOptions) if f.name not in FIXED_ON_RESUME))
+
+
+def defaults(algo: str = DEFAULT_ALGO) -> dict[str, Any]:
+    """Every setting's value when its option is not given: the algorithm's config, then ``RunOptions``."""
+    return {"algo": algo, **cli_defaults(config_class(algo)), **cli_defaults(RunOptions)}
+
+
+DEFAULTS: dict[str, Any] = defaults()
+"""The defaults of a PPO run (``defaults("ppo")``)."""
 EVAL_COLUMNS = ["update", "decisions", "env_steps", "train_seconds", "baseline", "games", "deals", "greedy",
                 "score_name", "score_mean", "score_ci", "opp_score_mean", "opp_score_ci", "diff_mean", "diff_ci",
                 "win_mean", "win_ci"]
@@ -84,77 +132,39 @@ UPDATE_COLUMNS = ["update", "decisions", "games", "samples", "lr", "policy_loss"
                   "approx_kl", "clipfrac", "explained_variance", "returns"]
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
+    """The command line for algorithm ``algo``: ``--algo``, the options of its config's fields (shared
+    ones, then its own group) and of ``RunOptions``, and the ``--resume`` / ``--evaluate`` modes."""
+    cls = config_class(algo)
     ap = argparse.ArgumentParser(
         prog="python -m experiments.train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter,
         argument_default=None)
-    d = DEFAULTS
-    g = ap.add_argument_group("game and opponents")
-    g.add_argument("--game", choices=["take5", "five_alive"], help=f"the game (default {d['game']})")
-    g.add_argument("--config", nargs="*", metavar="FIELD=VALUE", help="game config fields, e.g. num_players=4 mode=round")
-    g.add_argument("--opponents", nargs="+", metavar="NAME[@W]",
-                   help="opponent kinds with weights: self, pool, or agent names (default: the game's best "
-                        "heuristic@2 self pool)")
-    g.add_argument("--backend", choices=["auto", "batched", "reference"],
-                   help="vector env: the batched engine, a loop over reference engines, or auto (default)")
-    g.add_argument("--compact-obs", action="store_const", const=True,
-                   help="take5: collect the compact uint8 observation (fiveplay_env.take5.compact) and decode it "
-                        "in torch (21x less rollout memory; the same training)")
-    p = ap.add_argument_group("PPO")
-    p.add_argument("--total-decisions", type=int, metavar="N", help=f"learner decisions to train on (default {d['total_decisions']})")
-    p.add_argument("--num-envs", type=int, metavar="B", help=f"games played side by side (default {d['num_envs']})")
-    p.add_argument("--rollout-steps", type=int, metavar="T", help=f"vector-env steps per rollout (default {d['rollout_steps']})")
-    p.add_argument("--epochs", type=int, help=f"PPO passes per rollout (default {d['epochs']})")
-    p.add_argument("--minibatch-size", type=int, help=f"samples per gradient step (default {d['minibatch_size']})")
-    p.add_argument("--lr", type=float, help=f"Adam learning rate (default {d['lr']})")
-    p.add_argument("--lr-schedule", choices=["constant", "linear"], help="learning-rate schedule (default linear decay)")
-    p.add_argument("--gamma", type=float, help="discount (default: 1.0 for take5, 0.995 for five_alive)")
-    p.add_argument("--gae-lambda", type=float, help=f"GAE lambda (default {d['gae_lambda']})")
-    p.add_argument("--clip", type=float, help=f"PPO clip range (default {d['clip']})")
-    p.add_argument("--ent-coef", type=float, help=f"entropy bonus (default {d['ent_coef']})")
-    p.add_argument("--vf-coef", type=float, help=f"value-loss weight (default {d['vf_coef']})")
-    p.add_argument("--max-grad-norm", type=float, help=f"gradient clipping (default {d['max_grad_norm']})")
-    p.add_argument("--reward-scale", type=float, help="reward multiplier (default: 0.1 for take5, 1 for five_alive)")
-    p.add_argument("--win-reward", type=float, metavar="W",
-                   help="win option of the reward: at a game's end each seat also gets W * (win share - 1/n) "
-                        "(default 0: the game's own rewards only)")
-    p.add_argument("--arch", choices=["mlp", "take5"], help="network (default: take5 for take5, mlp otherwise)")
-    p.add_argument("--hidden", type=int, nargs="+", metavar="H", help="trunk layer sizes (default 128 128)")
-    p.add_argument("--snapshot-interval", type=int, metavar="U", help=f"updates between pool snapshots (default {d['snapshot_interval']})")
-    p.add_argument("--pool-size", type=int, help=f"snapshots kept in the pool (default {d['pool_size']})")
-    p.add_argument("--seed", type=int, help=f"run seed (default {d['seed']})")
-    r = ap.add_argument_group("evaluation, checkpoints, output")
-    r.add_argument("--eval-interval", type=int, metavar="U", help=f"updates between evaluations, 0: only at the end (default {d['eval_interval']})")
-    r.add_argument("--eval-games", type=int, help=f"games per baseline per evaluation (default {d['eval_games']})")
-    r.add_argument("--eval-baselines", nargs="+", metavar="NAME", help="agents to evaluate against (default: random and the game's best heuristic)")
-    r.add_argument("--eval-sample", action="store_const", const=True, help="evaluate the sampled policy instead of the greedy one")
-    r.add_argument("--checkpoint-interval", type=int, metavar="U", help=f"updates between checkpoints (default {d['checkpoint_interval']})")
-    r.add_argument("--max-minutes", type=float, help="stop (with a checkpoint) after this much wall time; resume later")
-    r.add_argument("--threads", type=int, help="torch threads (default 1; at most the cores you can spare)")
-    r.add_argument("--device", choices=["auto", "cpu", "cuda"],
-                   help="where the networks and the update run: auto (default: cuda when a GPU is usable, else "
-                        "cpu), cpu or cuda (an error without a GPU); the engines always run on the CPU")
-    r.add_argument("--tensorboard", action=argparse.BooleanOptionalAction, default=None,
-                   help="write TensorBoard event files in RUN_DIR/tensorboard (default: on when the tensorboard "
-                        "package is installed)")
-    r.add_argument("--wandb", action="store_const", const=True,
-                   help="also log to a Weights & Biases run (needs the wandb package; WANDB_MODE=offline works)")
-    r.add_argument("--wandb-project", help="W&B project name (default fiveplay)")
-    r.add_argument("--out", help="folder holding run folders (default runs)")
+    from agents.learned.config import GAME_GROUP, TrainConfig
+
+    groups = {GAME_GROUP: ap.add_argument_group(GAME_GROUP)}
+    groups[GAME_GROUP].add_argument("--algo", choices=sorted(ALGORITHMS),
+                                    help=f"the learning algorithm (agents.learned.algorithms; default {DEFAULT_ALGO})")
+    common = fields(TrainConfig)
+    add_options(ap, common, groups)
+    add_options(ap, cls.own_fields(), groups)
+    add_options(ap, fields(RunOptions), groups)
+    r = groups[RUN_GROUP]
     r.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     r.add_argument("--evaluate", metavar="CKPT",
                    help="no training: evaluate a checkpoint (file or run folder) against each --eval-baselines agent "
                         "over --eval-games duplicate-format games (seed --seed); writes evaluation__*.json beside it")
-    r.add_argument("--no-progress", action="store_const", const=True, help="no progress bar")
-    r.add_argument("--quiet", action="store_const", const=True, help="print nothing (implies --no-progress)")
-    r.add_argument("--no-plots", action="store_const", const=True, help="skip curves.png")
     return ap
 
 
-def best_heuristic(game: str) -> str:
-    """The strongest heuristic of a game (by the project's tournaments): the default training opponent."""
-    return {"take5": "take5-safest", "five_alive": "five-alive-attacker"}.get(game, "random")
+def _algo_given(argv: Sequence[str]) -> str | None:
+    """The ``--algo`` of ``argv`` (None if not given); ``ValueError`` listing the known ones for another."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--algo")
+    algo = pre.parse_known_args(list(argv))[0].algo
+    if algo is not None:
+        config_class(algo)  # ValueError: "algo: expected one of [...]"
+    return algo
 
 
 # --- files ------------------------------------------------------------------------------------------------
@@ -233,30 +243,18 @@ def plot_curves(csv_path: str, png_path: str, title: str) -> str | None:
 
 # --- run setup --------------------------------------------------------------------------------------------
 
-def _resolved(args: argparse.Namespace) -> dict[str, Any]:
+def _resolved(args: argparse.Namespace, algo: str = DEFAULT_ALGO) -> dict[str, Any]:
     """The arguments with defaults filled in (``None`` = not given on the command line)."""
     out = {}
-    for k, v in DEFAULTS.items():
+    for k, v in defaults(algo).items():
         given = getattr(args, k, None)
         out[k] = v if given is None else given
     return out
 
 
 def _train_config(a: dict[str, Any]) -> Any:
-    from agents.games import parse_config
-    from agents.learned.ppo import TrainConfig, parse_opponents
-
-    cfg_values = parse_config(a["config"] or [])
-    opponents = a["opponents"] or [f"{best_heuristic(a['game'])}@2", "self", "pool"]
-    return TrainConfig(
-        game=a["game"], config=cfg_values, opponents=parse_opponents(opponents),
-        total_decisions=a["total_decisions"], seed=a["seed"], num_envs=a["num_envs"],
-        rollout_steps=a["rollout_steps"], epochs=a["epochs"], minibatch_size=a["minibatch_size"], lr=a["lr"],
-        lr_schedule=a["lr_schedule"], gamma=a["gamma"], gae_lambda=a["gae_lambda"], clip=a["clip"],
-        ent_coef=a["ent_coef"], vf_coef=a["vf_coef"], max_grad_norm=a["max_grad_norm"],
-        reward_scale=a["reward_scale"], win_reward=a["win_reward"], arch=a["arch"], hidden=tuple(a["hidden"]),
-        snapshot_interval=a["snapshot_interval"], pool_size=a["pool_size"], backend=a["backend"],
-        compact_obs=bool(a["compact_obs"]))
+    """The algorithm's config (``a["algo"]``) from resolved arguments."""
+    return from_cli(config_class(a.get("algo", DEFAULT_ALGO)), a)
 
 
 def _check_run_args(a: dict[str, Any]) -> None:
@@ -271,12 +269,12 @@ def _check_run_args(a: dict[str, Any]) -> None:
         raise ValueError(f"max-minutes: expected a number > 0, got {a['max_minutes']}")
     if a["seed"] < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {a['seed']}")
-    from agents.learned.ppo import resolve_device
+    from agents.learned.devices import resolve_device
 
     resolve_device(a["device"])  # a missing GPU is said before anything runs
 
 
-def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def _load_resume(args: argparse.Namespace, argv: Sequence[str]) -> tuple[str, dict[str, Any], dict[str, Any]]:
     from agents.learned.checkpoint import CHECKPOINT_NAME, load_checkpoint
 
     run_dir = args.resume
@@ -286,9 +284,14 @@ def _load_resume(args: argparse.Namespace) -> tuple[str, dict[str, Any], dict[st
     saved = ckpt.get("args")
     if not isinstance(saved, dict) or not saved:
         raise CheckpointError(f"checkpoint {ckpt['path']}: holds no training arguments: it cannot be resumed")
-    a = dict(DEFAULTS)
+    algo = saved.get("algo", DEFAULT_ALGO)  # runs saved before --algo existed are PPO runs
+    if args.algo is not None and args.algo != algo:
+        raise ValueError(f"algo: the run in {run_dir} was made with {algo!r}, got {args.algo!r}")
+    args = build_parser(algo).parse_args(list(argv))  # the saved algorithm's options
+    a = defaults(algo)
     a.update(saved)
-    given = {k: v for k, v in vars(args).items() if v is not None and k != "resume"}
+    a["algo"] = algo
+    given = {k: v for k, v in vars(args).items() if v is not None and k not in ("resume", "algo")}
     for k, v in given.items():
         if k in RESUME_OVERRIDABLE:
             a[k] = v
@@ -325,12 +328,14 @@ def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[s
 def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games: int = 2000, seed: int = 0,
                         greedy: bool = True, quiet: bool = False, device: str = "cpu") -> dict[str, Any]:
     """Evaluate a checkpoint (file or run folder) against each baseline: the learner in one seat, n-1
-    copies of the baseline in the others, ``games`` duplicate-format games (``agents.learned.ppo.evaluate``).
+    copies of the baseline in the others, ``games`` duplicate-format games (``agents.learned.evaluation``).
 
     Returns ``{"checkpoint", "game", "config", "games", "seed", "greedy", "results": {baseline: {...}}}`` and
     writes it to ``evaluation__<games>__<seed>.json`` in the checkpoint's folder."""
-    from agents.learned.agent import load_policy
-    from agents.learned.ppo import evaluate, game_defaults
+    from agents.learned.defaults import game_defaults
+    from agents.learned.evaluation import evaluate
+    from agents.learned.inference import load_policy
+    from agents.registry import make_agent
 
     model, meta = load_policy(path, device)
     game, config = meta["game"], meta["config"]
@@ -341,7 +346,7 @@ def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games
     backend = meta.get("train_config", {}).get("backend", "auto")
     for b in baselines:
         t0 = time.perf_counter()
-        res = evaluate(model, game, config, b, games, seed, greedy=greedy, backend=backend)
+        res = evaluate(model, game, config, b, games, seed, greedy=greedy, backend=backend, make_agent=make_agent)
         res = {k: v for k, v in res.items() if k != "per_game"}
         res["seconds"] = round(time.perf_counter() - t0, 2)
         out["results"][b] = res
@@ -359,13 +364,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train (or resume) a policy; returns ``run_dir``, ``checkpoint``, ``agent`` (its ``ckpt:`` name),
     ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``.
     With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    algo = _algo_given(argv)
+    args = build_parser(algo or DEFAULT_ALGO).parse_args(argv)
     import torch
 
     if args.evaluate:
         if args.resume:
             raise ValueError("evaluate: expected either --evaluate or --resume, got both")
-        a = _resolved(args)
+        a = _resolved(args, algo or DEFAULT_ALGO)
         _check_run_args(a)
         import agents.learned  # noqa: F401 - baselines may be ckpt: names
         prev = torch.get_num_threads()
@@ -382,18 +389,20 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         return _train(args, argv, stack)
 
 
-def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextlib.ExitStack) -> dict[str, Any]:
+def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.ExitStack) -> dict[str, Any]:
     """``main`` without ``--evaluate``; a resumed run folder is locked by the caller, a new one here."""
     import torch
 
     import agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
     from agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
-    from agents.learned.ppo import Trainer, evaluate, game_defaults
+    from agents.learned.defaults import game_defaults
+    from agents.learned.evaluation import evaluate
+    from agents.learned.trainer import Trainer
 
     if args.resume:
-        run_dir, a, ckpt = _load_resume(args)
+        run_dir, a, ckpt = _load_resume(args, argv)
     else:
-        a, ckpt = _resolved(args), None
+        a, ckpt = _resolved(args, args.algo or DEFAULT_ALGO), None
     _check_run_args(a)
     cfg = _train_config(a)
     baselines = a["eval_baselines"] or game_defaults(cfg.game, cfg.config)["eval_baselines"]
@@ -404,8 +413,8 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
     from agents.learned.engine_seats import engine_agent_names
     from agents.learned.envs import has_batched_engine, resolve_backend
 
-    engine_opponents = engine_agent_names(cfg.game, [n for n, _ in cfg.opponents])
-    resolve_backend(cfg.game, cfg.backend, engine_agent_names(cfg.game, baselines))  # --backend batched: said now
+    engine_opponents = engine_agent_names(cfg.game, [n for n, _ in cfg.opponents], make_agent)
+    resolve_backend(cfg.game, cfg.backend, engine_agent_names(cfg.game, baselines, make_agent))  # --backend batched: said now
     quiet = bool(a["quiet"])
     say = (lambda *x: None) if quiet else (lambda *x: print(*x, flush=True))
     prev_threads = torch.get_num_threads()
@@ -419,8 +428,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
             stack.enter_context(runs.RunLock(run_dir))
         saved_args = {k: v for k, v in a.items()}
         meta = {"args": saved_args, "train_config": cfg.to_dict(), "backend": trainer.backend,
-                "argv": list(argv) if argv is not None else sys.argv[1:],
-                "provenance": runs.provenance("experiments.train", argv)}
+                "argv": list(argv), "provenance": runs.provenance("experiments.train", argv)}
         if ckpt is None:
             runs.write_config(run_dir, meta)
         ckpt_path = os.path.join(run_dir, CHECKPOINT_NAME)
@@ -451,7 +459,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, stack: contextl
             rows = []
             for b in baselines:
                 res = evaluate(trainer.model, cfg.game, cfg.config, b, a["eval_games"], eval_seed,
-                               greedy=not a["eval_sample"], backend=cfg.backend)
+                               greedy=not a["eval_sample"], backend=cfg.backend, make_agent=make_agent)
                 rows.append(_eval_row(trainer, res, trainer.throughput()["seconds"]))
                 last_eval[b] = {k: v for k, v in res.items() if k != "per_game"}
                 logger.log_eval(trainer.decisions, b, res)

@@ -11,7 +11,8 @@ Rules: ``docs/rules.md`` section 2, exactly; every [D] choice is a config field 
 round: the bound that makes every game end, whatever the deck), ``new_round_start``
 ("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
 (0), ``final_tiebreak`` ("turn_order" | "shared"), ``reward`` ("win_loss" | "lives" |
-"win_loss+lives") and ``max_cycles`` (None). Env options: ``render_mode`` (None | "ansi" | "human").
+"win_loss+lives"), ``max_cycles`` (None) and ``max_steps`` (10,000). Env options: ``render_mode``
+(None | "ansi" | "human").
 Named presets: ``PRESETS``.
 
 Agents: ``player_0 .. player_{n-1}``; seats 0, 2, 4 form team A and 1, 3, 5 team B in teams.
@@ -72,13 +73,20 @@ Episode: an eliminated player (5th life lost) is terminated at once and must the
 player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
 in turn order from the player who ended the game), or when a team has no life left (teams).
 ``max_cycles`` truncates every agent once a player has made that many decisions (PettingZoo's
-convention: each agent acts at most ``max_cycles`` times). Every game of every valid config ends
-(``max_reshuffles`` bounds each round).
+convention: each agent acts at most ``max_cycles`` times). ``max_steps`` (10,000 decisions of all seats)
+ends a game the rules have not ended by then: every remaining agent is truncated (not terminated), no
+one wins (``winner`` False for all; no final reward); no rule-book game comes near it. Every game of
+every valid config ends: ``max_reshuffles`` bounds each round, ``max_steps`` each game
+(``FiveAliveConfig.max_decisions``: the resulting bound, derived from the config).
 
 Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``FiveAliveConfig``
 given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``
 (nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
-done, raise ``ResetNeededError``.
+done, raise ``ResetNeededError``. An action is an action id as an int, a numpy integer (``np.int64(3)``)
+or a 0-d integer array (``np.array(3)``); anything else, a float (``3.0``), a bool, or an array with a
+dimension (``np.array([3])``: a batch of one is not one action), raises ``IllegalActionError`` saying
+which forms are accepted (``core.errors.action_id``), and nothing changes. ``engine.new_game`` and the
+engine classes refuse anything but a ``FiveAliveConfig`` (``ValueError``).
 
 ``infos[agent]`` has the same keys and shapes at every step, reset included (what replay buffers
 such as Tianshou's need): ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``,

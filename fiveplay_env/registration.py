@@ -1,5 +1,6 @@
 """Gymnasium ids for the single-agent view of each game (``SingleAgentEnv``), registered when
-``fiveplay_env`` is imported:
+``fiveplay_env`` is imported (one per game of ``fiveplay_env.games`` that declares a ``gym_id``, games
+registered later included):
 
     import gymnasium, fiveplay_env  # noqa: F401   (or gymnasium.make("fiveplay_env:fiveplay/Take5-v0", ...))
     env = gymnasium.make("fiveplay/Take5-v0", opponents="take5-safest", num_players=4, mode="round")
@@ -13,28 +14,58 @@ Keyword arguments are ``SingleAgentEnv``'s (``opponents``, ``seat``, ``render_mo
 
 One default differs from ``SingleAgentEnv``'s: ``illegal_action_penalty``. Gymnasium's and SB3's
 ``check_env`` (and any agent without masks) step unmasked random actions, so the registered ids end the
-episode on an illegal action with a reward worse than any game result (``ILLEGAL_ACTION_PENALTY``:
--200 in Take 5, whose scores are bull heads; -10 in 5 Alive, whose results are +-1 and lives) and
-``info["illegal_action"]``, instead of raising. Pass ``illegal_action_penalty=None`` to raise
-``IllegalActionError`` as the class does, or your own value. Masked learners (``MaskablePPO``, which
-reads ``action_masks()``) never send an illegal action.
+episode on an illegal action with a reward worse than any game result (the game definition's
+``illegal_action_penalty``: -200 in Take 5, whose scores are bull heads; -10 in 5 Alive, whose results
+are +-1 and lives) and ``info["illegal_action"]``, instead of raising. Pass ``illegal_action_penalty=None``
+to raise ``IllegalActionError`` as the class does, or your own value. Masked learners (``MaskablePPO``,
+which reads ``action_masks()``) never send an illegal action.
 """
 from __future__ import annotations
 
 import gymnasium
 
-ENTRY_POINT = "fiveplay_env.core.single_agent:SingleAgentEnv"
+from fiveplay_env import games
+from fiveplay_env.core.gamedef import GameDef
 
-ILLEGAL_ACTION_PENALTY = {"take5": -200.0, "five_alive": -10.0}
+ENTRY_POINT = "fiveplay_env.single_agent:SingleAgentEnv"
+
+
+class _ById(games.GameMapping):
+    """``{gym id: value}`` over the games that declare a Gymnasium id (a live view)."""
+
+    def __getitem__(self, env_id: str) -> object:
+        for g in games.table().values():
+            if g.gym_id == env_id:
+                return self._view(g)
+        raise KeyError(env_id)
+
+    def __iter__(self):  # type: ignore[override]
+        return iter(sorted(g.gym_id for g in games.table().values() if g.gym_id))
+
+    def __len__(self) -> int:
+        return sum(1 for g in games.table().values() if g.gym_id)
+
+
+IDS = _ById(lambda g: g.name)
+"""Gymnasium id -> game name (a live view of the table)."""
+
+ILLEGAL_ACTION_PENALTY = games.GameMapping(lambda g: g.illegal_action_penalty)
 """The registered ids' default ``illegal_action_penalty`` per game (see the module docstring)."""
 
-IDS = {"fiveplay/Take5-v0": "take5", "fiveplay/FiveAlive-v0": "five_alive"}
-"""Gymnasium id -> game name."""
+
+def _register(game: GameDef) -> None:
+    if game.gym_id and game.gym_id not in gymnasium.registry:
+        gymnasium.register(id=game.gym_id, entry_point=ENTRY_POINT,
+                           kwargs={"game": game.name, "illegal_action_penalty": game.illegal_action_penalty})
+
+
+_registered = False
 
 
 def register_envs() -> None:
-    """Register every id of ``IDS`` with Gymnasium (once; later calls change nothing)."""
-    for env_id, game in IDS.items():
-        if env_id not in gymnasium.registry:
-            gymnasium.register(id=env_id, entry_point=ENTRY_POINT,
-                               kwargs={"game": game, "illegal_action_penalty": ILLEGAL_ACTION_PENALTY[game]})
+    """Register the Gymnasium id of every game in the table, now and as games join (once; later calls
+    change nothing)."""
+    global _registered
+    if not _registered:
+        _registered = True
+        games.on_register(_register)

@@ -56,7 +56,11 @@ Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` i
 given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``
 (nothing changes); ``step``/``last``/``observe`` before ``reset()``, or ``step`` once every agent is
 done, raise ``ResetNeededError``; a parallel step takes a dict with one action per live agent (unknown
-agent keys are refused).
+agent keys are refused). An action is an action id as an int, a numpy integer (``np.int64(3)``) or a
+0-d integer array (``np.array(3)``); anything else, a float (``3.0``), a bool, or an array with a
+dimension (``np.array([3])``: a batch of one is not one action), raises ``IllegalActionError`` saying
+which forms are accepted (``core.errors.action_id``), and nothing changes. ``engine.new_game`` and the
+engine classes refuse anything but a ``Take5Config`` (``ValueError``).
 
 Decision order (AEC): draft picks first (draft mode); each trick, players 0..n-1 choose in turn
 without seeing the choices made before them; the trick then resolves; a too-low card with

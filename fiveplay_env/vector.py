@@ -18,8 +18,8 @@ Self-play of random agents over 1,024 Take 5 games (4 players, one round each)::
         returns[terminated] = 0                              # their slots already hold new games
     print(len(finished), "games; bull heads taken per game:", -np.mean(finished))
 
-Contract of the object ``make_vec`` returns (``VecEnv``), for B = ``num_envs`` games of n players,
-A actions and observations of ``obs_dim`` floats:
+Contract of the object ``make_vec`` returns (``VecEnv``; ``LoopVecEnv`` for the reference backend), for
+B = ``num_envs`` games of n players, A actions and observations of ``obs_dim`` floats:
 
 | call                 | returns                                                                   |
 |----------------------|---------------------------------------------------------------------------|
@@ -36,9 +36,11 @@ A actions and observations of ``obs_dim`` floats:
 - Autoreset is **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``): when game i ends at a step,
   ``terminated[i]`` is True and ``rewards[i]`` are that last step's, while ``obs[i]``, ``mask[i]`` and
   ``current_player[i]`` already belong to the new game started in slot i. There is no separate reset
-  step and no truncation (games always end: every valid config's games do, see
-  ``FiveAliveConfig.max_reshuffles``). ``info["final_scores"][i]`` holds the finished game's
-  final scores where ``terminated[i]``.
+  step. ``info["final_scores"][i]`` holds the finished game's final scores where ``terminated[i]``.
+- Truncation: ``info["truncated"]`` (bool [B]) marks, among the games that ended at this step
+  (``terminated``), those cut short by 5 Alive's ``max_steps`` (no winner, no final reward; a bootstrapping
+  learner should not treat them as terminal). No rule-book game reaches the default, 10,000 decisions;
+  Take 5 games always end by their rules (``truncated`` is all False).
 - Seeding: slot i's k-th game is seeded ``core.seeding.derive(seed, i + k*B)``; ``info["seed"][i]`` is
   the seed of slot i's current game, with which it can be replayed alone by the game's reference
   engine (``fiveplay_env.take5.engine.new_game(config, seed)``). ``reset(seed)`` starts the run over;
@@ -46,18 +48,32 @@ A actions and observations of ``obs_dim`` floats:
   games ``make_vec`` started).
 - Errors: a bad config value, or actions of the wrong shape or dtype, raise ``ValueError`` naming the
   field; an illegal action raises ``core.errors.IllegalActionError`` naming the game index, and
-  changes nothing.
+  changes nothing. ``num_envs`` is checked before anything is allocated: at most ``MAX_BATCH_SIZE``
+  (16,777,216) games, and no more than this machine's memory holds (``check_memory``); either limit is
+  a ``ValueError`` naming it.
 - Arrays are new at every step, except ``obs`` when the env is made with ``reuse_obs=True``: then one
   buffer is overwritten at every step (faster for large batches; copy what you keep).
 
 ``info`` (Take 5): ``scores``, ``round_penalty`` (int32 [B, n]), ``round`` (int32 [B]) and ``seed``
-(uint64 [B]) of the current games, and ``final_scores`` (int32 [B, n]).
+(uint64 [B]) of the current games, ``final_scores`` (int32 [B, n]) and ``truncated`` (bool [B]).
 
 5 Alive runs the same loop with ``make_vec("five_alive", 1024, seed=0, num_players=4)`` (any
 ``FiveAliveConfig`` field but ``max_cycles``): 19 actions, rewards +1 / -1 as each game is decided
 (``reward="lives"``: -1 per life lost), and ``info`` holds ``seed``, ``lives``, ``alive`` and ``round`` of
 the current games, and ``final_scores`` (lives left, int32 [B, n]), ``final_result`` (+1 / -1) and
-``final_win`` (win shares) of the games that just ended.
+``final_win`` (win shares) of the games that just ended, and ``truncated``.
+
+Backends (``make_vec(..., backend=...)``), every one with the contract above:
+
+| backend         | what steps the games                                                             |
+|-----------------|----------------------------------------------------------------------------------|
+| ``"numpy"``     | the game's batched engine (``REGISTRY``), no Python loop over games (the default) |
+| ``"reference"`` | ``LoopVecEnv``: a Python loop over the game's reference engines, one per slot:   |
+|                 | slower, exact (the engines of the PettingZoo envs and the search agents), and the |
+|                 | only one exposing each slot's engine (``engines``, ``ended``) to agents that read it |
+
+``LoopVecEnv``'s ``info`` holds ``seed``, ``final_scores`` (Take 5: final scores; 5 Alive: lives left;
+float32 [B, n]) and ``final_win`` (win shares, float32 [B, n]) of the games that just ended.
 
 Games are registered by name in ``REGISTRY`` (name -> ``"module:factory"``, imported on first use); a
 factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``BatchedGame`` shape.
@@ -66,17 +82,52 @@ factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from fiveplay_env.core.config import check_bool, check_int
+from fiveplay_env import games
+from fiveplay_env.core import seeding
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_bool, check_int, from_kwargs
+from fiveplay_env.core.errors import CheckpointError, IllegalActionError
+from fiveplay_env.core.sampling import random_actions
 
-REGISTRY: dict[str, str] = {
-    "take5": "fiveplay_env.take5.batched:make_batched",
-    "five_alive": "fiveplay_env.five_alive.batched:make_batched",
-}
-"""Game name -> ``"module:factory"`` of its batched engine (imported on first use)."""
+_OVERRIDES: dict[str, str] = {}  # register(): factories that replace or add to the game table's
+
+
+class _Registry(games.GameMapping):
+    """Game name -> ``"module:factory"`` of its batched engine: the game table's ``batched`` fields
+    (games without one are left out) and what ``register`` added."""
+
+    def __getitem__(self, game: str) -> str:
+        if game in _OVERRIDES:
+            return _OVERRIDES[game]
+        factory = super().__getitem__(game)
+        if factory is None:
+            raise KeyError(game)
+        return factory
+
+    def __iter__(self):  # type: ignore[override]
+        return iter(sorted({*_OVERRIDES, *(n for n, g in games.table().items() if g.batched)}))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __setitem__(self, game: str, factory: str) -> None:  # register()'s mapping form
+        register(game, factory)
+
+    def __delitem__(self, game: str) -> None:
+        """Forget what ``register`` added for ``game`` (the table's own factory comes back)."""
+        if game not in _OVERRIDES:
+            raise KeyError(game)
+        del _OVERRIDES[game]
+
+
+REGISTRY = _Registry(lambda g: g.batched)
+"""Game name -> ``"module:factory"`` of its batched engine (imported on first use): a live view of the
+game table (``fiveplay_env.games``, each definition's ``batched`` field) plus ``register``'s additions."""
 
 
 @runtime_checkable
@@ -111,7 +162,7 @@ def register(game: str, factory: str) -> None:
     ``(num_envs, seed, **config)`` and returning a ``BatchedGame``."""
     if not isinstance(game, str) or not isinstance(factory, str) or ":" not in factory:
         raise ValueError(f"register: expected a game name and a 'module:function' factory, got {game!r}, {factory!r}")
-    REGISTRY[game] = factory
+    _OVERRIDES[game] = factory
 
 
 def _factory(game: str) -> Any:
@@ -162,65 +213,226 @@ class VecEnv:
                 self.engine.terminated, self.engine.info())
 
 
+BACKENDS = ("numpy", "reference")
+"""The backends ``make_vec`` knows (see the module docstring)."""
+
+
 def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = False, compact_obs: bool = False,
-             **config: Any) -> VecEnv:
+             backend: str = "numpy", **config: Any) -> "VecEnv | LoopVecEnv":
     """``num_envs`` games of ``game`` (a name in ``REGISTRY``: "take5", ...) under the game's config
     fields ``**config`` (unknown keys and bad values raise ``ValueError`` naming the field). ``seed``:
     the run's base seed (None: fresh OS entropy). Call ``reset()`` for the first observations.
-    ``compact_obs=True`` (Take 5): ``obs`` is the compact uint8 observation of
-    ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size)."""
-    factory = _factory(game)
-    check_int("num_envs", num_envs, 1)
+    ``compact_obs=True`` (Take 5, ``backend="numpy"``): ``obs`` is the compact uint8 observation of
+    ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size).
+    ``backend``: one of ``BACKENDS`` ("numpy": the batched engine, the default; "reference": the
+    reference engines in a Python loop, ``LoopVecEnv``)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend: expected one of {list(BACKENDS)}, got {backend!r}")
+    factory = _factory(game) if backend == "numpy" else reference_game(game)  # an unknown game is said first
+    check_int("num_envs", num_envs, 1, MAX_BATCH_SIZE)
     check_bool("reuse_obs", reuse_obs)
     check_bool("compact_obs", compact_obs)
+    if backend == "reference":
+        if compact_obs:
+            raise ValueError("compact_obs: expected backend 'numpy' (the compact observation is the batched "
+                             "engine's), got backend 'reference'")
+        return LoopVecEnv(game, num_envs, seed, reuse_obs=reuse_obs, **config)
+    check_memory(factory, num_envs, seed, config)
     return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs, compact_obs=compact_obs)
 
 
-def _pack_table() -> np.ndarray:
-    """int64 [256 * 8]: for a word of eight 0/1 bytes, packed to one byte as ``(word * _PACK) >> 56``,
-    entry ``packed * 8 + r`` is the position (0..7) of its r-th nonzero byte."""
-    table = np.zeros((256, 8), np.int64)
-    for bits in range(256):
-        word = sum(((bits >> i) & 1) << (8 * i) for i in range(8))
-        packed = ((word * int(_PACK)) & (2**64 - 1)) >> 56
-        for r, pos in enumerate(i for i in range(8) if (bits >> i) & 1):
-            table[packed, r] = pos
-    return table.reshape(-1)
+# --- the reference backend ----------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class ReferenceGame:
+    """What ``LoopVecEnv`` needs of a game's reference engine.
 
-_PACK = np.uint64(0x0102040810204080)  # multiplies the 0/1 bytes of a word into its top byte, one bit each
-_NTH = _pack_table()
-
-
-def random_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """int64 [B]: one legal action per row of ``mask`` ([B, A], nonzero = legal), uniformly at random.
-
-    Exact and cheap (about 0.05 us per row of 109 on a 2-core machine, a third of the cost of an
-    argmax over random noise, which is also slightly biased by ties): one uniform float per row picks
-    the rank r of the action among the row's k legal ones; the rank is found through the counts of legal entries per 8-column word (a popcount), then
-    inside the word by table. Raises ``ValueError`` for a mask that is not 2-d or a row with no legal
-    action.
+    Attributes:
+        config_cls: the frozen config dataclass (built with ``core.config.from_kwargs``).
+        engine_cls: the reference engine (``engine_cls(config, seed)``: ``current_player``,
+            ``legal_mask()``, ``step(action) -> rewards``, ``is_over``, ``state``).
+        num_actions: size of the action space.
+        observe: ``(config, state, player) -> float32 [obs_dim]``.
+        final: ``(engine) -> (scores, win shares)`` of a finished game, one float per seat (Take 5:
+            final scores; 5 Alive: lives left; the win shared by the winners).
     """
-    m = np.asarray(mask)
-    if m.ndim != 2:
-        raise ValueError(f"mask: expected a 2-d array [B, A], got shape {m.shape}")
-    b, a = m.shape
-    nw = (a + 7) // 8
-    flags = np.empty((b, 8 * nw), np.uint8)
-    flags[:, a:] = 0  # the padding of the last word
-    np.not_equal(m, 0, out=flags[:, :a].view(np.bool_))
-    words = flags.view(np.uint64)  # [b, nw]: 8 columns each, one byte per column
-    # cum[w + 1, i]: legal entries of row i in words 0..w (column-major, so the running sum is nw adds)
-    cum = np.zeros((nw + 1, b), np.uint8 if a < 256 else np.int64)
-    cum[1:] = np.bitwise_count(words).T
-    for w in range(2, nw + 1):
-        cum[w] += cum[w - 1]
-    k = cum[nw]
-    if not k.all():
-        raise ValueError(f"mask: row {int(np.flatnonzero(k == 0)[0])} has no legal action")
-    r = np.minimum((rng.random(b) * k).astype(np.int64), k - 1)  # the rank, uniform in 0..k-1
-    j = (cum[1:] <= r).sum(axis=0, dtype=np.intp)  # the word holding it
-    ar = np.arange(b)
-    r -= cum.reshape(-1)[j * b + ar]  # its rank inside that word
-    packed = ((words.reshape(-1)[ar * nw + j] * _PACK) >> np.uint64(56)).astype(np.intp)
-    return j * 8 + _NTH[packed * 8 + r]
+
+    config_cls: type
+    engine_cls: type
+    num_actions: int
+    observe: Callable[[Any, Any, int], np.ndarray]
+    final: Callable[[Any], tuple[list[float], list[float]]]
+
+
+def reference_game(game: str) -> ReferenceGame:
+    """The reference-engine facts of ``game``, from its definition in ``fiveplay_env.games``
+    (``ValueError`` naming the known games otherwise); the one place ``LoopVecEnv`` learns about a game."""
+    g = games.get(game)
+
+    def final(engine: Any) -> tuple[list[float], list[float]]:
+        res = g.results(engine, [None] * engine.state.num_players)
+        return [float(x) for x in res[g.score]], [float(x) for x in res["win"]]
+
+    return ReferenceGame(g.config_cls, g.engine_cls, g.num_actions, g.observe_state, final)
+
+
+class LoopVecEnv:
+    """The vector-API contract (the module docstring) over ``num_envs`` reference engines, stepped in a
+    Python loop: ``make_vec(game, B, seed, backend="reference", **config)``.
+
+    ``info()`` holds ``seed`` [B], ``final_scores`` [B, n] (Take 5: scores; 5 Alive: lives; valid where
+    ``terminated``) and ``final_win`` [B, n] (win shares of the finished games).
+    ``engines[i]`` is slot i's game in progress (a new one as soon as a game ends) and, after a step,
+    ``ended`` maps each slot whose game that step finished to the finished game's engine.
+    ``get_state()`` / ``set_state(state)``: the games in progress as plain data (each game's seed and
+    the actions played so far, replayed on restore).
+    """
+
+    backend = "reference-loop"
+
+    def __init__(self, game: str, num_envs: int, seed: int | None = 0, *, reuse_obs: bool = False,
+                 **config: Any) -> None:
+        self.game = game
+        self.ref = reference_game(game)
+        self.config = from_kwargs(self.ref.config_cls, config)
+        self.num_envs = int(num_envs)
+        if self.num_envs < 1:
+            raise ValueError(f"num_envs: expected an integer >= 1, got {num_envs!r}")
+        self.num_players = self.config.num_players
+        self.num_actions = self.ref.num_actions
+        probe = self.ref.engine_cls(self.config, 0)
+        self.obs_dim = int(self.ref.observe(probe.config, probe.state, probe.current_player).shape[0])
+        self.engines: list[Any] = []
+        self.history: list[list[int]] = []  # actions of each slot's current game (for snapshots)
+        self.ended: dict[int, Any] = {}  # slot -> the engine of the game the last step finished there
+        self.base_seed = seeding.normalize_seed(seed)
+        self.game_index = np.zeros(self.num_envs, np.int64)
+        self.seeds = np.zeros(self.num_envs, np.uint64)
+        self._final = np.zeros((self.num_envs, self.num_players), np.float32)
+        self._final_win = np.zeros((self.num_envs, self.num_players), np.float32)
+        self._buf = np.empty((self.num_envs, self.obs_dim), np.float32) if reuse_obs else None
+        self._fresh = True  # reset() without a seed starts the constructor's games
+
+    def _new(self, i: int, seed: int) -> None:
+        self.seeds[i] = np.uint64(seed)
+        self.engines[i] = self.ref.engine_cls(self.config, int(seed))
+        self.history[i] = []
+
+    def reset(self, seed: int | None = None, seeds: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Start ``num_envs`` games: with ``seed``, the run starts over (slot i's k-th game has seed
+        ``derive(seed, i + k*B)``); without, every slot moves on to its next game of the run (the first
+        ``reset()`` starts the games of the constructor's seed). ``seeds``: explicit seeds of the
+        games started now."""
+        B = self.num_envs
+        if seeds is not None and len(seeds) != B:
+            raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(seeds)}")
+        if seed is not None or self._fresh:
+            if seed is not None:
+                self.base_seed = seeding.normalize_seed(seed)
+            self.game_index = np.arange(B, dtype=np.int64)
+        else:
+            self.game_index = self.game_index + B
+        self._fresh = False
+        self.engines = [None] * B
+        self.history = [[] for _ in range(B)]
+        self.ended = {}
+        for i in range(B):
+            self._new(i, seeds[i] if seeds is not None else seeding.derive(self.base_seed, int(self.game_index[i])))
+        return self._outputs()
+
+    def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        obs = self._buf if self._buf is not None else np.empty((self.num_envs, self.obs_dim), np.float32)
+        mask = np.empty((self.num_envs, self.num_actions), np.int8)
+        cur = np.empty(self.num_envs, np.int32)
+        observe = self.ref.observe
+        for i, e in enumerate(self.engines):
+            p = e.current_player
+            cur[i] = p
+            obs[i] = observe(e.config, e.state, p)
+            mask[i] = e.legal_mask()
+        return obs, mask, cur
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                  dict[str, np.ndarray]]:
+        """One action per game (int [B]); see the module docstring. An illegal action raises
+        ``IllegalActionError`` (with ``game_index``) before any game moves."""
+        a = np.asarray(actions)
+        B, n = self.num_envs, self.num_players
+        if a.shape != (B,) or a.dtype.kind not in "iu":
+            raise ValueError(f"actions: expected an integer array of shape ({B},), got {a.dtype} {a.shape}")
+        if self._fresh:
+            self.reset()
+        # check every action first, so an illegal one changes nothing
+        for i, e in enumerate(self.engines):
+            m = e.legal_mask()
+            if not (0 <= a[i] < self.num_actions) or not m[a[i]]:
+                err = IllegalActionError(f"player_{e.current_player} of game {i}", int(a[i]), np.flatnonzero(m))
+                err.game_index = i  # type: ignore[attr-defined]
+                raise err
+        rewards = np.zeros((B, n), np.float32)
+        term = np.zeros(B, bool)
+        final = self.ref.final
+        self.ended = {}
+        for i, e in enumerate(self.engines):
+            r = e.step(int(a[i]))
+            self.history[i].append(int(a[i]))
+            rewards[i] = r
+            if e.is_over:
+                term[i] = True
+                self._final[i], self._final_win[i] = final(e)
+                self.ended[i] = e
+                self.game_index[i] += B
+                self._new(i, seeding.derive(self.base_seed, int(self.game_index[i])))
+        obs, mask, cur = self._outputs()
+        info = {"seed": self.seeds.copy(), "final_scores": self._final.copy(), "final_win": self._final_win.copy()}
+        return obs, mask, cur, rewards, term, info
+
+    def get_state(self) -> dict[str, Any]:
+        """The games in progress as plain data: base seed, game counters, seeds and each game's actions."""
+        return {"base_seed": self.base_seed, "game_index": self.game_index.copy(), "seeds": self.seeds.copy(),
+                "history": [np.asarray(h, np.int16) for h in self.history]}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        """Restore ``get_state()``'s games (replayed from their seeds); ``CheckpointError`` if the number
+        of slots differs."""
+        B = self.num_envs
+        if len(state["history"]) != B:
+            raise CheckpointError(f"cannot restore the games: expected {B} slots, the checkpoint has {len(state['history'])}")
+        self.base_seed = state["base_seed"]
+        self.engines = [None] * B
+        self.history = [[] for _ in range(B)]
+        self.ended = {}
+        for i in range(B):
+            self._new(i, int(state["seeds"][i]))
+            for a in state["history"][i].tolist():
+                self.engines[i].step(int(a))
+            self.history[i] = [int(a) for a in state["history"][i].tolist()]
+        self.game_index = state["game_index"].copy()
+        self._fresh = False
+
+
+def physical_memory() -> int | None:
+    """This machine's memory in bytes (None where the OS does not say)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(factory: Any, num_envs: int, seed: int | None, config: dict[str, Any]) -> None:
+    """``ValueError`` before anything large is allocated if ``num_envs`` games would not fit in this
+    machine's memory: a one-game engine of the same config (which also checks the config) gives the bytes
+    of a game's state (``bytes_per_game``) and of its observation, and the estimate, ``num_envs`` times
+    the state plus two observations (the one returned and the encoder's), must stay below the machine's
+    memory (``physical_memory``). A lower bound: the step's temporaries come on top."""
+    probe = factory(1, seed if seed is not None else 0, **config)
+    per_game = float(getattr(probe, "bytes_per_game", lambda: 0.0)()) + 2 * 4 * int(probe.observation_size)
+    need = num_envs * per_game
+    have = physical_memory()
+    if have is not None and need > have:
+        raise ValueError(f"num_envs: expected at most {int(have // per_game):,} games on this machine "
+                         f"({have / 2**30:.1f} GiB of memory; about {per_game:,.0f} bytes a game for its state "
+                         f"and observations), got {num_envs:,} (about {need / 2**30:,.1f} GiB)")
+

@@ -49,7 +49,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-from fiveplay_env.core.single_agent import check_seat, resolve_opponents
+from fiveplay_env.single_agent import check_seat, resolve_opponents
 from fiveplay_env.vector import _factory
 
 _OUTPUTS = frozenset({"rewards", "terminated"})
@@ -105,10 +105,10 @@ class _RowGuard:
 def _observation_box(game: str, engine: Any) -> spaces.Box:
     """The game env's observation ``Box`` (the same bounds as ``SingleAgentEnv``'s) when the game has a
     PettingZoo env of that name, else an unbounded one of the engine's size."""
-    from fiveplay_env import GAMES, make
+    from fiveplay_env import games
 
-    if game in GAMES:
-        return make(game, config=engine.config).observation_space("player_0")["observation"]
+    if game in games.table():
+        return games.get(game).make_env(config=engine.config).observation_space("player_0")["observation"]
     return spaces.Box(-np.inf, np.inf, (engine.observation_size,), np.float32)
 
 
@@ -116,7 +116,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
     """One learning seat per game against fixed agents, over a batched engine (module docstring).
 
     Args:
-        game: a name in ``fiveplay_env.vector.REGISTRY`` (``"take5"``, ``"five_alive"``).
+        game: a name of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``).
         num_envs: B, the number of games.
         opponents: an agent name or object with ``act_batch`` for every other seat, or a list of n-1.
         seat: the learner's seat (0..n-1), or ``"random"`` (drawn for each new game).

@@ -130,7 +130,8 @@ def test_single_agent_env_takes_a_size_1_integer_array():
 ANY = st.recursive(
     st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True) | st.text(max_size=12)
     | st.builds(np.int64, st.integers(-5, 200)) | st.builds(np.bool_, st.booleans())
-    | st.builds(np.array, st.lists(st.integers(-3, 120), max_size=4)),
+    | st.builds(np.array, st.lists(st.integers(-3, 120), max_size=4))
+    | st.builds(np.array, st.integers(-3, 120)) | st.builds(np.array, st.floats(-3, 120)),  # 0-d arrays
     lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner) | st.dictionaries(st.text(max_size=6), inner,
                                                                                           max_size=3),
     max_leaves=8,
@@ -180,8 +181,10 @@ def test_any_value_as_an_action_is_played_or_refused_with_nothing_changed(game, 
     if term or trunc:
         return
     mask = obs["action_mask"]
-    legal = (isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
-             and 0 <= action < mask.size and bool(mask[action]))
+    # the documented forms of an action id: an int, a numpy integer, a 0-d integer array (core.errors.action_id)
+    a = action.item() if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu" else action
+    legal = (isinstance(a, (int, np.integer)) and not isinstance(a, (bool, np.bool_))
+             and 0 <= a < mask.size and bool(mask[a]))
     before = _snapshot(env)
     if legal:
         env.step(action)

@@ -74,13 +74,17 @@ def test_edited_action_names_the_step():
     assert e.value.step == 5
 
 
-def test_edited_action_that_stays_legal_is_caught_by_the_final_check():
+def test_a_removed_last_action_is_caught_at_its_step():
     rec = _good("five_alive")
     bad = copy.deepcopy(rec)
-    # cut the last action: every action is legal, but the game does not end as recorded
+    # cut the last action: every action is legal; the chain (version 2) goes on one step further
     bad["actions"].pop()
-    with pytest.raises(records.RecordError, match=rf"step {len(bad['actions'])}: final"):
+    with pytest.raises(records.RecordError, match=rf"step {len(bad['actions'])}: actions: .*actions were removed"):
         records.replay(bad)
+    # a version-1 record (no chain) still catches it by the final check
+    v1 = {k: v for k, v in bad.items() if k != "chain"} | {"version": 1}
+    with pytest.raises(records.RecordError, match=rf"step {len(bad['actions'])}: final"):
+        records.replay(v1)
 
 
 def test_extra_actions_after_the_end():
@@ -91,14 +95,17 @@ def test_extra_actions_after_the_end():
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda r: r.update(version=2), r"version: expected 1"),
+    (lambda r: r.update(version=3), r"version: expected one of \[1, 2\]"),
+    (lambda r: r.update(version=True), r"version: expected one of \[1, 2\]"),
     (lambda r: r.update(format="other"), r"format: expected 'fiveplay-record'"),
-    (lambda r: r.update(game="chess"), r"game: expected one of \['five_alive', 'take5'\]"),
+    (lambda r: r.update(game="chess"), r"game: expected one of \['five_alive', 'take5'.*\], got 'chess'"),
     (lambda r: r["config"].update(colour="red"), r"config: unknown config field 'colour'"),
     (lambda r: r["config"].update(num_players=11), r"config: num_players: expected an integer in 2\.\.10"),
     (lambda r: r.pop("seed"), r"missing field 'seed'"),
     (lambda r: r.update(surprise=1), r"unknown field 'surprise'"),
-    (lambda r: r.update(seed=-1), r"seed: expected an integer >= 0"),
+    (lambda r: r.update(seed=-1), r"seed: expected an integer in 0\.\.2\*\*64-1"),
+    (lambda r: r.update(seed=2**64), r"seed: expected an integer in 0\.\.2\*\*64-1"),
+    (lambda r: r.update(game=["take5"]), r"game: expected one of \['five_alive', 'take5'\], got \['take5'\]"),
     (lambda r: r["actions"].__setitem__(0, "x"), r"step 0: action: expected an integer action id"),
     (lambda r: r.update(digest="0" * 64), r"digest: the replayed final state differs"),
 ])

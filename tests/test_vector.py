@@ -88,9 +88,9 @@ def test_reset_semantics_and_reuse_obs():
 
 
 def test_errors():
-    with pytest.raises(ValueError, match=re.escape("game: expected one of ['five_alive', 'take5'], got 'uno'")):
+    with pytest.raises(ValueError, match=r"game: expected one of \['five_alive', 'take5'.*\], got 'uno'"):
         make_vec("uno", 4)
-    with pytest.raises(ValueError, match="num_envs: expected an integer in >= 1, got 0"):
+    with pytest.raises(ValueError, match="num_envs: expected an integer in 1..16777216, got 0"):
         make_vec("take5", 0)
     with pytest.raises(ValueError, match="unknown config field 'seats'"):
         make_vec("take5", 4, seats=4)

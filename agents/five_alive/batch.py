@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.five_alive.heuristics import (
+from agents.five_alive.constants import (
     BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN,
 )
 from fiveplay_env.five_alive.observation import HAND, PHASE, SEATS, TOTAL

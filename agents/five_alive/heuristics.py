@@ -34,16 +34,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, check_mask
+from agents.base import Agent, check_batch, check_mask
+from agents.five_alive.batch import attacker_actions
+from agents.five_alive.constants import (  # noqa: F401  (re-exported: the heuristics' tuning)
+    BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, KEEP_TOTAL, REDEAL_MARGIN,
+)
 from fiveplay_env.five_alive.observation import DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOTAL
 from fiveplay_env.five_alive.state import (
     BOMB, BUST, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_KINDS, NUM_NUMBERS, PASS, REDEAL, REVERSE,
     SKIP,
 )
 
-EMERGENCY_ORDER: tuple[int, ...] = (EQ21, SKIP, REVERSE, PASS, DRAW2, DRAW1, BOMB, EQ10, EQ0, REDEAL)
-"""Wild cards in the order the bots spend them when no number fits (most harmful to others first)."""
-KEEP_TOTAL = (SKIP, REVERSE, PASS, DRAW1, DRAW2)  # wild kinds that leave T as it is
 
 
 @dataclass
@@ -156,11 +157,6 @@ def lowball_card(hand: list[int], total: int) -> int:
     return BUST
 
 
-BOMB_MEAN_CARDS = 3.0
-DRAW_ALERT_CARDS = 2
-REDEAL_MARGIN = 3.0
-
-
 def attacker_card(hand: list[int], total: int, my_size: int, opp_sizes: list[int], opp_lives: list[int]) -> int:
     """five-alive-attacker's card (see the module table); opponents are the players still in."""
     if opp_sizes:
@@ -223,9 +219,6 @@ class AttackerAgent(FiveAliveHeuristic):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The same actions as ``act`` row by row, computed on the whole batch (``agents.five_alive.batch``)."""
-        from agents.base import check_batch
-        from agents.five_alive.batch import attacker_actions
-
         obs, m = check_batch(observations, masks)
         return attacker_actions(obs, m)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.five_alive.adapter import ALL_KINDS
+from fiveplay_env.five_alive.determinize import ALL_KINDS
 from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card, saver_card
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs

@@ -1,20 +1,38 @@
-"""Learned agents: masked actor-critic networks trained by PPO self-play (torch, the ``train`` extra).
+"""Learned agents: masked actor-critic networks trained by self-play (torch, the ``train`` extra).
 
-| module        | what                                                                          |
-|---------------|-------------------------------------------------------------------------------|
-| ``nets``      | masked actor-critic networks (``mlp``, and ``take5`` with per-card features)  |
-| ``ppo``       | ``TrainConfig``, ``Trainer`` (rollouts against an opponent pool, PPO updates, |
-|               | checkpoint state) and ``evaluate`` (duplicate-format games vs a baseline)     |
-| ``envs``      | vector envs (batched engine, or a reference-engine fallback), outcomes,       |
-|               | engine snapshots                                                              |
-| ``engine_seats`` | agents that need the engine (the search agent) as opponents and baselines:  |
-|               | one per (slot, seat) of the reference-engine loop, shown their own game       |
-| ``checkpoint``| atomic, verified checkpoint files; ``CheckpointError`` on any problem         |
-| ``agent``     | ``PolicyAgent``: a checkpoint as an ``Agent``; the ``ckpt:PATH`` names        |
+The learner in pieces, each with one job (``experiments/train.py`` is the command line over them):
 
-Importing this package registers the ``ckpt`` prefix with ``agents.registry`` (its documented hook), so
-``make_agent("ckpt:PATH", game, seed)`` works afterwards. torch is imported only when a network is
-built or loaded, so this import is cheap and works without torch installed.
+| module            | job                                                                            |
+|-------------------|--------------------------------------------------------------------------------|
+| ``config``        | ``TrainConfig``: the settings every algorithm shares, declared once (fields    |
+|                   | whose metadata generate the command line and the validation); ``parse_opponents`` |
+| ``defaults``      | what the learner knows about each game, one function per fact (training        |
+|                   | defaults, best heuristic, network, observation scale, score, compact observation) |
+| ``envs``          | training vector envs (the batched engine, or the vector API's reference        |
+|                   | backend ``LoopVecEnv``), outcomes, engine snapshots                            |
+| ``collector``     | the self-play collector (numpy, no torch): opponent mixture, seats, snapshot   |
+|                   | pool, engine seats, reward attribution, carry-over -> ``Rollout`` trajectories |
+| ``engine_seats``  | agents that need the engine (the search agent) as opponents and baselines:     |
+|                   | one per (slot, seat) of the reference-engine loop, shown their own game        |
+| ``returns``       | GAE along each (slot, seat) trajectory of a rollout (numpy)                    |
+| ``algorithms``    | the algorithms by name (``--algo``): ``algorithms.ppo`` (``PPOConfig``, the    |
+|                   | clipped-PPO update)                                                             |
+| ``policy``        | the networks as the collector's policy (sampling, pool snapshots) (torch)      |
+| ``trainer``       | ``Trainer``: the pieces wired into a run, its checkpoint state (torch)         |
+| ``evaluation``    | ``evaluate``: duplicate-format games of the learner vs a baseline              |
+| ``nets``          | masked actor-critic networks (``mlp``, and ``take5`` with per-card features)   |
+| ``compact``       | the compact Take 5 observation decoded by torch                                |
+| ``devices``       | device names, CPU copies for checkpoints (torch)                              |
+| ``checkpoint``    | atomic, verified checkpoint files; ``CheckpointError`` on any problem          |
+| ``inference``     | ``load_policy``: a checkpoint's network for play (no trainer, no registry)     |
+| ``agent``         | ``PolicyAgent``: a checkpoint as an ``Agent``; the ``ckpt:PATH`` names         |
+| ``names``         | ``policy_agent``: ``ckpt:`` / ``pretrained:`` names resolved without the registry |
+| ``pretrained``    | the shipped policies (package data): ``pretrained:NAME``                       |
+| ``ppo``           | deprecated alias of the old single-module trainer's names                      |
+
+Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``agents.registry`` (its
+documented hook), so ``make_agent("ckpt:PATH", game, seed)`` works afterwards. torch is imported only when
+a network is built or loaded, so this import is cheap and works without torch installed.
 """
 from __future__ import annotations
 
@@ -27,6 +45,12 @@ def _ckpt_factory(rest: str, game: str, seed: int | None) -> Any:
     from agents.learned.agent import make_ckpt_agent
 
     return make_ckpt_agent(rest, game, seed)
+
+
+def _pretrained_factory(rest: str, game: str, seed: int | None) -> Any:
+    from agents.learned.pretrained import make_pretrained_agent
+
+    return make_pretrained_agent(rest, game, seed)
 
 
 def _ckpt_fingerprint(rest: str) -> str | None:
@@ -47,5 +71,6 @@ def _ckpt_fingerprint(rest: str) -> str | None:
 
 
 register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
+register_prefix("pretrained", _pretrained_factory)
 
 __all__ = ["register_prefix"]

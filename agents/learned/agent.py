@@ -14,18 +14,18 @@ CPU and plays there, whatever device trained it (checkpoints hold CPU tensors an
 
 A checkpoint made for another game, another number of players or another observation size raises
 ``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
+The network is loaded by ``agents.learned.inference.load_policy`` (re-exported here).
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from agents.base import Agent, check_batch, check_mask
+from agents.learned.inference import load_policy
 from fiveplay_env.core.errors import CheckpointError
 
-_CACHE: dict[tuple[str, float, int], Any] = {}
 SMALL_BATCH = 64  # batches up to this size run on one torch thread (restored afterwards)
 
 
@@ -52,32 +52,6 @@ def parse_ckpt_name(rest: str) -> tuple[str, bool, float]:
         else:
             raise ValueError(f"ckpt name: expected options greedy, sample or temperature=X, got {opt!r}")
     return path, greedy, temperature
-
-
-def load_policy(path: str, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
-    """``(network, checkpoint)`` from a checkpoint file or run folder (cached by file, modification time
-    and device). The network is on ``device`` ("cpu" by default, "cuda", "auto"); the file is read onto
-    the CPU whatever device trained it."""
-    from agents.learned.checkpoint import load_checkpoint, resolve_path
-    from agents.learned.ppo import model_from_checkpoint
-
-    file = resolve_path(path)
-    try:
-        st = os.stat(file)
-        key = (os.path.abspath(file), st.st_mtime, st.st_size, str(device))
-    except OSError:
-        key = None
-    if key is not None and key in _CACHE:
-        return _CACHE[key]
-    ckpt = load_checkpoint(path)
-    model = model_from_checkpoint(ckpt, device)
-    meta = {k: ckpt[k] for k in ("game", "config", "num_players", "obs_dim", "num_actions", "progress", "path")}
-    meta["train_config"] = ckpt.get("train_config", {})
-    meta["card"] = ckpt.get("card", {})  # model card of an exported policy (agents.learned.pretrained)
-    if key is not None:
-        _CACHE.clear()  # keep one: checkpoints are large and usually reloaded after they change
-        _CACHE[key] = (model, meta)
-    return model, meta
 
 
 class PolicyAgent(Agent):
@@ -180,3 +154,6 @@ def make_ckpt_agent(rest: str, game: str, seed: int | None) -> PolicyAgent:
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ValueError("ckpt agents need torch: install the train extra (pip install -e '.[train]')") from exc
     return PolicyAgent.from_checkpoint(path, game=game, seed=seed, greedy=greedy, temperature=temperature)
+
+
+__all__ = ["PolicyAgent", "load_policy", "make_ckpt_agent", "parse_ckpt_name"]

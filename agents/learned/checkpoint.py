@@ -19,16 +19,19 @@ file is written (``CheckpointError`` otherwise, and the previous checkpoint stay
 contents too: the game config is valid and agrees with ``num_players`` and ``obs_dim``, and every weight
 is finite.
 
-Payload (``kind = "fiveplay-ppo"``; see ``agents.learned.ppo`` for how it is filled):
+Payload (``kind = "fiveplay-ppo"``, the kind of every fiveplay policy checkpoint, whatever its
+algorithm; ``agents.learned.trainer.Trainer.state`` fills it, ``agents.learned.inference`` loads its
+policy):
 
 | key          | meaning                                                                          |
 |--------------|----------------------------------------------------------------------------------|
 | ``kind``, ``version`` | ``"fiveplay-ppo"``, ``CHECKPOINT_VERSION``                               |
+| ``algo``     | the algorithm that trained it (``agents.learned.algorithms``; absent: ``"ppo"``) |
 | ``game``, ``config`` | the game name and its config fields (a dict)                              |
 | ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
 | ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
-| ``optimizer``| the optimizer's ``state_dict``                                                   |
-| ``train_config`` | the ``TrainConfig`` as a dict (PPO settings, opponents, seed ...)           |
+| ``optimizer``| the algorithm's optimizer ``state_dict``                                         |
+| ``train_config`` | the algorithm's config as a dict (``to_dict``: PPO settings, opponents, seed ...) |
 | ``args``     | the arguments of ``experiments/train.py`` (a dict; what ``--resume`` reuses)     |
 | ``backend``  | ``"batched"`` or ``"reference-loop"``: the vector env the run trained on         |
 | ``progress`` | ``{"update", "decisions", "env_steps", "games"}``                                |
@@ -46,6 +49,7 @@ import os
 import tempfile
 from typing import Any
 
+from agents.learned.defaults import game_facts
 from fiveplay_env.core.config import plain
 from fiveplay_env.core.errors import CheckpointError
 
@@ -170,26 +174,6 @@ def _umask() -> int:
     return mask
 
 
-def _game_facts(game: str, config: dict[str, Any]) -> tuple[int, int] | None:
-    """``(num_players, observation size)`` of ``game`` under ``config`` (``ValueError`` if the config is
-    invalid); None for a game this check does not know."""
-    from fiveplay_env.core.config import from_kwargs
-
-    if game == "take5":
-        from fiveplay_env.take5.config import Take5Config
-        from fiveplay_env.take5.observation import observation_size as take5_size
-
-        t5 = from_kwargs(Take5Config, config)
-        return t5.num_players, take5_size(t5.num_players, t5.draft)
-    if game == "five_alive":
-        from fiveplay_env.five_alive.config import FiveAliveConfig
-        from fiveplay_env.five_alive.observation import observation_size as five_alive_size
-
-        fa = from_kwargs(FiveAliveConfig, config)
-        return fa.num_players, five_alive_size(fa.num_players)
-    return None
-
-
 def _check_contents(file: str, payload: dict[str, Any]) -> None:
     """The payload agrees with itself: a valid game config matching ``num_players`` and ``obs_dim``,
     integer shapes, finite weights. ``CheckpointError`` naming the first problem."""
@@ -204,7 +188,7 @@ def _check_contents(file: str, payload: dict[str, Any]) -> None:
         raise CheckpointError(f"checkpoint {file}: corrupt: expected the game config to be a dict, "
                               f"got {type(config).__name__}")
     try:
-        facts = _game_facts(str(payload["game"]), config)
+        facts = game_facts(str(payload["game"]), config)
     except (ValueError, TypeError) as exc:
         raise CheckpointError(f"checkpoint {file}: corrupt: its game config is invalid: {exc}") from exc
     if facts is not None:

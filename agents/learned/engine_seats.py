@@ -1,12 +1,15 @@
 """Agents that need the engine (``uses_engine``: the search agent) as training opponents and baselines.
 
-The trainer and ``evaluate`` (``agents.learned.ppo``) call ordinary opponents once per step on a batch of
-observations (``act_batch``). An agent with ``uses_engine = True`` (``ismcts:...``) instead decides one
-game at a time: it reads the game's reference engine through ``observe_engine(engine, seat)`` (only
-through an ``InformationSet``: ``agents.base``) and keeps per-game memory (5 Alive: its beliefs about
-the hidden hands). So it plays only on ``LoopVecEnv`` (one reference engine per slot; the trainer picks
-it for ``backend="auto"``, ``envs.resolve_backend``), and ``EngineSeats`` seats one instance per
-(opponent kind, slot, seat) and drives them exactly as ``agents.arena.play_game`` drives search agents:
+The collector (``agents.learned.collector``) and ``evaluate`` (``agents.learned.evaluation``) call
+ordinary opponents once per step on a batch of observations (``act_batch``). An agent with
+``uses_engine = True`` (``ismcts:...``) instead decides one game at a time: it reads the game's reference
+engine through ``observe_engine(engine, seat)`` (only through an ``InformationSet``: ``agents.base``) and
+keeps per-game memory (5 Alive: its beliefs about the hidden hands). So it plays only on ``LoopVecEnv``
+(the vector API's reference backend: one reference engine per slot; the trainer picks it for
+``backend="auto"``, ``envs.resolve_backend``), and ``EngineSeats`` seats one instance per (opponent
+kind, slot, seat), made by the ``make_agent`` resolver it is given (the registry's ``make_agent``: this
+module does not import the registry), and drives them exactly as ``agents.arena.play_game`` drives
+search agents:
 
 | when                                  | call                                                          |
 |---------------------------------------|---------------------------------------------------------------|
@@ -32,7 +35,7 @@ raises ``CheckpointError`` (the policy in it still loads).
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -47,22 +50,23 @@ def seat_seed(base: int, game: int, seat: int, num_players: int) -> int:
     return seeding.derive(int(base), int(game) * int(num_players) + int(seat))
 
 
-def engine_agent_names(game: str, names: Iterable[str]) -> list[str]:
-    """Those of the agent ``names`` (registry names; ``self`` and ``pool`` are skipped) whose agents need
-    the engine (``uses_engine``), in order."""
-    from agents.registry import make_agent
+def engine_agent_names(game: str, names: Iterable[str], make_agent: Callable[..., Any]) -> list[str]:
+    """Those of the agent ``names`` (registry names, made with ``make_agent``; ``self`` and ``pool`` are
+    skipped) whose agents need the engine (``uses_engine``), in order."""
+    from agents.learned.config import SPECIAL_KINDS
 
-    return [name for name in names if name not in ("self", "pool") and make_agent(name, game, seed=0).uses_engine]
+    return [name for name in names if name not in SPECIAL_KINDS and make_agent(name, game, seed=0).uses_engine]
 
 
 class EngineSeats:
     """Engine-using agents seated in the games of ``env`` (a ``LoopVecEnv``); see the module docstring.
 
-    ``names`` maps an opponent kind (the caller's index) to the registry name of its agent.
+    ``names`` maps an opponent kind (the caller's index) to the registry name of its agent;
+    ``make_agent(name, game, seed=...)`` makes one (``agents.registry.make_agent``).
     """
 
-    def __init__(self, env: Any, game: str, names: dict[int, str]) -> None:
-        from agents.learned.envs import LoopVecEnv
+    def __init__(self, env: Any, game: str, names: dict[int, str], make_agent: Callable[..., Any]) -> None:
+        from fiveplay_env.vector import LoopVecEnv
 
         if not isinstance(env, LoopVecEnv):
             raise ValueError(f"engine seats: expected the reference-engine loop (LoopVecEnv) for agents "
@@ -70,6 +74,7 @@ class EngineSeats:
         self.env = env
         self.game = game
         self.names = dict(names)
+        self.make_agent = make_agent
         self._agents: dict[tuple[int, int, int], Any] = {}
         self.seated: list[dict[int, Any]] = [{} for _ in range(env.num_envs)]
         """Per slot, the seated agents of its game in progress ({seat: agent}; empty: none)."""
@@ -80,9 +85,7 @@ class EngineSeats:
         key = (int(kind), int(slot), int(seat))
         a = self._agents.get(key)
         if a is None:
-            from agents.registry import make_agent
-
-            a = make_agent(self.names[key[0]], self.game, seed=0)
+            a = self.make_agent(self.names[key[0]], self.game, seed=0)
             self._agents[key] = a
         return a
 

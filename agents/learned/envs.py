@@ -1,16 +1,20 @@
 """Vector environments for training and evaluation, game outcomes, and engine snapshots for checkpoints.
 
 ``make_training_env(game, num_envs, seed, config)`` returns the game's batched engine behind the vector
-API (``fiveplay_env.vector.make_vec``) when one is registered, and otherwise ``LoopVecEnv``: the same
-contract (``reset``/``step`` tuples, same-step autoreset, rewards for every player, the same per-slot
-seeding ``derive(seed, i + k*B)``) implemented by a Python loop over the game's reference engines. The
-fallback is slower but exact, so a game without a batched engine (5 Alive, for now) still trains.
+API (``fiveplay_env.vector.make_vec``) when one is registered, and otherwise the vector API's reference
+backend (``make_vec(..., backend="reference")``: ``fiveplay_env.vector.LoopVecEnv``, re-exported here):
+the same contract (``reset``/``step`` tuples, same-step autoreset, rewards for every player, the same
+per-slot seeding ``derive(seed, i + k*B)``) implemented by a Python loop over the game's reference
+engines. The fallback is slower but exact, so a game without a batched engine still trains.
 It is also the only vector env that can seat agents that need the engine (``uses_engine``: the search
 agent, which reads each game's reference engine through ``observe_engine``; ``agents.learned.engine_seats``):
-``engine_agents`` names them, and ``backend="auto"`` then picks the loop (``resolve_backend``).
+``engine_agents`` names them, and ``backend="auto"`` then picks the loop (``resolve_backend``). The
+learner's backend names are ``"batched"`` (the vector API's ``"numpy"``) and ``"reference"``; a
+checkpoint records ``"batched"`` or ``"reference-loop"``.
 
 ``outcome(game, info, terminated)``: per finished game, every seat's score (Take 5: final bull heads,
-lower is better; 5 Alive: lives left, higher is better) and win share (ties share a win).
+lower is better; 5 Alive: lives left, higher is better: ``agents.learned.defaults.score_info``) and win
+share (ties share a win).
 
 ``engine_snapshot(env)`` / ``restore_engine(env, snap)``: the complete state of a vector env's games as
 plain data (dicts, lists, numbers, arrays as uint8 tensors: what ``torch.load(weights_only=True)`` reads,
@@ -21,154 +25,17 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from fiveplay_env.core import seeding
+from agents.learned.defaults import ScoreInfo, score_info
 from fiveplay_env.core.errors import CheckpointError
+from fiveplay_env.vector import LoopVecEnv
 
 
-@dataclass(frozen=True)
-class ScoreInfo:
-    """How a game's per-seat score reads: its name and whether lower is better."""
-
-    name: str
-    lower_is_better: bool
-
-
-SCORES: dict[str, ScoreInfo] = {
-    "take5": ScoreInfo("score", True),        # final bull heads
-    "five_alive": ScoreInfo("lives", False),  # lives left at the end
-}
-
-
-def score_info(game: str) -> ScoreInfo:
-    return SCORES.get(game, ScoreInfo("score", False))
-
-
-class LoopVecEnv:
-    """The vector-API contract (``fiveplay_env.vector``) over ``num_envs`` reference engines.
-
-    ``info()`` holds ``seed`` [B], ``final_scores`` [B, n] (Take 5: scores; 5 Alive: lives; valid where
-    ``terminated``) and ``final_win`` [B, n] (win shares of the finished games).
-    ``engines[i]`` is slot i's game in progress (a new one as soon as a game ends) and, after a step,
-    ``ended`` maps each slot whose game that step finished to the finished game's engine.
-    """
-
-    backend = "reference-loop"
-
-    def __init__(self, game: str, num_envs: int, seed: int | None = 0, **config: Any) -> None:
-        from agents import games as games_mod
-
-        self.game = game
-        self.adapter = games_mod.get_game(game)
-        self.config = self.adapter.make_config(config)
-        self.num_envs = int(num_envs)
-        if self.num_envs < 1:
-            raise ValueError(f"num_envs: expected an integer >= 1, got {num_envs!r}")
-        self.num_players = self.config.num_players
-        self.num_actions = self.adapter.num_actions
-        probe = self.adapter.new_engine(self.config, 0)
-        self.obs_dim = int(self.adapter.observe(probe, probe.current_player).shape[0])
-        self.engines: list[Any] = []
-        self.history: list[list[int]] = []  # actions of each slot's current game (for snapshots)
-        self.ended: dict[int, Any] = {}  # slot -> the engine of the game the last step finished there
-        self.base_seed = 0
-        self.game_index = np.zeros(self.num_envs, np.int64)
-        self.seeds = np.zeros(self.num_envs, np.uint64)
-        self._final = np.zeros((self.num_envs, self.num_players), np.float32)
-        self._final_win = np.zeros((self.num_envs, self.num_players), np.float32)
-        self._seed_arg = seed
-
-    def _new(self, i: int, seed: int) -> None:
-        self.seeds[i] = np.uint64(seed)
-        self.engines[i] = self.adapter.new_engine(self.config, int(seed))
-        self.history[i] = []
-
-    def reset(self, seed: int | None = None, seeds: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Start ``num_envs`` games; slot i's k-th game has seed ``derive(seed, i + k*B)`` (``seeds``:
-        explicit seeds of the first games)."""
-        self.base_seed = seeding.normalize_seed(seed if seed is not None else self._seed_arg)
-        B = self.num_envs
-        self.engines = [None] * B
-        self.history = [[] for _ in range(B)]
-        self.ended = {}
-        self.game_index = np.arange(B, dtype=np.int64)
-        if seeds is not None and len(seeds) != B:
-            raise ValueError(f"seeds: expected {B} seeds (one per game), got {len(seeds)}")
-        for i in range(B):
-            self._new(i, seeds[i] if seeds is not None else seeding.derive(self.base_seed, i))
-        return self._outputs()
-
-    def _outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        obs = np.empty((self.num_envs, self.obs_dim), np.float32)
-        mask = np.empty((self.num_envs, self.num_actions), np.int8)
-        cur = np.empty(self.num_envs, np.int32)
-        observe = self.adapter.observe
-        for i, e in enumerate(self.engines):
-            p = e.current_player
-            cur[i] = p
-            obs[i] = observe(e, p)
-            mask[i] = e.legal_mask()
-        return obs, mask, cur
-
-    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                  dict[str, np.ndarray]]:
-        a = np.asarray(actions)
-        B, n = self.num_envs, self.num_players
-        if a.shape != (B,) or a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got {a.dtype} {a.shape}")
-        # check every action first, so an illegal one changes nothing
-        from fiveplay_env.core.errors import IllegalActionError
-
-        for i, e in enumerate(self.engines):
-            m = e.legal_mask()
-            if not (0 <= a[i] < self.num_actions) or not m[a[i]]:
-                err = IllegalActionError(f"player_{e.current_player} of game {i}", int(a[i]), np.flatnonzero(m))
-                err.game_index = i  # type: ignore[attr-defined]
-                raise err
-        rewards = np.zeros((B, n), np.float32)
-        term = np.zeros(B, bool)
-        results = self.adapter.results
-        self.ended = {}
-        for i, e in enumerate(self.engines):
-            r = e.step(int(a[i]))
-            self.history[i].append(int(a[i]))
-            rewards[i] = r
-            if e.is_over:
-                term[i] = True
-                res = results(e, [None] * n)
-                sc = res.get(score_info(self.game).name)
-                self._final[i] = sc if sc is not None else res["win"]
-                self._final_win[i] = res["win"]
-                self.ended[i] = e
-                self.game_index[i] += B
-                self._new(i, seeding.derive(self.base_seed, int(self.game_index[i])))
-        obs, mask, cur = self._outputs()
-        info = {"seed": self.seeds.copy(), "final_scores": self._final.copy(), "final_win": self._final_win.copy()}
-        return obs, mask, cur, rewards, term, info
-
-    # snapshots (see engine_snapshot): a game is its seed and the actions played so far (replayed on restore)
-    def get_state(self) -> dict[str, Any]:
-        return {"base_seed": self.base_seed, "game_index": self.game_index.copy(), "seeds": self.seeds.copy(),
-                "history": [np.asarray(h, np.int16) for h in self.history]}
-
-    def set_state(self, state: dict[str, Any]) -> None:
-        B = self.num_envs
-        if len(state["history"]) != B:
-            raise CheckpointError(f"cannot restore the games: expected {B} slots, the checkpoint has {len(state['history'])}")
-        self.base_seed = state["base_seed"]
-        self.engines = [None] * B
-        self.history = [[] for _ in range(B)]
-        self.ended = {}
-        for i in range(B):
-            self._new(i, int(state["seeds"][i]))
-            for a in state["history"][i].tolist():
-                self.engines[i].step(int(a))
-            self.history[i] = [int(a) for a in state["history"][i].tolist()]
-        self.game_index = state["game_index"].copy()
+__all__ = ["LoopVecEnv", "ScoreInfo", "engine_snapshot", "has_batched_engine", "make_training_env",
+           "outcome", "reset_with_seeds", "resolve_backend", "restore_engine", "score_info"]
 
 
 def has_batched_engine(game: str) -> bool:
@@ -216,7 +83,9 @@ def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any
     if compact_obs:
         raise ValueError(f"compact_obs: expected the batched engine (backend 'batched' or 'auto' for take5), "
                          f"got backend {backend!r} for {game!r}")
-    return LoopVecEnv(game, num_envs, seed, **config)
+    from fiveplay_env import vector
+
+    return vector.make_vec(game, num_envs, seed=seed, backend="reference", **config)
 
 
 def reset_with_seeds(env: Any, seed: int, seeds: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -238,13 +107,14 @@ def outcome(game: str, info: dict[str, np.ndarray], idx: np.ndarray,
             returns: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """``(scores [m, n], win shares [m, n])`` of the games in slots ``idx`` that just ended.
 
-    Take 5: ``final_scores`` (bull heads), the lowest score wins, ties share. 5 Alive: lives left and
-    the engine's win shares (``final_win``) when given; otherwise the winner is read off the finished
-    game's ``returns`` (win/loss rewards: the one positive return)."""
+    The engine's win shares (``final_win``) when given (5 Alive, the reference loop); otherwise, for a
+    score where lower is better (Take 5's bull heads) the lowest score wins, ties share; else the winner
+    is read off the finished game's ``returns`` (win/loss rewards: the one positive return) when given,
+    or the highest score wins."""
     fs = np.asarray(info["final_scores"])[idx].astype(np.float64)
     if "final_win" in info:
         return fs, np.asarray(info["final_win"])[idx].astype(np.float64)
-    if game == "take5":
+    if score_info(game).lower_is_better:
         best = fs.min(axis=1, keepdims=True)
         win = (fs == best).astype(np.float64)
         return fs, win / win.sum(axis=1, keepdims=True)

@@ -24,6 +24,9 @@ rebuilds it):
 |         |        | the row's bull heads and length. A small MLP scores each *legal* action from its        |
 |         |        | features and the trunk's context; the trunk also sees pooled features of the hand.      |
 
+Which architecture and observation scale a game trains with: ``agents.learned.defaults``
+(``default_arch``, ``obs_scale_for``; re-exported here).
+
 The ``take5`` features are computed inside ``forward`` from the observation's documented layout
 (``fiveplay_env.take5.observation``), so a saved network is self-contained: feed it what the env
 hands an agent and nothing else.
@@ -36,6 +39,8 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+
+from agents.learned.defaults import default_arch, obs_scale_for  # noqa: F401 - per-game choices, re-exported
 
 ILLEGAL_LOGIT = -1.0e9
 
@@ -318,29 +323,6 @@ class Take5ActorCritic(MaskedActorCritic):
         return mask_logits(base + extra, mask_b), self.value_head(h).squeeze(-1)
 
 ARCHS: dict[str, type[MaskedActorCritic]] = {"mlp": MaskedActorCritic, "take5": Take5ActorCritic}
-
-
-def default_arch(game: str) -> str:
-    """The architecture a game trains with unless told otherwise."""
-    return "take5" if game == "take5" else "mlp"
-
-
-def obs_scale_for(game: str, num_players: int, obs_dim: int) -> list[float] | None:
-    """Per-feature multipliers that bring a game's observation to roughly [0, 1] (None: as it is).
-
-    5 Alive observations hold raw counts (``fiveplay_env.five_alive.observation``: "scale them in your
-    model"): hand and discard counts, the draw pile, lives and hand sizes are divided by their usual
-    maxima here."""
-    if game != "five_alive":
-        return None
-    from fiveplay_env.five_alive import observation as faobs
-
-    scale = np.ones(obs_dim, np.float32)
-    divisors = {"hand": 4.0, "discard": 8.0, "draw_pile": 40.0, "lives": 5.0, "hand_sizes": 10.0}
-    for name, (off, size) in faobs.pieces(num_players).items():
-        if name in divisors:
-            scale[off:off + size] = 1.0 / divisors[name]
-    return scale.tolist()
 
 
 def build_model(arch: str, kwargs: dict[str, Any], obs_scale: list[float] | None = None) -> MaskedActorCritic:

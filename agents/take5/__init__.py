@@ -1,3 +1,19 @@
-"""Take 5 for agents: ``heuristics`` (the take5-* agents), ``adapter`` (what the arena, tournaments and
-search need to know about the game: ``GAME``), ``rollouts`` (the search agent's opponent model and
-playouts). The same file names as ``agents/five_alive/``."""
+"""Take 5 for agents: ``heuristics`` (the take5-* agents, ``batch``: take5-safest on whole batches),
+``rollouts`` (the search agent's opponent model and playouts). ``KIT`` is what the agents layer knows
+about the game (``agents.kit.AgentKit``), beside its definition ``fiveplay_env.take5.GAME``. The same
+file names as ``agents/five_alive/``."""
+from agents.kit import AgentKit, Rollout
+from agents.take5 import rollouts
+from agents.take5.heuristics import TAKE5_HEURISTICS
+
+KIT = AgentKit(
+    game="take5",
+    heuristics=TAKE5_HEURISTICS,
+    best_heuristic="take5-safest",
+    rollout=Rollout(rollouts.prepare, rollouts.simulate, simulate_policy=rollouts.simulate_policy, leaf_value=True),
+    # rewards are bull heads (tens per game): scaled by 0.1; a round's return is undiscounted
+    training={"reward_scale": 0.1, "gamma": 1.0, "eval_baselines": ["random", "take5-safest"]},
+    network="take5",
+)
+
+__all__ = ["KIT"]

@@ -16,15 +16,29 @@ finished-game outputs), ``_update_mask``, ``step`` and ``observe``; ``STATE`` na
 hold its games (and the last step's outputs), ``_bind_views`` rebuilds the views it keeps of them.
 
 State, copies and pickling: ``get_state()`` returns the complete state of every game as a plain dict
-(``base_seed`` and copies of the ``STATE`` arrays); ``set_state(state)`` puts such a dict into an
-engine of the same game, batch size and config (validated first: nothing changes on a bad state), so
-both engines then play exactly the same games; checkpoints use them
-(``agents.learned.envs.engine_snapshot``). ``copy.deepcopy``, ``copy.copy`` and ``pickle`` give an
-independent engine that plays exactly the same games (the views are rebuilt, never copied apart from
-the arrays they view).
+(``base_seed``, the config's fingerprint and copies of the ``STATE`` arrays); ``set_state(state)`` puts
+such a dict into an engine of the same game, batch size and config, so both engines then play exactly
+the same games; checkpoints use them (``agents.learned.envs.engine_snapshot``). ``copy.deepcopy``,
+``copy.copy`` and ``pickle`` give an independent engine that plays exactly the same games (the views are
+rebuilt, never copied apart from the arrays they view).
+
+``set_state`` trusts nothing it is given, in three stages, and a refused state changes nothing:
+
+| stage    | what is checked                                                                          |
+|----------|------------------------------------------------------------------------------------------|
+| form     | a dict ``{"base_seed", "config", "arrays"}``; ``base_seed`` in 0..2**64-1; ``config`` equal to this engine's ``config_fingerprint`` (a state of another config with the same shapes is refused); exactly the ``STATE`` arrays, each of this engine's shape and dtype |
+| contents | the game's ``_check_state``: every value in range and every game consistent with the config (cards conserved, hand sizes, rows, lives, phases, counters; see each engine's docstring), and ``_game_index`` (slot i holds game ``i + k*B``) |
+| commit   | the copies replace the arrays, the views and the mask are rebuilt; if anything fails there the engine's attributes are put back as they were |
+
+Each refusal is a ``ValueError`` naming the entry (``state['arrays']['_cur']: game 3: expected ...,
+got ...``). A state without ``config`` (written before the fingerprint existed) is accepted when its
+contents pass, and arrays named in ``STATE_ADDED`` that it lacks start at zero.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -33,7 +47,37 @@ from typing import Any, NoReturn
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.config import show_value
 from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.core.sampling import random_actions
+
+GAME_INDEX_MAX = 1 << 62
+"""The largest ``game_index`` a state may hold: room for 2**62 more games before int64 would wrap."""
+_ARRAYS = "state['arrays']"
+
+
+def config_fingerprint(config: Any) -> str:
+    """``"<ConfigClass>:<hex>"``: the config's class and a SHA-256 of its fields (as JSON). Two configs
+    have the same fingerprint iff they have the same class and field values; ``get_state`` stores it and
+    ``set_state`` compares it, so a state is never put into an engine of another config."""
+    fields = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    text = json.dumps([type(config).__name__, fields], sort_keys=True, separators=(",", ":"))
+    return f"{type(config).__name__}:{hashlib.sha256(text.encode()).hexdigest()[:32]}"
+
+
+def check_games(ok: np.ndarray, name: str, expected: str, got: Any) -> None:
+    """Raise ``ValueError`` for the first game ``i`` where ``ok[i]`` (bool [B]) is False:
+    ``state['arrays'][name]: game i: expected <expected>, got <got[i]>``. ``got``: an array (or a
+    sequence) indexed by game, or a callable of the game index."""
+    if ok.all():
+        return
+    i = int(np.flatnonzero(~ok)[0])
+    value = got(i) if callable(got) else got[i]
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    raise ValueError(f"{_ARRAYS}[{name!r}]: game {i}: expected {expected}, got {show_value(value)}")
 
 
 class BatchedGameBase(ABC):
@@ -64,6 +108,9 @@ class BatchedGameBase(ABC):
     """The attributes (numpy arrays) that hold the games' state and the last step's outputs; together
     with ``base_seed`` they are the whole state: everything else is the config, constant tables and
     views of these arrays (``_bind_views``). The legal mask is recomputed from them."""
+    STATE_ADDED: tuple[str, ...] = ()
+    """``STATE`` arrays added after states without a config fingerprint were written: such an older state
+    may lack them, and they then start at zero."""
 
     # ------------------------------------------------------------------ the game's parts
 
@@ -83,6 +130,11 @@ class BatchedGameBase(ABC):
     @abstractmethod
     def _update_mask(self) -> None:
         """Compute ``_mask`` (a new read-only array) and its flat view ``_mask_f`` for the acting seats."""
+
+    def _check_state(self, arrays: dict[str, np.ndarray]) -> None:
+        """Raise ``ValueError`` (``check_games``) unless ``arrays`` (private copies of every ``STATE`` array,
+        of the right shapes and dtypes) hold games that satisfy every invariant of this engine's config.
+        Must not change ``self``. Every game overrides it (this base checks nothing of its own)."""
 
     @abstractmethod
     def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
@@ -130,36 +182,74 @@ class BatchedGameBase(ABC):
     # ------------------------------------------------------------------ state, copies, pickling
 
     def get_state(self) -> dict[str, Any]:
-        """The complete state of every game as plain data: ``{"base_seed": int, "arrays": {name: a copy
-        of the array}}`` for the names in ``STATE``. ``set_state`` puts it back."""
-        return {"base_seed": int(self.base_seed),
+        """The complete state of every game as plain data: ``{"base_seed": int, "config": the config's
+        fingerprint (``config_fingerprint``), "arrays": {name: a copy of the array}}`` for the names in
+        ``STATE``. ``set_state`` puts it back."""
+        return {"base_seed": int(self.base_seed), "config": config_fingerprint(self.config),
                 "arrays": {name: np.array(getattr(self, name), copy=True) for name in self.STATE}}
 
     def set_state(self, state: dict[str, Any]) -> None:
         """Put ``state`` (from ``get_state`` of an engine of the same game, batch size and config) into
-        this engine. Raises ``ValueError`` naming the first bad entry (a missing or unknown array, a
-        wrong shape or dtype) before anything changes."""
-        if not isinstance(state, dict) or set(state) != {"base_seed", "arrays"}:
-            raise ValueError(f"state: expected a dict with keys ['arrays', 'base_seed'] (from get_state()), "
-                             f"got {sorted(state) if isinstance(state, dict) else type(state).__name__}")
-        base = seeding.normalize_seed(state["base_seed"])
+        this engine. Its form, its config fingerprint and its contents are checked first (see the module
+        docstring); a refused state raises ``ValueError`` naming the entry and changes nothing."""
+        keys = {"base_seed", "config", "arrays"}
+        if not isinstance(state, dict) or not ({"base_seed", "arrays"} <= set(state) <= keys):
+            raise ValueError(f"state: expected a dict with keys {sorted(keys)} (from get_state()), "
+                             f"got {sorted(map(str, state)) if isinstance(state, dict) else type(state).__name__}")
+        legacy = "config" not in state
+        if not legacy:
+            want = config_fingerprint(self.config)
+            if state["config"] != want:
+                raise ValueError(f"state['config']: expected {want!r}, the fingerprint of this engine's config "
+                                 f"(a state from an engine of the same game and config), got {show_value(state['config'])}")
+        try:
+            base = seeding.normalize_seed(state["base_seed"])
+        except ValueError as e:
+            raise ValueError(f"state['base_seed']: {e}") from None
         arrays = state["arrays"]
-        if not isinstance(arrays, dict) or set(arrays) != set(self.STATE):
-            got = sorted(arrays) if isinstance(arrays, dict) else type(arrays).__name__
-            raise ValueError(f"state['arrays']: expected the arrays {sorted(self.STATE)}, got {got}")
+        need = set(self.STATE) - (set(self.STATE_ADDED) if legacy else set())
+        if not isinstance(arrays, dict) or not (need <= set(arrays) <= set(self.STATE)):
+            got = sorted(map(str, arrays)) if isinstance(arrays, dict) else type(arrays).__name__
+            raise ValueError(f"{_ARRAYS}: expected the arrays {sorted(self.STATE)}, got {got}")
         new = {}
         for name in self.STATE:
-            cur, val = getattr(self, name), arrays[name]
+            cur = getattr(self, name)
+            if name not in arrays:  # an older state (no fingerprint) without an array added since
+                new[name] = np.zeros_like(cur)
+                continue
+            val = arrays[name]
             if not isinstance(val, np.ndarray) or val.shape != cur.shape or val.dtype != cur.dtype:
                 got = f"{val.dtype} {val.shape}" if isinstance(val, np.ndarray) else type(val).__name__
-                raise ValueError(f"state['arrays'][{name!r}]: expected a {cur.dtype} array of shape {cur.shape} "
+                raise ValueError(f"{_ARRAYS}[{name!r}]: expected a {cur.dtype} array of shape {cur.shape} "
                                  f"(an engine of this game, batch size and config), got {got}")
-            new[name] = np.array(val, copy=True)
-        self.base_seed = base
-        for name, val in new.items():
-            setattr(self, name, val)
-        self._bind_views()
-        self._update_mask()
+            new[name] = np.array(val, dtype=cur.dtype, order="C", copy=True)  # private: the caller's may change
+        self._check_common(new)
+        self._check_state(new)
+        self._commit(base, new)
+
+    def _check_common(self, arrays: dict[str, np.ndarray]) -> None:
+        """The checks every game shares: slot i holds game ``i + k*B`` of the run (k >= 0), and the
+        last step's rewards are finite."""
+        B = self.batch_size
+        gi = arrays["_game_index"]
+        check_games((gi >= 0) & (gi % B == self._arange) & (gi <= GAME_INDEX_MAX), "_game_index",
+                    f"slot i + k * {B} (k >= 0, at most 2**62)", gi)
+        check_games(np.isfinite(arrays["rewards"]).all(axis=1), "rewards", "finite rewards", arrays["rewards"])
+
+    def _commit(self, base: int, arrays: dict[str, np.ndarray]) -> None:
+        """Install checked arrays: the views and the mask follow; if anything fails, every attribute is put
+        back as it was (the new arrays are private copies, so the old ones were never touched)."""
+        old = dict(self.__dict__)
+        try:
+            self.base_seed = base
+            for name, val in arrays.items():
+                setattr(self, name, val)
+            self._bind_views()
+            self._update_mask()
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(old)
+            raise
 
     def __getstate__(self) -> dict[str, Any]:
         # the views are left out: pickled or deep-copied apart from their arrays they would stop being views
@@ -263,11 +353,9 @@ class BatchedGameBase(ABC):
 
 def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> float:
     """Decisions per second of ``engine`` (a fresh one: it is stepped): random legal play, the actions
-    drawn from the mask with ``vector.random_actions`` inside the timed loop; ``with_obs`` also encodes
+    drawn from the mask with ``core.sampling.random_actions`` inside the timed loop; ``with_obs`` also encodes
     every step's observations (into one reused buffer). Runs for about ``seconds`` after a short
     warm-up; one decision = one game's action in one step."""
-    from fiveplay_env.vector import random_actions  # only here: core does not depend on the vector API
-
     batch_size = engine.batch_size
     rng = np.random.default_rng(0)
     buf = np.empty((batch_size, engine.observation_size), np.float32)

@@ -16,6 +16,10 @@ import numpy as np
 
 C = TypeVar("C")
 
+MAX_BATCH_SIZE = 1 << 24
+"""The most games one batched engine holds (16,777,216): beyond it the arrays alone would take tens of
+GB, so a larger ``batch_size`` (or ``make_vec``'s ``num_envs``) is refused before anything is allocated."""
+
 
 def check_int(field: str, value: object, lo: int, hi: int | None = None) -> int:
     """An integer (not a bool; a numpy integer too) in ``lo..hi`` (``hi`` None: no upper bound), as an int."""

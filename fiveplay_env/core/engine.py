@@ -13,6 +13,8 @@ from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 import numpy as np
 
+from fiveplay_env.core.config import show_value
+
 
 class GameState(Protocol):
     """What ``BoundEngine`` reads of a game state."""
@@ -32,13 +34,19 @@ class BoundEngine(Generic[C, S]):
     """A config and a state together; ``clone()`` is cheap (the state's own ``clone``, no deepcopy).
 
     ``Engine(config, seed)`` starts a game (``new_game``); ``Engine(config, state=s)`` wraps the state
-    ``s`` (not copied). A subclass sets ``_new_game``, ``_legal_mask`` and ``_step`` (its module
-    functions, as ``staticmethod``) and ``_over`` (its phase code of a finished game), and declares
-    ``__slots__ = ()`` so that its instances stay two slots, as snapshots and search clones expect.
+    ``s`` (not copied). ``ValueError`` unless ``config`` is the game's config class and ``s`` (when
+    given) a state of that game with ``config.num_players`` players: a state's contents are the
+    caller's to keep right (the reference states are plain mutable data; the batched engines, which
+    take states from files, check everything in ``set_state``). A subclass sets ``_config_cls``,
+    ``_state_cls``, ``_new_game``, ``_legal_mask`` and ``_step`` (its module functions, as
+    ``staticmethod``) and ``_over`` (its phase code of a finished game), and declares ``__slots__ = ()``
+    so that its instances stay two slots, as snapshots and search clones expect.
     """
 
     __slots__ = ("config", "state")
 
+    _config_cls: ClassVar[type]
+    _state_cls: ClassVar[type]
     _new_game: ClassVar[Callable[[Any, int | None], Any]]
     _legal_mask: ClassVar[Callable[[Any], np.ndarray]]
     _step: ClassVar[Callable[[Any, Any, int], list[int]]]
@@ -48,6 +56,15 @@ class BoundEngine(Generic[C, S]):
     state: S
 
     def __init__(self, config: C, seed: int | None = None, state: S | None = None) -> None:
+        config_cls = getattr(self, "_config_cls", None)
+        if config_cls is not None and not isinstance(config, config_cls):
+            raise ValueError(f"config: expected a {config_cls.__name__}, got {type(config).__name__}")
+        state_cls = getattr(self, "_state_cls", None)
+        if state is not None and state_cls is not None:
+            n = config.num_players  # type: ignore[attr-defined]
+            if not isinstance(state, state_cls) or state.num_players != n:  # type: ignore[attr-defined]
+                raise ValueError(f"state: expected a {state_cls.__name__} of {n} players, got "
+                                 f"{type(state).__name__} {show_value(state)}")
         self.config = config
         self.state = state if state is not None else self._new_game(config, seed)
 
@@ -70,5 +87,9 @@ class BoundEngine(Generic[C, S]):
         return self._step(self.config, self.state, action)
 
     def clone(self: E) -> E:
-        """An independent copy of the game, of the same class (the config is shared: it is frozen)."""
-        return type(self)(self.config, state=self.state.clone())
+        """An independent copy of the game, of the same class (the config is shared: it is frozen). The
+        copy skips ``__init__``'s checks: both halves come from an engine that passed them."""
+        other = object.__new__(type(self))
+        other.config = self.config
+        other.state = self.state.clone()
+        return other

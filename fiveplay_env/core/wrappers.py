@@ -13,11 +13,12 @@ import numpy as np
 from pettingzoo import AECEnv, ParallelEnv
 from pettingzoo.utils import BaseParallelWrapper, BaseWrapper
 
+from fiveplay_env.core.errors import action_id
+
 
 def _is_legal(action: Any, mask: np.ndarray) -> bool:
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        return False
-    return 0 <= int(action) < len(mask) and bool(mask[int(action)])
+    a = action_id(action)  # the envs' own rule for what an action id is
+    return a is not None and 0 <= a < len(mask) and bool(mask[a])
 
 
 class IllegalActionPenalty(BaseWrapper):

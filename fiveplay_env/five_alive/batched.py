@@ -18,6 +18,7 @@ after every ``step``, for each game ``i`` of the batch
 | ``legal_action_mask`` | int8 [B, 19]      | that seat's legal actions (= the reference's ``legal_mask``); read-only |
 | ``rewards``           | float32 [B, n]    | every player's reward for the last step (``config.reward``)  |
 | ``terminated``        | bool [B]          | game i ended at the last step (and was replaced, see Autoreset) |
+| ``truncated``         | bool [B]          | of those, the games ended by ``max_steps`` (no winner; see Truncation) |
 | ``final_lives``, ``final_result``, ``final_win`` | int32, int32, float32 [B, n] | the games that ended at |
 |                       |                   | the last step (rows where ``terminated``): lives left, +1 won / -1 lost, win share |
 | ``observe()``         | float32 [B, 80+3n] | the acting seat's observation, equal to ``observation.observe`` |
@@ -27,7 +28,13 @@ after every ``step``, for each game ``i`` of the batch
 
 ``info()`` gathers them for the vector API: ``seed``, ``lives``, ``alive``, ``round``, and the finished
 games' ``final_scores`` (= ``final_lives``, as the training code reads 5 Alive scores), ``final_result``
-and ``final_win`` (1 / number of winners, or 1 for each member of the winning team).
+and ``final_win`` (1 / number of winners, or 1 for each member of the winning team), and ``truncated``.
+
+Truncation (``config.max_steps``, as the reference engine): a game whose ``max_steps``-th decision did
+not end it ends there. Its slot reports ``terminated[i] = True`` (the slot moves on to its next game, as
+for any ended game) and ``truncated[i] = True``; ``final_lives`` are its lives, ``final_result`` 0 for
+every undecided seat (-1 for the eliminated) and ``final_win`` 0 (no winner); the step's rewards are
+only what the step itself decided. No rule-book game reaches the default (10,000 decisions).
 
 Autoreset: **same-step** (Gymnasium's ``AutoresetMode.SAME_STEP``, Pgx's ``auto_reset``). When game i
 ends at a step, that step's ``rewards[i]`` and ``terminated[i] = True`` belong to the finished game and
@@ -67,9 +74,25 @@ State (struct of arrays; n players, K = 18 kinds, KP = 19: the hands and the dis
 | ``_actor``     | int8 [B]           | who acted at the current step (the sudden-death tie-break starts there) |
 | ``_round``, ``_counter`` | int32 [B] | rounds completed, random events used                          |
 | ``_nresh``     | int16 [B]          | reshuffles in this round (``max_reshuffles`` bounds them)       |
+| ``_steps``     | int32 [B]          | decisions taken in the game (the reference's ``turns``; ``max_steps`` bounds them) |
 | ``_seeds``, ``_game_index`` | uint64, int64 [B] | see Seeding                                          |
 
-``bytes_per_game()``: 285 bytes at 4 players (237 at 2, 333 at 6), 77 of them the draw pile and 19
+Invariants (what ``set_state`` and ``load`` check of every game, ``_check_state``): column 18 of the
+hands and the discard pile is 0; per kind, the hands, the draw pile (``_drawq[_dptr:_dend]``, kinds
+0..17, 0 <= ptr <= end <= D) and the discard pile together hold at most ``deck_counts[k]`` cards
+(exactly that many in every game dealt by the engine; a position loaded by hand may hold part of the
+deck, which is whole again at the next deal); ``_hsize`` is each hand's size; ``_alive`` matches
+``_abits``; at least two survivors (teams and sudden death: everyone); lives 1..5 for survivors (one
+count per team in teams), 0 for the eliminated, whose hands are empty and results -1 (0 for the
+others); the top card is a kind the discard pile holds (-1: none); T 0..21, the direction bit 0 or 1;
+the acting seat survives and holds a card; the phase is PLAY (no bomber, ``_bcur`` -1, every survivor
+holds a card) or, with ``bomb_zero_optional``, BOMB_ANSWER (a surviving bomber other than the acting
+responder, ``_bcur`` the responder, the top card a Bomb or a 0); ``_actor`` a seat; rounds and the
+counter >= 0 (the counter below 2**31 - 16); reshuffles 0..``max_reshuffles`` (0 with
+``empty_draw_pile="skip"``); decisions 0..``max_steps`` - 1; the step outputs in range (rewards
+finite, final lives 0..5, results -1..1, win shares 0..1, ``truncated`` only where ``terminated``).
+
+``bytes_per_game()``: 289 bytes at 4 players (241 at 2, 337 at 6), 77 of them the draw pile and 19
 the cached mask.
 
 A step: every game's action goes through one vectorised "common" update (the card leaves the hand for
@@ -79,7 +102,7 @@ play). The other games (BUST, Draw, Re-Deal, Bomb, Bomb answers, a last card) co
 subset through functions that mirror the reference's (``_lose_life``, ``_draws``, ``_redeal``,
 ``_bomb_continue``, ``_round_end``, ...), each on arrays of the games concerned.
 
-``max_cycles`` (the AEC env's truncation) is refused: the vector API has no truncation.
+``max_cycles`` (the AEC env's per-agent truncation) is refused; ``max_steps`` applies (see Truncation).
 
 Speed (busy 2-core machine, 4 players, random legal play drawn from the mask by
 ``vector.random_actions``, ``experiments/bench.py``): about 2.1 million decisions/s without observations
@@ -95,8 +118,8 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.batched import BatchedGameBase, bench_batched
-from fiveplay_env.core.config import check_int, from_kwargs
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs, show_value
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.observation import DIRECTION, LAYOUT, TOP, TOTAL, observation_size
 from fiveplay_env.five_alive.state import (
@@ -206,11 +229,12 @@ class BatchedFiveAlive(BatchedGameBase):
             raise ValueError(f"max_cycles: expected None (the batched engine has no truncation), "
                              f"got {config.max_cycles}")
         self.config = config
-        self.batch_size = B = check_int("batch_size", batch_size, 1)
+        self.batch_size = B = check_int("batch_size", batch_size, 1, MAX_BATCH_SIZE)
         self.num_players = n = config.num_players
         self.num_actions = NUM_ACTIONS
         self.observation_size = observation_size(n)
         self._obs_at = LAYOUT.slices(n)  # each observation piece's columns
+        self._max_steps = config.max_steps
         self._deck = D = config.deck_size
         self._teams = config.variant == "teams"
         self._sudden = config.variant == "sudden_death"
@@ -255,11 +279,13 @@ class BatchedFiveAlive(BatchedGameBase):
         self._round = np.zeros(B, np.int32)
         self._nresh = np.zeros(B, np.int16)
         self._counter = np.zeros(B, np.int32)
+        self._steps = np.zeros(B, np.int32)
         self._seeds = np.zeros(B, np.uint64)
         self._game_index = np.zeros(B, np.int64)
         # step outputs
         self.rewards: np.ndarray = np.zeros((B, n), np.float32)
         self.terminated: np.ndarray = np.zeros(B, bool)
+        self.truncated: np.ndarray = np.zeros(B, bool)
         self.final_lives: np.ndarray = np.zeros((B, n), np.int32)
         self.final_result: np.ndarray = np.zeros((B, n), np.int32)
         self.final_win: np.ndarray = np.zeros((B, n), np.float32)
@@ -269,8 +295,9 @@ class BatchedFiveAlive(BatchedGameBase):
 
     STATE = ("_hands", "_hsize", "_disc", "_top", "_drawq", "_dptr", "_dend", "_total", "_dirbit", "_cur",
              "_phase", "_abits", "_alive", "_lives", "_result", "_bomber", "_bcur", "_actor", "_round", "_nresh",
-             "_counter", "_seeds", "_game_index", "rewards", "terminated", "final_lives", "final_result",
-             "final_win")
+             "_counter", "_steps", "_seeds", "_game_index", "rewards", "terminated", "truncated", "final_lives",
+             "final_result", "final_win")
+    STATE_ADDED = ("_steps", "truncated")
 
     def _bind_views(self) -> None:
         # flat views (all arrays are C-contiguous): scatter and gather by flat index are the cheapest
@@ -289,8 +316,10 @@ class BatchedFiveAlive(BatchedGameBase):
     # legal_action_mask, seeds and game_index: BatchedGameBase)
 
     def _clear_results(self) -> None:
-        """``final_lives``, ``final_result`` and ``final_win``: zeros, as no game of the new run has ended yet."""
+        """``final_lives``, ``final_result``, ``final_win`` and ``truncated``: zeros, as no game of the new run
+        has ended yet."""
         B, n = self.batch_size, self.num_players
+        self.truncated = np.zeros(B, bool)
         self.final_lives = np.zeros((B, n), np.int32)
         self.final_result = np.zeros((B, n), np.int32)
         self.final_win = np.zeros((B, n), np.float32)
@@ -332,6 +361,12 @@ class BatchedFiveAlive(BatchedGameBase):
         return self._nresh.astype(np.int32)
 
     @property
+    def steps(self) -> np.ndarray:
+        """int32 [B]: decisions taken in each current game (the reference's ``turns``; ``max_steps``
+        truncates a game when it reaches that many)."""
+        return self._steps.copy()
+
+    @property
     def counter(self) -> np.ndarray:
         """int32 [B]: random events used so far (the reference's ``counter``)."""
         return self._counter.copy()
@@ -355,50 +390,208 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def load(self, i: int, state: FiveAliveState) -> None:
         """Put a copy of the reference state ``state`` (a game of this config, not over) into slot i:
-        its seed and counter too, so its later random events are the reference's. For positions built
-        by hand (``engine.from_position``) and analysis; when the game ends, slot i moves on to its
-        next game of the run as usual. Raises ``ValueError`` for a bad slot or state."""
-        B, n, D = self.batch_size, self.num_players, self._deck
+        its seed, counter and decision count too, so its later random events and its truncation are the
+        reference's. For positions built by hand (``engine.from_position``) and analysis; when the game
+        ends, slot i moves on to its next game of the run as usual. The position is checked as
+        ``set_state`` checks a state (the module docstring's invariants; a hand-built position may hold
+        part of the deck) and a Bomb's pending answers must be the survivors after the responder, in
+        turn order, up to the bomber; ``ValueError`` naming the field (``state.hands``, ...) otherwise,
+        and nothing changes."""
+        B, n = self.batch_size, self.num_players
         i = check_int("i", i, 0, B - 1)
         if not isinstance(state, FiveAliveState) or state.num_players != n:
-            raise ValueError(f"state: expected a FiveAliveState of {n} players, got {state!r:.80}")
+            raise ValueError(f"state: expected a FiveAliveState of {n} players, got {show_value(state)}")
         if state.phase == OVER:
             raise ValueError("state: expected a game that is not over, got one that is over")
-        if len(state.draw) > D:
-            raise ValueError(f"state: expected a draw pile of at most {D} cards (the deck), got {len(state.draw)}")
-        self._hands[i] = 0
-        self._hands[i, :, :K] = state.hands
-        self._hsize[i] = state.hand_size
-        self._disc[i] = 0
-        self._disc[i, :K] = state.discard
-        self._top[i] = state.top
-        self._drawq[i, :len(state.draw)] = state.draw[::-1]  # the reference draws from the end of its list
-        self._dptr[i] = 0
-        self._dend[i] = len(state.draw)
-        self._total[i] = state.total
-        self._dirbit[i] = state.direction > 0
-        self._cur[i] = state.current
-        self._phase[i] = state.phase
-        self._alive[i] = state.alive
-        self._abits[i] = sum(1 << q for q in range(n) if state.alive[q])
-        self._lives[i] = state.lives
-        self._result[i] = state.result
-        answering = state.phase == BOMB_ANSWER
-        self._bomber[i] = state.bomber if answering else -1
-        self._bcur[i] = state.current if answering else -1  # the responders left follow it in turn order
-        self._round[i] = state.round
-        self._nresh[i] = state.reshuffles
-        self._counter[i] = state.counter
-        self._seeds[i] = state.seed
+        slot = self._slot_arrays(i, state)
+        try:
+            self._check_state(slot)
+        except ValueError as e:
+            raise ValueError(_as_state_field(str(e))) from None
+        for name, val in slot.items():
+            getattr(self, name)[i] = val[0]
         self._update_mask()
+
+    def _slot_arrays(self, i: int, state: FiveAliveState) -> dict[str, np.ndarray]:
+        """``state`` as one game's arrays (leading axis 1) in ``STATE``'s dtypes, the slot's outputs kept;
+        ``ValueError`` naming the field for a value of the wrong form or one its array cannot hold."""
+        n, D = self.num_players, self._deck
+
+        def ints(field: str, value: Any, shape: tuple[int, ...], lo: int, hi: int) -> np.ndarray:
+            flags = field == "alive"  # bools there, integers (numpy's too) everywhere else
+            try:
+                arr = np.array(value, dtype=object)
+                ok = arr.shape == shape and all(
+                    isinstance(v, (bool, np.bool_)) if flags else
+                    isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in arr.flat)
+            except (ValueError, TypeError):
+                ok = False
+            if not ok:
+                raise ValueError(f"state.{field}: expected integers of shape {shape}, got {show_value(value)}")
+            out = arr.astype(np.int64) if arr.size else np.zeros(shape, np.int64)
+            if out.size and (out.min() < lo or out.max() > hi):
+                raise ValueError(f"state.{field}: expected integers in {lo}..{hi}, got {show_value(value)}")
+            return out
+
+        draw = ints("draw", state.draw, (len(state.draw),) if isinstance(state.draw, list) else (-1,), 0, K - 1)
+        if draw.size > D:
+            raise ValueError(f"state.draw: expected a draw pile of at most {D} cards (the deck), got {draw.size}")
+        answering = state.phase == BOMB_ANSWER
+        current = int(ints("current", state.current, (), 0, n - 1))
+        alive = ints("alive", state.alive, (n,), 0, 1).astype(bool)
+        bomber = int(ints("bomber", state.bomber, (), -1, n - 1))
+        direction = int(ints("direction", state.direction, (), -1, 1))
+        if direction == 0:
+            raise ValueError("state.direction: expected +1 or -1, got 0")
+        queue = ints("bomb_queue", state.bomb_queue, (len(state.bomb_queue),) if isinstance(state.bomb_queue, list)
+                     else (-1,), 0, n - 1).tolist()
+        if answering:  # the batched engine finds the responders left from the current one, in turn order
+            want, s = [], current
+            for _ in range(n):
+                s = (s + direction) % n
+                if s == bomber:
+                    break
+                if alive[s]:
+                    want.append(s)
+            if queue != want:
+                raise ValueError(f"state.bomb_queue: expected the survivors after player {current} in turn order up "
+                                 f"to the bomber {bomber}, {want}, got {queue}")
+        elif queue or bomber != -1:
+            raise ValueError(f"state.bomber: expected -1 and an empty bomb_queue outside a Bomb's answers, got "
+                             f"{bomber} and {queue}")
+        hands = np.zeros((1, n, KP), np.int64)
+        hands[0, :, :K] = ints("hands", state.hands, (n, K), 0, 255)
+        drawq = self._drawq[i:i + 1].copy()
+        drawq[0, :draw.size] = draw[::-1]  # the reference draws from the end of its list
+        disc = np.zeros((1, KP), np.int64)
+        disc[0, :K] = ints("discard", state.discard, (K,), 0, 255)
+        values: dict[str, Any] = {
+            "_hands": hands, "_hsize": ints("hand_size", state.hand_size, (n,), 0, 32767), "_disc": disc,
+            "_top": ints("top", state.top, (), -1, K - 1), "_drawq": drawq, "_dptr": 0, "_dend": draw.size,
+            "_total": ints("total", state.total, (), -2**62, 2**62), "_dirbit": int(direction > 0), "_cur": current,
+            "_phase": ints("phase", state.phase, (), 0, 2), "_abits": sum(1 << q for q in range(n) if alive[q]),
+            "_alive": alive, "_lives": ints("lives", state.lives, (n,), -128, 127),
+            "_result": ints("result", state.result, (n,), -128, 127), "_bomber": bomber if answering else -1,
+            "_bcur": current if answering else -1,  # the responders left follow it in turn order
+            "_round": ints("round", state.round, (), 0, 2**31 - 1),
+            "_nresh": ints("reshuffles", state.reshuffles, (), 0, 32767),
+            "_counter": ints("counter", state.counter, (), 0, 2**31 - 1),
+            "_steps": ints("turns", state.turns, (), 0, 2**31 - 1),
+        }
+        try:
+            values["_seeds"] = seeding.normalize_seed(state.seed)
+        except ValueError as e:
+            raise ValueError(f"state.{e}") from None
+        out = {}
+        for name in self.STATE:
+            cur = getattr(self, name)
+            if name in values:
+                out[name] = np.asarray(values[name]).astype(cur.dtype).reshape((1, *cur.shape[1:]))
+            else:  # the slot's own: its game index, its actor, the last step's outputs
+                out[name] = cur[i:i + 1].copy()
+        return out
+
+    def _check_state(self, a: dict[str, np.ndarray]) -> None:
+        """The invariants of the module docstring, for every game of ``a`` (``set_state``'s arrays, or the
+        one game ``load`` builds)."""
+        cfg, n, D = self.config, self.num_players, self._deck
+        i64 = np.int64
+        hands = a["_hands"].astype(i64)
+        m = hands.shape[0]
+        g = np.arange(m)
+        seats = self._seats
+        check_games((hands[:, :, K] == 0).all(axis=1), "_hands", "0 in column 18 (BUST's, not a card)", hands[:, :, K])
+        alive = a["_alive"]
+        abits = a["_abits"]
+        check_games(abits == (alive.astype(i64) << seats).sum(axis=1), "_abits",
+                    "the seats of _alive as bits (bit s: seat s survives)", lambda i: f"{abits[i]} for {alive[i].tolist()}")
+        if cfg.variant == "standard":
+            check_games(alive.sum(axis=1) >= 2, "_alive", "at least two survivors (else the game is over)", alive)
+        else:
+            check_games(alive.all(axis=1), "_alive", f"every seat in ({cfg.variant}: nobody is out before the end)",
+                        alive)
+        lives = a["_lives"].astype(i64)
+        check_games(np.where(alive, (lives >= 1) & (lives <= LIVES), lives == 0).all(axis=1), "_lives",
+                    f"1..{LIVES} lives for a survivor, 0 for an eliminated seat", lives)
+        if self._teams:
+            check_games((lives[:, 0::2] == lives[:, :1]).all(axis=1) & (lives[:, 1::2] == lives[:, 1:2]).all(axis=1),
+                        "_lives", "one count per team (seats 0, 2, 4 and 1, 3, 5)", lives)
+        res = a["_result"].astype(i64)
+        check_games((res == np.where(alive, 0, -1)).all(axis=1), "_result",
+                    "0 (undecided) for a survivor, -1 for an eliminated seat", res)
+        hsize = a["_hsize"].astype(i64)
+        check_games((hsize == hands.sum(axis=2)).all(axis=1), "_hsize", "each hand's number of cards",
+                    lambda i: f"{hsize[i].tolist()} for hands of {hands[i].sum(axis=1).tolist()} cards")
+        check_games((alive | (hsize == 0)).all(axis=1), "_hands", "empty hands for the eliminated seats",
+                    lambda i: hsize[i].tolist())
+        disc = a["_disc"].astype(i64)
+        check_games(disc[:, K] == 0, "_disc", "0 in column 18 (BUST's, not a card)", disc[:, K])
+        top = a["_top"].astype(i64)
+        check_games((top >= -1) & (top < K), "_top", f"a kind 0..{K - 1} or -1 (no top card)", top)
+        check_games((top < 0) | (disc[g, np.maximum(top, 0)] >= 1), "_top", "a kind the discard pile holds",
+                    lambda i: f"{top[i]} with the discard pile {disc[i, :K].tolist()}")
+        ptr, end = a["_dptr"].astype(i64), a["_dend"].astype(i64)
+        check_games((ptr >= 0) & (ptr <= end) & (end <= D), "_dptr", f"0 <= _dptr <= _dend <= {D} (the deck)",
+                    lambda i: f"_dptr {ptr[i]}, _dend {end[i]}")
+        pos = np.arange(D)
+        pile = (pos >= ptr[:, None]) & (pos < end[:, None])
+        drawq = a["_drawq"].astype(i64)
+        check_games((~pile | (drawq < K)).all(axis=1), "_drawq", f"kinds 0..{K - 1} in the draw pile",
+                    lambda i: drawq[i, ptr[i]:end[i]].tolist())
+        kinds = np.where(pile, drawq, K) + (g * KP)[:, None]
+        drawn = np.bincount(kinds.reshape(-1), minlength=m * KP).reshape(m, KP)[:, :K]
+        counts = hands[:, :, :K].sum(axis=1) + disc[:, :K] + drawn
+        deck = np.array(cfg.deck_counts, i64)
+        check_games((counts <= deck).all(axis=1), "_hands",
+                    f"at most deck_counts[k] cards of each kind k in the hands, draw and discard piles ({list(deck)})",
+                    lambda i: f"{counts[i].tolist()} cards per kind")
+        total = a["_total"]
+        check_games((total >= 0) & (total <= MAX_TOTAL), "_total", f"T in 0..{MAX_TOTAL}", total)
+        dirbit = a["_dirbit"]
+        check_games((dirbit == 0) | (dirbit == 1), "_dirbit", "1 (clockwise) or 0", dirbit)
+        phase = a["_phase"]
+        phases = [PLAY, BOMB_ANSWER] if self._optional else [PLAY]
+        check_games(np.isin(phase, phases), "_phase", f"one of {phases} (PLAY{', BOMB_ANSWER' if self._optional else ''})",
+                    phase)
+        cur = a["_cur"].astype(i64)
+        check_games((cur >= 0) & (cur < n), "_cur", f"a seat in 0..{n - 1}", cur)
+        check_games(alive[g, cur], "_cur", "a surviving seat", cur)
+        play = phase == PLAY
+        bomber, bcur = a["_bomber"].astype(i64), a["_bcur"].astype(i64)
+        b0 = np.clip(bomber, 0, n - 1)
+        ok = np.where(play, (bomber == -1) & (bcur == -1),
+                      (bomber >= 0) & (bomber < n) & (bomber != cur) & (bcur == cur) & alive[g, b0])
+        check_games(ok, "_bomber", "-1 and _bcur -1 in PLAY; in BOMB_ANSWER a surviving bomber other than the "
+                                   "responder, with _bcur the responder", lambda i: f"bomber {bomber[i]}, _bcur {bcur[i]}")
+        check_games(np.where(play, (~alive | (hsize > 0)).all(axis=1), hsize[g, cur] > 0), "_hsize",
+                    "a card in every surviving hand (during a Bomb's answers: in the responder's)", hsize)
+        check_games(play | (top == BOMB) | (top == N0), "_top", f"a Bomb ({BOMB}) or a 0 on top during a Bomb's answers", top)
+        actor = a["_actor"].astype(i64)
+        check_games((actor >= 0) & (actor < n), "_actor", f"a seat in 0..{n - 1}", actor)
+        rnd, counter = a["_round"].astype(i64), a["_counter"].astype(i64)
+        check_games(rnd >= 0, "_round", "rounds completed >= 0", rnd)
+        check_games((counter >= 0) & (counter <= 2**31 - 16), "_counter", "0..2**31 - 16 random events", counter)
+        top_r = self._max_resh if self._reshuffles else 0
+        nresh = a["_nresh"].astype(i64)
+        check_games((nresh >= 0) & (nresh <= top_r), "_nresh", f"0..{top_r} reshuffles this round", nresh)
+        steps = a["_steps"].astype(i64)
+        hi = self._max_steps - 1 if self._max_steps is not None else 2**31 - 2
+        check_games((steps >= 0) & (steps <= hi), "_steps", f"0..{hi} decisions (max_steps ends the game at "
+                                                            f"{self._max_steps})", steps)
+        fl, fr, fw = a["final_lives"], a["final_result"], a["final_win"]
+        check_games(((fl >= 0) & (fl <= LIVES)).all(axis=1), "final_lives", f"0..{LIVES}", fl)
+        check_games(((fr >= -1) & (fr <= 1)).all(axis=1), "final_result", "-1, 0 or 1", fr)
+        check_games((np.isfinite(fw) & (fw >= 0) & (fw <= 1)).all(axis=1), "final_win", "win shares in 0..1", fw)
+        check_games(~a["truncated"] | a["terminated"], "truncated", "True only where terminated", a["truncated"])
 
     def info(self) -> dict[str, np.ndarray]:
         """Per-game extras (fresh arrays): ``seed``, ``lives``, ``alive`` and ``round`` of the current
         games, and for the games that just ended (rows where ``terminated``) ``final_scores`` (their
-        lives left, int32 [B, n]), ``final_result`` (+1 / -1) and ``final_win`` (win shares)."""
+        lives left, int32 [B, n]), ``final_result`` (+1 / -1; 0 for the undecided of a truncated game),
+        ``final_win`` (win shares) and ``truncated`` (bool [B]: ended by ``max_steps``)."""
         return {"seed": self.seeds, "lives": self.lives, "alive": self.alive, "round": self.round,
                 "final_scores": self.final_lives.copy(), "final_result": self.final_result.copy(),
-                "final_win": self.final_win.copy()}
+                "final_win": self.final_win.copy(), "truncated": self.truncated.copy()}
 
     def bytes_per_game(self) -> float:
         """Bytes of game state per game (the cached legal mask included; step outputs and the
@@ -406,7 +599,7 @@ class BatchedFiveAlive(BatchedGameBase):
         arrays = (self._hands, self._hsize, self._disc, self._top, self._drawq, self._dptr, self._dend,
                   self._total, self._dirbit, self._cur, self._phase, self._abits, self._alive, self._lives,
                   self._result, self._bomber, self._bcur, self._actor, self._round, self._nresh, self._counter,
-                  self._seeds, self._game_index, self._mask)
+                  self._steps, self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
 
     # ------------------------------------------------------------------ step
@@ -423,7 +616,9 @@ class BatchedFiveAlive(BatchedGameBase):
         a = self._check_actions(actions)
         B, n = self.batch_size, self.num_players
         self.terminated = np.zeros(B, bool)
+        self.truncated = np.zeros(B, bool)
         self.rewards = np.zeros((B, n), np.float32)
+        self._steps += 1  # a game that ends at this step starts its successor at 0 (``_init_games``)
         # The common update, on every game: the card (none for BUST) leaves the acting seat's hand for
         # the discard pile and becomes its top card; T, the direction and the next seat by table. It is
         # the whole step for a number or a simple wild card that is not the seat's last card.
@@ -454,8 +649,25 @@ class BatchedFiveAlive(BatchedGameBase):
             # ``cur`` and ``total`` still hold the values from before the step (the common update made new
             # arrays); ``phase`` is read here, before ``_rare`` changes it in place
             self._rare(r, a[r], phase[r], hs[r], cur[r], total[r])
+        if self._max_steps is not None:
+            t = np.flatnonzero(self._steps >= self._max_steps)
+            if t.size:
+                self._truncate(t)
         self._update_mask()
         return self.rewards
+
+    def _truncate(self, g: np.ndarray) -> None:
+        """Games ``g`` took their ``max_steps``-th decision and go on: they end here with no winner (the
+        undecided results stay 0), and their slots move on to their next games."""
+        self.terminated[g] = True
+        self.truncated[g] = True
+        self.final_lives[g] = self._lives[g]
+        self.final_result[g] = self._result[g]
+        self.final_win[g] = 0.0
+        self._next_games(g)
+        self._init_games(g)
+        self._deal(g)
+        self._first_player(g)
 
     def _rare(self, g: np.ndarray, a: np.ndarray, phase: np.ndarray, hs: np.ndarray, p: np.ndarray,
               told: np.ndarray) -> None:
@@ -895,6 +1107,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._result[g] = 0
         self._round[g] = 0
         self._counter[g] = 0
+        self._steps[g] = 0
         self._dirbit[g] = 1
 
     def _first_player(self, g: np.ndarray) -> None:
@@ -934,7 +1147,7 @@ class BatchedFiveAlive(BatchedGameBase):
 
         ``out``: an optional C-contiguous float32 [B, 80 + 3n] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
-        n, size = self.num_players, self.observation_size
+        size = self.observation_size
         obs = self._obs_out(out)
         cur = self._cur
         at = self._obs_at
@@ -978,3 +1191,18 @@ def bench_five_alive_batched(num_players: int, batch_size: int, with_obs: bool, 
     game's action in one step."""
     return bench_batched(BatchedFiveAlive(FiveAliveConfig(num_players=num_players), batch_size, seed=0),
                          with_obs, seconds)
+
+
+_STATE_FIELDS = {"_hands": "hands", "_hsize": "hand_size", "_disc": "discard", "_top": "top", "_drawq": "draw",
+                 "_dptr": "draw", "_dend": "draw", "_total": "total", "_dirbit": "direction", "_cur": "current",
+                 "_phase": "phase", "_abits": "alive", "_alive": "alive", "_lives": "lives", "_result": "result",
+                 "_bomber": "bomber", "_bcur": "bomber", "_round": "round", "_nresh": "reshuffles",
+                 "_counter": "counter", "_steps": "turns"}
+
+
+def _as_state_field(message: str) -> str:
+    """A ``check_games`` message about the one game ``load`` built, as one about the reference state's field:
+    ``state['arrays']['_hsize']: game 0: expected ...`` becomes ``state.hand_size: expected ...``."""
+    head, _, rest = message.partition(": game 0: ")
+    name = head.split("'")[-2] if head.count("'") >= 2 else head
+    return f"state.{_STATE_FIELDS.get(name, name)}: {rest or message}"

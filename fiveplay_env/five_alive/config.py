@@ -33,6 +33,10 @@ NUM_KINDS = len(KIND_KEYS)  # 18
 DEFAULT_DECK: tuple[int, ...] = (8, 8, 8, 8, 8, 4, 2, 1, 6, 5, 4, 4, 3, 2, 2, 2, 1, 1)  # 77 cards
 MAX_RESHUFFLES = 1000  # the largest max_reshuffles
 MAX_DECK = 255  # counts are stored in small ints and observations; far above any printed edition
+DEFAULT_MAX_STEPS = 10_000
+"""The default ``max_steps``: 27 times the longest of 78,000 random rule-book games (2 to 6 players, every
+variant and preset: at most 367 decisions; measured with the batched engine and ``vector.random_actions``)."""
+MAX_STEPS_LIMIT = 10**9  # the largest max_steps (the batched engine counts decisions in int32)
 
 VARIANTS = ("standard", "sudden_death", "teams")
 TEAM_SIZES = (4, 6)
@@ -70,11 +74,12 @@ class FiveAliveConfig:
             pile; draws that still find nothing are skipped) or ``"skip"`` (never reshuffle).
         max_reshuffles: at most this many reshuffles per round (0..1000); once they are spent, draws
             from an empty draw pile are skipped, as with ``"skip"``. This bound is what guarantees that
-            every game ends whatever the deck: without it a deck rich in Draw cards (for example only
+            every round ends whatever the deck: without it a deck rich in Draw cards (for example only
             Draw cards) recycles the discard pile into the hands forever and no round ends. With it
-            every round ends after finitely many steps (each card played leaves the hands, the draws
-            are bounded, every BUST or Bomb loss costs a life), and every round costs a life unless all
-            survivors go out at once. The default, 50, is far beyond what the RULES.md deck reaches (at
+            every round ends within ``round_decision_bound`` card decisions (each card played leaves
+            the hands, the draws are bounded, every BUST or Bomb loss costs a life), and every round
+            costs a life unless all survivors go out at once (``rules_decision_bound``; ``max_steps``
+            bounds the whole game). The default, 50, is far beyond what the rule book's deck reaches (at
             most 11 in one round, measured over 1,500 random 6-player games), so it never changes a
             game of the rule book's deck in practice.
         new_round_start: who starts a new round: ``"after_dealer"`` (the next survivor clockwise from
@@ -90,6 +95,20 @@ class FiveAliveConfig:
             in teams every member of the team), or ``"win_loss+lives"`` (both, summed).
         max_cycles: if set, the AEC env truncates every agent once a player has made this many decisions
             (PettingZoo's convention: each agent acts at most max_cycles times).
+        max_steps: the most decisions a game may take (1..10**9, or None for no limit; default 10,000):
+            a game that has not ended by its rules after ``max_steps`` decisions (every step: cards,
+            BUSTs and Bomb answers) ends there, *truncated*: no winner, every undecided result stays 0
+            (no reward), ``engine.truncated(state)`` is True. The reference engine, the batched engine
+            (``terminated`` with ``info()["truncated"]``), the AEC env (``truncations``), records and
+            tournaments (the ``truncated`` column) all end the game at the same step. No rule-book game
+            comes near the default (the longest of 78,000 random ones: 367 decisions); it bounds the
+            custom decks whose games could otherwise take millions of decisions (2 players, 255 Draw 1
+            cards and ``max_reshuffles=1000``: about 2 million). ``max_decisions`` is the resulting bound.
+
+    Bounds on a game's length (derived from the fields; ``tests/five_alive/test_five_alive_audit.py``
+    checks them on random games of random configs): ``round_decision_bound`` per round and
+    ``rules_decision_bound`` per game (None when the rules allow rounds that cost no life), and
+    ``max_decisions``, the smaller of that and ``max_steps``.
     """
 
     num_players: int = 4
@@ -108,6 +127,7 @@ class FiveAliveConfig:
     final_tiebreak: str = "turn_order"
     reward: str = "win_loss"
     max_cycles: int | None = None
+    max_steps: int | None = DEFAULT_MAX_STEPS
 
     def __post_init__(self) -> None:
         # each value is validated and stored as a plain Python value (numpy scalars are accepted)
@@ -133,6 +153,7 @@ class FiveAliveConfig:
             final_tiebreak=check_choice("final_tiebreak", self.final_tiebreak, FINAL_TIEBREAKS),
             reward=check_choice("reward", self.reward, REWARDS),
             max_cycles=None if self.max_cycles is None else check_int("max_cycles", self.max_cycles, 1),
+            max_steps=None if self.max_steps is None else check_int("max_steps", self.max_steps, 1, MAX_STEPS_LIMIT),
         )
 
     @property
@@ -143,6 +164,53 @@ class FiveAliveConfig:
     @property
     def teams(self) -> bool:
         return self.variant == "teams"
+
+    @property
+    def life_losses_bound(self) -> int:
+        """The most lives that can be lost in a game before it ends: teams 9 (4 + 4 and the last one),
+        otherwise 5 per player (every player's five at most)."""
+        return 2 * LIVES - 1 if self.variant == "teams" else LIVES * self.num_players
+
+    @property
+    def round_decision_bound(self) -> int:
+        """The most card decisions (plays, and Bomb answers that discard a 0) in one round:
+        ``D + R * (D - 1)`` for a D-card deck and R = ``max_reshuffles`` (0 with
+        ``empty_draw_pile="skip"``). Each such decision takes one card out of the hands; cards enter the
+        hands only from the deal and the draw pile (a Re-Deal moves them between hands), and the draw
+        pile holds at most the D - 10m cards left after the deal plus D - 1 cards per reshuffle. The
+        decisions that cost a life (BUST, a "lose a life" answer) come on top, at most
+        ``life_losses_bound`` in the whole game."""
+        d = self.deck_size
+        r = self.max_reshuffles if self.empty_draw_pile == "reshuffle" else 0
+        return d + r * (d - 1)
+
+    @property
+    def rules_decision_bound(self) -> int | None:
+        """The most decisions a game can take by the rules alone (``max_steps`` aside), or None when the
+        rules allow games of any length.
+
+        A round ends when a survivor's hand is empty and costs a life (teams: someone went out, so the
+        other team loses one; otherwise every survivor still holding cards loses one) unless every
+        survivor goes out at once, which only a Bomb played as the bomber's last card can do (the others
+        discarding their last card, a 0, to it): with ``bomb_last_card_resolves=True``, a Bomb and a 0 in
+        the deck and ``variant != "teams"``, such rounds can repeat without end (None; the rule book's
+        deck is one of these). Otherwise a game has at most L + 1 rounds (L = ``life_losses_bound``), so
+        at most ``(L + 1) * round_decision_bound + L`` decisions."""
+        counts = dict(zip(KIND_KEYS, self.deck_counts, strict=True))
+        endless = (self.variant != "teams" and self.bomb_last_card_resolves
+                   and counts["bomb"] > 0 and counts["n0"] > 0)
+        if endless:
+            return None
+        lives = self.life_losses_bound
+        return (lives + 1) * self.round_decision_bound + lives
+
+    @property
+    def max_decisions(self) -> int | None:
+        """The most decisions a game under this config takes: ``max_steps`` or ``rules_decision_bound``,
+        whichever is smaller (None only with ``max_steps=None`` and rules that allow endless games)."""
+        rules = self.rules_decision_bound
+        bounds = [b for b in (self.max_steps, rules) if b is not None]
+        return min(bounds) if bounds else None
 
 
 def _parse_deck(value: object, num_players: int) -> tuple[int, ...]:

@@ -9,6 +9,8 @@ The same two functions, with the same signatures, as ``fiveplay_env.take5.determ
 | ``sample_world(config, state, player, rng)`` | a world drawn with ``rng`` (from a state, or from a          |
 |                                              | ``Conditioned`` state: then its beliefs are honoured too)    |
 | ``condition(config, canonical, facts)``      | a ``Conditioned`` state: extra beliefs about hidden hands    |
+| ``sample_conditioned(config, cond, player,`` | ``sample_world`` of a ``Conditioned`` state (the game        |
+| ``rng)``                                     | definition's hook; ``RuntimeError`` when no deal is found)   |
 
 Hidden from ``player`` (docs/rules.md 2.8): the other survivors' hands and the draw pile (composition
 and order). A world keeps everything ``player`` sees (own hand, T, direction, turn, lives, hand sizes,
@@ -74,6 +76,20 @@ def sample_world(config: FiveAliveConfig, state: FiveAliveState | Conditioned, p
             raise RuntimeError("no deal satisfies the beliefs")  # InformationSet.sample then drops them
         return world
     return _sample_recorded(state, player, rng)
+
+
+def sample_conditioned(config: FiveAliveConfig, conditioned: Conditioned, player: int,
+                       rng: np.random.Generator) -> FiveAliveState:
+    """A world honouring every belief of ``conditioned`` (``RuntimeError`` if no try finds one): the
+    game definition's ``sample_conditioned`` (``sample_world`` accepts a ``Conditioned`` state too)."""
+    if not isinstance(conditioned, Conditioned):
+        raise ValueError(f"conditioned: expected a Conditioned state (from condition()), got "
+                         f"{type(conditioned).__name__}")
+    return sample_world(config, conditioned, player, rng)
+
+
+sample = sample_world
+"""The name this function had in the agents' adapter (0.2)."""
 
 
 def condition(config: FiveAliveConfig, canonical: FiveAliveState, facts: dict[int, int]) -> Conditioned:
@@ -214,5 +230,5 @@ def _sample_conditioned(state: FiveAliveState, player: int, rng: np.random.Gener
     return None
 
 
-__all__ = ["canonical", "sample_world", "condition", "Conditioned", "ALL_KINDS", "CANONICAL_SEED",
-           "CONDITIONED_TRIES"]
+__all__ = ["canonical", "sample_world", "condition", "sample_conditioned", "sample", "Conditioned", "ALL_KINDS",
+           "CANONICAL_SEED", "CONDITIONED_TRIES"]

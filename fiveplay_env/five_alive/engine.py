@@ -43,6 +43,12 @@ Choices where docs/rules.md is silent (each a config field unless it has no cons
     stays on top). If the pile has no top card yet (nothing played since the deal), it still has none.
   * The Bomb's answers go on the discard pile (a discarded 0 becomes its top card).
   * With ``first_player="random"`` the first round has no dealer; its starter is drawn.
+
+Truncation (``config.max_steps``, not a rule): after the step that makes ``state.turns`` reach
+``max_steps``, a game that has not ended by its rules ends there: phase OVER, no winner, the undecided
+results stay 0 (so no win/loss reward at that step), ``truncated(state)`` is True. Only a truncation
+ends a game without a winner (by the rules someone always survives, or a team or a sudden-death leader
+wins).
 """
 from __future__ import annotations
 
@@ -52,8 +58,9 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.config import show_value
 from fiveplay_env.core.engine import BoundEngine
-from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.core.errors import IllegalActionError, action_id
 from fiveplay_env.five_alive import determinize, events, knowledge
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.events import event_card, last_event  # noqa: F401  (re-exported: the engine API)
@@ -111,7 +118,11 @@ def _canonical(config: FiveAliveConfig) -> list[int]:
 
 # --- setting up ---------------------------------------------------------------------------------------
 def new_game(config: FiveAliveConfig, seed: int | None = None) -> FiveAliveState:
-    """A new game, its first round dealt and its first player chosen (random events 0 and 1)."""
+    """A new game, its first round dealt and its first player chosen (random events 0 and 1).
+    ``ValueError`` unless ``config`` is a ``FiveAliveConfig`` or ``seed`` is None or an int in 0..2**64-1."""
+    if not isinstance(config, FiveAliveConfig):
+        raise ValueError(f"config: expected a FiveAliveConfig (for example FiveAliveConfig(num_players=4) or "
+                         f"five_alive_v0.make_config(...)), got {type(config).__name__} {show_value(config)}")
     n = config.num_players
     state = FiveAliveState(
         num_players=n,
@@ -208,7 +219,8 @@ def from_position(
         num_players=n, seed=seeding.normalize_seed(seed), counter=counter, round=round,
         current=current, direction=direction, total=total, hands=counts, hand_size=[0] * n,
         held=[0] * n, draw=list(reversed(draw or [])), discard=disc, top=discard[-1] if discard else -1,
-        lives=lives, alive=[v > 0 for v in lives], result=[0] * n, known=[{} for _ in range(n)],
+        lives=lives, alive=[v > 0 for v in lives], result=[0 if v > 0 else -1 for v in lives],  # the eliminated: lost
+        known=[{} for _ in range(n)],
         draw_cap=[None] * n, free_bust=BUST_BIT if config.allow_voluntary_bust else 0,
     )
     refresh(state)
@@ -248,11 +260,13 @@ def legal_actions(state: FiveAliveState) -> list[int]:
 
 
 def check_action(state: FiveAliveState, action: object) -> int:
-    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``."""
+    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``. An action
+    id is an int, a numpy integer or a 0-d integer array (``core.errors.action_id``)."""
     if type(action) is not int:
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        a = action_id(action)
+        if a is None:
             raise IllegalActionError(_agent(state), action, legal_actions(state))
-        action = int(action)
+        action = a
     if not 0 <= action < NUM_ACTIONS or not (legal_bits(state) >> action) & 1:
         raise IllegalActionError(_agent(state), action, legal_actions(state))
     return action
@@ -295,6 +309,9 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
         else:
             _play(config, state, p, a)
     state.turns += 1
+    limit = config.max_steps
+    if limit is not None and state.turns >= limit and state.phase != OVER:
+        _truncate(state)
     n = state.num_players
     if not state.ev_rare:
         return [0] * n
@@ -696,6 +713,27 @@ def _end_game(state: FiveAliveState, winners: list[int]) -> None:
     events.note(state)
 
 
+def _truncate(state: FiveAliveState) -> None:
+    """``max_steps`` decisions were taken and the game goes on: it ends here, with no winner; every
+    undecided result stays 0 (see the module docstring)."""
+    tab = state.tab
+    if state.current >= 0:
+        tab[TAB_FIXED + state.current] = 0.0
+    tab[TAB_PHASE] = 0.0
+    tab[TAB_PHASE + 1] = 0.0
+    state.phase = OVER
+    state.current = -1
+    state.bomber = -1
+    state.bomb_queue = []
+    state.winners = []
+    events.note(state)
+
+
+def truncated(state: FiveAliveState) -> bool:
+    """Whether the game ended by the ``max_steps`` truncation (over, with no winner)."""
+    return state.phase == OVER and not state.winners
+
+
 def hand_value(config: FiveAliveConfig, state: FiveAliveState, q: int) -> int:
     """Sudden-death tie-break: the sum of number cards in q's hand, wild cards counting
     ``tiebreak_wild_value`` each."""
@@ -790,6 +828,8 @@ class FiveAliveEngine(BoundEngine[FiveAliveConfig, FiveAliveState]):
     __slots__ = ()
 
     # the binding (current_player, is_over, legal_mask, step, clone) is BoundEngine's, on these
+    _config_cls = FiveAliveConfig
+    _state_cls = FiveAliveState
     _new_game = staticmethod(new_game)
     _legal_mask = staticmethod(legal_mask)
     _step = staticmethod(step)

@@ -4,7 +4,9 @@ The acting agent is whoever's turn it is (or, with ``bomb_zero_optional``, the B
 answer is awaited). An eliminated player is terminated at once and leaves ``agents`` when stepped with
 ``None`` (PettingZoo's dead-step rule); when the game ends every remaining agent is terminated. With
 ``max_cycles`` set, every agent is truncated once a player has made that many decisions (PettingZoo's
-convention: each agent acts at most ``max_cycles`` times).
+convention: each agent acts at most ``max_cycles`` times). A game that the engine ends at
+``max_steps`` decisions (``engine.truncated``: no winner) truncates every remaining agent instead of
+terminating it.
 """
 from __future__ import annotations
 
@@ -14,15 +16,14 @@ import numpy as np
 
 from fiveplay_env.core.aec import CardGameAEC
 from fiveplay_env.core.config import config_of, from_kwargs
-from fiveplay_env.core.spec import GameSpec
 from fiveplay_env.five_alive import engine as eng
-from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, FiveAliveConfig
+from fiveplay_env.five_alive import SPEC  # the game's facts, declared with its definition
+from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.events import event_info  # noqa: F401  (re-exported: it was defined here)
 from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
 from fiveplay_env.five_alive.render import render_text
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
 
-SPEC = GameSpec("five_alive_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
 METADATA = {
     "name": "five_alive_v0",
     "render_modes": ["ansi", "human"],
@@ -104,7 +105,7 @@ class FiveAliveAEC(CardGameAEC):
 
     def step(self, action: Any) -> None:
         limit = self.config.max_cycles
-        if limit is None:  # nothing to count
+        if limit is None and self.config.max_steps is None:  # nothing to count, no truncation to translate
             super().step(action)
             return
         if self.engine is None or not self.agents:
@@ -114,9 +115,17 @@ class FiveAliveAEC(CardGameAEC):
         super().step(action)  # raises IllegalActionError before anything changes
         if acting:
             self._decisions[self._index[agent]] += 1
+            if self.engine.is_over and eng.truncated(self.engine.state):
+                # the engine's max_steps ended the game unfinished: a truncation, not a termination
+                alive = self.engine.state.alive
+                for a in self.agents:
+                    if alive[self._index[a]]:  # the eliminated stay terminated
+                        self.terminations[a] = False
+                        self.truncations[a] = True
+                self._select()
         # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
         # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
-        if (acting and self._decisions[self._index[agent]] >= limit
+        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
                 and not self.engine.is_over and self.agents):
             for a in self.agents:
                 self.truncations[a] = True

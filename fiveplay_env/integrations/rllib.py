@@ -93,17 +93,17 @@ def _env_class() -> type:
 
         def __init__(self, config: dict[str, Any] | None = None) -> None:
             super().__init__()
-            from fiveplay_env import GAMES, make
-            from fiveplay_env.core.single_agent import resolve_agent
+            from fiveplay_env import games
+            from fiveplay_env.single_agent import resolve_agent
 
             cfg = dict(config or {})
             game = cfg.pop("game", None)
-            if game not in GAMES:
-                raise ValueError(f"env_config['game']: expected one of {sorted(GAMES)}, got {game!r}")
+            if not isinstance(game, str) or game not in games.table():
+                raise ValueError(f"env_config['game']: expected one of {games.names()}, got {game!r}")
             opponents = cfg.pop("opponents", None)
             seat = cfg.pop("seat", "random")
             self.game = game
-            self._env = make(game, **cfg)
+            self._env = games.get(game).make_env(**cfg)
             self.possible_agents = list(self._env.possible_agents)
             n = len(self.possible_agents)
             self._fixed: dict[str, Any] = {}

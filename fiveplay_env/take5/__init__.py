@@ -1,0 +1,42 @@
+"""Take 5 (6 nimmt!): config, state, reference engine, observation encoder, determinization, results,
+renderer, PettingZoo env and batched engine. ``GAME`` is the game's definition
+(``fiveplay_env.core.gamedef.GameDef``), listed in the table ``fiveplay_env.games``."""
+from fiveplay_env.core.gamedef import GameDef
+from fiveplay_env.core.spec import GameSpec
+from fiveplay_env.take5 import determinize, results
+from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Take5Config
+from fiveplay_env.take5.engine import Take5Engine
+from fiveplay_env.take5.observation import observation_size, observe
+from fiveplay_env.take5.state import NUM_ACTIONS
+
+SPEC = GameSpec("take5_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
+"""The game's facts that no config changes."""
+
+GAME = GameDef(
+    name="take5",
+    title="Take 5",
+    spec=SPEC,
+    config_cls=Take5Config,
+    presets=PRESETS,
+    engine_cls=Take5Engine,
+    observe_state=observe,
+    observation_size=lambda config: observation_size(config.num_players, config.draft),
+    env_module="fiveplay_env.take5_v0",
+    batched="fiveplay_env.take5.batched:make_batched",
+    gym_id="fiveplay/Take5-v0",
+    illegal_action_penalty=-200.0,  # worse than any game's score: bull heads
+    summary=results.summary,
+    digest_fields=results.digest_fields,
+    step_bytes=results.step_bytes,
+    results=results.results,
+    metrics=results.METRICS,
+    score="score",
+    canonical=determinize.canonical,
+    sample_world=determinize.sample_world,
+    describe=("Take 5 (6 nimmt!, Take 6!, Category 5) for 2 to 10 players: every trick, all players choose "
+              "a card at once; the cards are placed in ascending order on four rows, and the sixth card of "
+              "a row takes it. Lowest score wins."),
+    history=((0, "first release (0.1): the rules of docs/rules.md section 1, every default a config field"),),
+)
+
+__all__ = ["GAME", "SPEC"]

@@ -57,6 +57,18 @@ games are gathered with one-dimensional indexing; n players):
 
 The observation's ``seen`` is ``loc >= QUEUE``; the rows piece is read from ``rows``.
 
+Invariants (what ``set_state`` checks of every game, ``_check_state``; t = tricks completed, c = the
+acting seat, p = picks): the phase is PLAY, or DRAFT (``draft`` only, t = 0) or ROW_CHOICE
+(``row_pick="player"`` only); every card is in exactly one place: seat q holds 10 - t - (q < c) cards
+in PLAY, 10 - t - 1 during a row choice, p // n + (q < p % n) in the draft; c cards are PENDING (in PLAY,
+``pending[q]`` for q < c, distinct), n are QUEUE during a row choice (all of ``pending``, its lowest card
+below every row end and owned by c), deck - p are in the POOL in the draft, deck - 10n - 4 ASIDE, and
+4 + n t are SEEN; each row holds 1..5 SEEN cards, ascending, its ``rkey`` and ``rbull`` those of its cards
+(the draft: empty rows); the round penalties add up to the bull heads of the SEEN cards outside the
+rows; scores are >= 0, below the end threshold (``mode="game"``), and add up to between 10n - 16 and
+171 points per round completed; ``round`` < K (``rounds:K``), ``counter`` = round + 1 (0 with
+``draft``), ``picks`` 10n after the draft (0 without one); the last step's penalties are 0..171.
+
 ``pub`` (uint8 [B, 109], derived, not part of ``STATE``): each card's public bits of the compact
 observation (``fiveplay_env.take5.compact``: seen, trick, pool, rows 0..3) in ``loc``'s layout
 (columns 104..108 stay 0; a card's flat position is the same in both), built by the first
@@ -80,13 +92,13 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.core import seeding
-from fiveplay_env.core.batched import BatchedGameBase, bench_batched
-from fiveplay_env.core.config import check_int, from_kwargs
+from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import LAYOUT, ROW_STAT_DIVS, ROW_STATS, ROWS, TRICK, observation_size
 from fiveplay_env.take5.state import (
-    ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, PLAY,
-    ROW_CHOICE, ROW_LIMIT,
+    ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, PHASE_NAMES, PLAY,
+    ROW_CHOICE, ROW_LIMIT, TOTAL_BULLHEADS,
 )
 
 # Location codes of ``loc`` (hands are the seat numbers 0..9). QUEUE and SEEN, the cards a player has
@@ -152,7 +164,7 @@ class BatchedTake5(BatchedGameBase):
         if not isinstance(config, Take5Config):
             raise ValueError(f"config: expected a Take5Config, got {type(config).__name__}")
         self.config = config
-        self.batch_size = B = check_int("batch_size", batch_size, 1)
+        self.batch_size = B = check_int("batch_size", batch_size, 1, MAX_BATCH_SIZE)
         self.num_players = n = config.num_players
         self.num_actions = NUM_ACTIONS
         self.observation_size = observation_size(n, config.draft)
@@ -249,6 +261,124 @@ class BatchedTake5(BatchedGameBase):
         self._pen_f = self._pen.reshape(-1)
         self._mask_f = self._mask.reshape(-1)
 
+    def _check_state(self, a: dict[str, np.ndarray]) -> None:
+        """The invariants of the module docstring, for every game of ``a`` (``set_state``'s arrays)."""
+        B, n, D = self.batch_size, self.num_players, self._deck
+        g = self._arange
+        seats = np.arange(n)
+        i64 = np.int64
+        phase, cur, trick = a["_phase"].astype(i64), a["_cur"].astype(i64), a["_trick"].astype(i64)
+        picks, rnd, counter = a["_picks"].astype(i64), a["_round"].astype(i64), a["_counter"].astype(i64)
+        allowed = [PLAY] + ([DRAFT] if self._draft else []) + ([ROW_CHOICE] if self._player_rows else [])
+        check_games(np.isin(phase, allowed), "_phase", f"one of {allowed} ({', '.join(PHASE_NAMES[x] for x in allowed)})",
+                    phase)
+        draft, play, rc = phase == DRAFT, phase == PLAY, phase == ROW_CHOICE
+        check_games((cur >= 0) & (cur < n), "_cur", f"a seat in 0..{n - 1}", cur)
+        check_games((trick >= 0) & (trick < NUM_TRICKS) & (~draft | (trick == 0)), "_trick",
+                    f"0..{NUM_TRICKS - 1} tricks completed (0 in the draft)", trick)
+        full = HAND_SIZE * n
+        if self._draft:
+            ok = np.where(draft, (picks >= 0) & (picks < full) & (cur == picks % n), picks == full)
+            check_games(ok, "_picks", f"0..{full - 1} picks with _cur == picks % {n} in the draft, {full} after it",
+                        lambda i: f"{picks[i]} picks, seat {cur[i]} acting")
+        else:
+            check_games(picks == 0, "_picks", "0 (no draft)", picks)
+        ok = rnd >= 0
+        if self._k is not None:
+            ok &= rnd < self._k
+        check_games(ok, "_round", f"0..{self._k - 1} rounds completed" if self._k else "rounds completed >= 0", rnd)
+        want = np.zeros(B, i64) if self._draft else rnd + 1
+        check_games(counter == want, "_counter", "0 (the draft deals nothing)" if self._draft else
+                    "rounds completed + 1 (one deal per round)", lambda i: f"{counter[i]} after {rnd[i]} rounds")
+        scores, rpen = a["_scores"].astype(i64), a["_rpen"].astype(i64)
+        check_games((scores >= 0).all(axis=1), "_scores", "scores >= 0", scores)
+        if self._k is None:
+            end = self.config.end_score
+            top = scores.max(axis=1)
+            check_games(top < end if self.config.end_inclusive else top <= end, "_scores",
+                        f"every score {'below' if self.config.end_inclusive else 'at most'} {end} (the game would have ended)",
+                        scores)
+        total = scores.sum(axis=1)
+        check_games((total >= rnd * (10 * n - 16)) & (total <= rnd * TOTAL_BULLHEADS), "_scores",
+                    f"{10 * n - 16}..{TOTAL_BULLHEADS} points in all per round completed",
+                    lambda i: f"{scores[i].tolist()} after {rnd[i]} rounds")
+        check_games((rpen >= 0).all(axis=1), "_rpen", "round penalties >= 0", rpen)
+        pen = a["_pen"]
+        check_games(((pen >= 0) & (pen <= TOTAL_BULLHEADS)).all(axis=1), "_pen", f"0..{TOTAL_BULLHEADS}", pen)
+        rew = a["rewards"]
+        check_games(((rew >= -TOTAL_BULLHEADS) & (rew <= 0)).all(axis=1), "rewards",
+                    f"-{TOTAL_BULLHEADS}..0 (minus the bull heads of a step)", rew)
+        check_games((a["final_scores"] >= 0).all(axis=1), "final_scores", "scores >= 0", a["final_scores"])
+        # where every card is
+        loc = a["_loc"]
+        check_games((loc[:, D:NUM_CARDS] == OUT).all(axis=1) & (loc[:, ACTION_ROW0:ACTION_ROW0 + NUM_ROWS] == ROWPICK)
+                    .all(axis=1) & (loc[:, NUM_ACTIONS - 1] == OUT), "_loc",
+                    f"OUT ({OUT}) in columns {D}..103 and 108, ROWPICK ({ROWPICK}) in 104..107", lambda i: loc[i, D:])
+        cards = loc[:, :D].astype(i64)
+        codes = ((cards >= 0) & (cards < n)) | np.isin(cards, [PENDING, POOL, ASIDE, QUEUE, SEEN])
+        check_games(codes.all(axis=1), "_loc", f"card codes 0..{n - 1} (a hand), PENDING, POOL, ASIDE, QUEUE or SEEN",
+                    lambda i: sorted(set(cards[i].tolist())))
+        cnt = np.bincount((cards + (g * 32)[:, None]).reshape(-1), minlength=32 * B).reshape(B, 32)
+        hand_want = np.where(draft[:, None], picks[:, None] // n + (seats < (picks % n)[:, None]),
+                             HAND_SIZE - trick[:, None] - np.where(rc[:, None], 1, seats < cur[:, None]))
+        check_games((cnt[:, :n] == hand_want).all(axis=1), "_loc",
+                    "hands of 10 - tricks - (seat < acting seat) cards (the draft: picks made)",
+                    lambda i: f"hands of {cnt[i, :n].tolist()} cards, expected {hand_want[i].tolist()}")
+        for code, label, want in (
+                (PENDING, "PENDING", np.where(play, cur, 0)), (QUEUE, "QUEUE", np.where(rc, n, 0)),
+                (POOL, "POOL", np.where(draft, D - picks, 0)), (ASIDE, "ASIDE", np.full(B, D - full - NUM_ROWS)),
+                (SEEN, "SEEN", np.where(draft, 0, NUM_ROWS + n * trick))):
+            check_games(cnt[:, code] == want, "_loc", f"the number of {label} cards the phase and trick imply",
+                        lambda i, c=code, w=want: f"{cnt[i, c]} {label} cards, expected {w[i]}")
+        # the chosen cards
+        pend = a["_pending"].astype(i64)  # [n, B]
+        check_games(((pend >= -1) & (pend < D)).all(axis=0), "_pending", f"card ids -1..{D - 1}", pend.T)
+        need = rc[None, :] | (play[None, :] & (seats[:, None] < cur[None, :]))  # [n, B]
+        p0 = np.maximum(pend, 0)
+        where_ = loc[g[None, :], p0]
+        ok = ~need | ((pend >= 0) & (where_ == np.where(rc, QUEUE, PENDING)[None, :]))
+        check_games(ok.all(axis=0), "_pending", "the PENDING card of each seat that chose (all QUEUE in a row choice)",
+                    pend.T)
+        dup = np.bincount((g[None, :] * NUM_CARDS + p0)[need], minlength=B * NUM_CARDS).reshape(B, NUM_CARDS)
+        check_games(dup.max(axis=1) <= 1, "_pending", "distinct chosen cards", pend.T)
+        # the rows
+        rkey = a["_rkey_b"][1:].reshape(NUM_ROWS, B)
+        rlen = a["_rlen_b"][1:].reshape(NUM_ROWS, B).astype(i64)
+        rbull = a["_rbull_b"][1:].reshape(NUM_ROWS, B).astype(i64)
+        rows = a["_rows_b"][ROW_LIMIT:].reshape(NUM_ROWS, B, ROW_LIMIT).astype(i64)
+        empty = (rlen == 0).all(axis=0) & (rbull == 0).all(axis=0) & (rkey == -1 << self._shift).all(axis=0)
+        check_games(~draft | empty, "_rlen_b", "empty rows (length 0, no bull heads, key -1 << 32) in the draft",
+                    rlen.T)
+        check_games(draft | ((rlen >= 1) & (rlen <= ROW_LIMIT)).all(axis=0), "_rlen_b", f"rows of 1..{ROW_LIMIT} cards",
+                    rlen.T)
+        live = (np.arange(ROW_LIMIT) < rlen[:, :, None]) & ~draft[None, :, None]  # [4, B, 5]
+        check_games((~live | ((rows >= 0) & (rows < D))).all(axis=(0, 2)), "_rows_b", f"card ids 0..{D - 1} in the rows",
+                    lambda i: rows[:, i].tolist())
+        rc_ = np.where(live, rows, 0)
+        check_games((~live | (loc[g[None, :, None], rc_] == SEEN)).all(axis=(0, 2)), "_rows_b", "SEEN cards in the rows",
+                    lambda i: rows[:, i].tolist())
+        check_games((~live[:, :, 1:] | (rows[:, :, 1:] > rows[:, :, :-1])).all(axis=(0, 2)), "_rows_b",
+                    "ascending rows", lambda i: [rows[r, i, :rlen[r, i]].tolist() for r in range(NUM_ROWS)])
+        dup = np.bincount((g[None, :, None] * NUM_CARDS + rc_)[live], minlength=B * NUM_CARDS).reshape(B, NUM_CARDS)
+        check_games(dup.max(axis=1) <= 1, "_rows_b", "each card in one row at most", lambda i: rows[:, i].tolist())
+        last = np.take_along_axis(rc_, np.maximum(rlen - 1, 0)[:, :, None], axis=2)[:, :, 0]  # [4, B]
+        key = (last << self._shift) + (np.arange(NUM_ROWS)[:, None] * B + g[None, :] + 1)
+        check_games(draft | (rkey == key).all(axis=0), "_rkey_b", "last card << 32 | (row * B + game + 1) for each row",
+                    rkey.T)
+        bulls = np.where(live, BULLHEADS[rc_], 0).sum(axis=2)
+        check_games(draft | (rbull == bulls).all(axis=0), "_rbull_b", "the bull heads of each row's cards", rbull.T)
+        seen_bull = np.where(cards == SEEN, BULLHEADS[:D], 0).sum(axis=1)
+        check_games(rpen.sum(axis=1) == seen_bull - np.where(draft, 0, bulls.sum(axis=0)), "_rpen",
+                    "round penalties adding up to the bull heads taken (SEEN cards outside the rows)",
+                    lambda i: f"{rpen[i].tolist()} ({seen_bull[i] - bulls[:, i].sum()} bull heads taken)")
+        if self._player_rows and rc.any():  # a row choice: the lowest card is too low, and its owner chooses
+            low = pend.argmin(axis=0)
+            lowest = pend.min(axis=0)
+            ends = np.where(live.any(axis=2), last, NUM_CARDS).min(axis=0)
+            check_games(~rc | ((cur == low) & (lowest < ends)), "_cur",
+                        "the owner of a too-low card (below every row end) during a row choice",
+                        lambda i: f"seat {cur[i]}, the lowest card {lowest[i]} (seat {low[i]}), row ends {last[:, i].tolist()}")
+
     # ------------------------------------------------------------------ public API (reset, current_player,
     # legal_action_mask, seeds and game_index: BatchedGameBase)
 
@@ -291,9 +421,11 @@ class BatchedTake5(BatchedGameBase):
 
     def info(self) -> dict[str, np.ndarray]:
         """Per-game extras (fresh arrays): ``scores``, ``round_penalty``, ``round`` and ``seed`` of the
-        current games, and ``final_scores`` (rows where ``terminated``) of the games that just ended."""
+        current games, ``final_scores`` (rows where ``terminated``) of the games that just ended, and
+        ``truncated`` (all False: a Take 5 game always ends by its rules; the key is the vector API's)."""
         return {"scores": self.scores, "round_penalty": self.round_penalty, "round": self.round,
-                "seed": self.seeds, "final_scores": self.final_scores.copy()}
+                "seed": self.seeds, "final_scores": self.final_scores.copy(),
+                "truncated": np.zeros(self.batch_size, bool)}  # Take 5 games always end: never truncated
 
     def bytes_per_game(self) -> float:
         """Bytes of game state per game (the cached legal mask included; step outputs and the

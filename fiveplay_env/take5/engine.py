@@ -20,8 +20,9 @@ from __future__ import annotations
 import numpy as np
 
 from fiveplay_env.core import seeding
+from fiveplay_env.core.config import show_value
 from fiveplay_env.core.engine import BoundEngine
-from fiveplay_env.core.errors import IllegalActionError
+from fiveplay_env.core.errors import IllegalActionError, action_id
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.determinize import sample_world  # noqa: F401  (re-exported: the engine API)
 from fiveplay_env.take5.state import (
@@ -35,7 +36,11 @@ _ROW_MASK.setflags(write=False)
 
 
 def new_game(config: Take5Config, seed: int | None = None) -> Take5State:
-    """A new game, its first round dealt (or its draft opened)."""
+    """A new game, its first round dealt (or its draft opened). ``ValueError`` unless ``config`` is a
+    ``Take5Config`` or ``seed`` is None or an int in 0..2**64-1."""
+    if not isinstance(config, Take5Config):
+        raise ValueError(f"config: expected a Take5Config (for example Take5Config(num_players=4) or "
+                         f"take5_v0.make_config(...)), got {type(config).__name__} {show_value(config)}")
     n = config.num_players
     state = Take5State(
         num_players=n,
@@ -108,10 +113,11 @@ def is_legal(state: Take5State, action: int) -> bool:
 
 
 def check_action(state: Take5State, action: object) -> int:
-    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``."""
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+    """``action`` as an int if it is legal for the acting player; else ``IllegalActionError``. An action
+    id is an int, a numpy integer or a 0-d integer array (``core.errors.action_id``)."""
+    a = action_id(action)
+    if a is None:
         raise IllegalActionError(_agent(state), action, legal_actions(state))
-    a = int(action)
     if not is_legal(state, a):
         raise IllegalActionError(_agent(state), action, legal_actions(state))
     return a
@@ -272,6 +278,8 @@ class Take5Engine(BoundEngine[Take5Config, Take5State]):
     __slots__ = ()
 
     # the binding (current_player, is_over, legal_mask, step, clone) is BoundEngine's, on these
+    _config_cls = Take5Config
+    _state_cls = Take5State
     _new_game = staticmethod(new_game)
     _legal_mask = staticmethod(legal_mask)
     _step = staticmethod(step)

@@ -16,15 +16,14 @@ from pettingzoo import ParallelEnv
 from fiveplay_env.core import seeding, state_view
 from fiveplay_env.core.aec import CardGameAEC, check_render_mode, make_spaces
 from fiveplay_env.core.config import config_of, from_kwargs, show_value
-from fiveplay_env.core.errors import IllegalActionError, ResetNeededError
-from fiveplay_env.core.spec import GameSpec
+from fiveplay_env.core.errors import IllegalActionError, ResetNeededError, action_id
 from fiveplay_env.take5 import engine as eng
-from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, Take5Config
+from fiveplay_env.take5 import SPEC  # the game's facts, declared with its definition
+from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observation_high, observation_size, observe
 from fiveplay_env.take5.render import render_text
 from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS, PLAY, Take5State
 
-SPEC = GameSpec("take5_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
 METADATA = {
     "name": "take5_v0",
     "render_modes": ["ansi", "human"],
@@ -176,12 +175,11 @@ class Take5Parallel(ParallelEnv):
         for p, agent in enumerate(self.possible_agents):
             if agent not in actions:
                 raise IllegalActionError(agent, "(no action)", np.flatnonzero(self.legal_mask(p)))
-            a = actions[agent]
+            a = action_id(actions[agent])  # an int, a numpy integer or a 0-d integer array
             mask = self.legal_mask(p)
-            if (isinstance(a, (bool, np.bool_)) or not isinstance(a, (int, np.integer))
-                    or not 0 <= int(a) < NUM_ACTIONS or not mask[int(a)]):
-                raise IllegalActionError(agent, a, np.flatnonzero(mask))
-            out.append(int(a))
+            if a is None or not 0 <= a < NUM_ACTIONS or not mask[a]:
+                raise IllegalActionError(agent, actions[agent], np.flatnonzero(mask))
+            out.append(a)
         return out
 
     def step(self, actions: dict[str, Any]):

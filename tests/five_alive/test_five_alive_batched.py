@@ -61,6 +61,8 @@ def _events(cfg: FiveAliveConfig, s: Any, before: dict[str, Any]) -> list[str]:
         ev.append("multi_out")
     if not answer and a == BUST and before["choices"] > 1:
         ev.append("voluntary")
+    if over and eng.truncated(s):
+        ev.append("truncated")
     if over:
         ev.append("over")
         if bomb_step:
@@ -91,7 +93,8 @@ class Replay(BatchedReplay):
         env = self.env
         return {"hands": env.hands(), "discard": env.discard(), "top": env.top(), "total": env.total,
                 "direction": env.direction, "lives": env.lives, "alive": env.alive, "result": env.result,
-                "phase": env.phase, "round": env.round, "counter": env.counter, "reshuffles": env.reshuffles}
+                "phase": env.phase, "round": env.round, "counter": env.counter, "reshuffles": env.reshuffles,
+                "steps": env.steps}
 
     def compare(self, i: int, s: Any, f: dict[str, Any]) -> None:
         for field, got, exp in (
@@ -108,6 +111,7 @@ class Replay(BatchedReplay):
             ("round", f["round"][i], s.round),
             ("counter", f["counter"][i], s.counter),
             ("reshuffles", f["reshuffles"][i], s.reshuffles),
+            ("steps", f["steps"][i], s.turns),
         ):
             if got != exp:
                 self.fail(i, field, got, exp)
@@ -124,10 +128,12 @@ class Replay(BatchedReplay):
             self.fail(i, "final_lives", env.final_lives[i].tolist(), s.lives)
         if env.final_result[i].tolist() != s.result:
             self.fail(i, "final_result", env.final_result[i].tolist(), s.result)
-        share = 1.0 if cfg.variant == "teams" else 1.0 / len(s.winners)
+        share = 1.0 if cfg.variant == "teams" else 1.0 / max(len(s.winners), 1)  # (truncated: no winner)
         win = [np.float32(share) if q in s.winners else 0.0 for q in range(cfg.num_players)]
         if env.final_win[i].tolist() != win:
             self.fail(i, "final_win", env.final_win[i].tolist(), win)
+        if bool(env.truncated[i]) != eng.truncated(s) or bool(env.info()["truncated"][i]) != eng.truncated(s):
+            self.fail(i, "truncated", bool(env.truncated[i]), eng.truncated(s))
 
 
 # Decks that make rare events common: many Bombs and few 0s (eliminations and game ends inside a Bomb),
@@ -137,6 +143,7 @@ DRAWS = {"draw2": 12, "draw1": 6, "redeal": 4}
 ZEROS = {"n0": 40, "bomb": 12}  # 0s discarded to Bombs as last cards: several players go out at once
 ONLY_DRAWS = {k: 0 for k in ("n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7", "reverse", "eq21", "skip", "pass",
                               "eq0", "eq10", "redeal", "bomb")} | {"draw1": 20, "draw2": 30}  # ends by max_reshuffles
+WORST = {k: 0 for k in ONLY_DRAWS} | {"draw1": 255}  # with max_reshuffles=1000: games of about 2 million decisions
 TIGHT = (7, 7, 6, 6, 6, 3, 2, 1, 2, 2, 1, 1, 1, 1, 0, 3, 0, 1)  # 50 cards for 5 players
 BIG = {"n0": 120, "n1": 40, "draw2": 20, "bomb": 10}  # 248 cards: counts near the uint8 limits
 NUMBERS = (8,) * 8 + (0,) * 10  # no wild card: busts everywhere
@@ -182,6 +189,11 @@ def _cases() -> list[tuple[str, dict[str, Any], int, int, bool, set[str]]]:
         ("n6-big-deck", dict(num_players=6, deck_counts=BIG), 8, 16, True, base | {"reshuffle", "draw_short"}),
         ("n6-teams-numbers-only", dict(num_players=6, variant="teams", deck_counts=NUMBERS), 8, 24, False,
          {"round", "over", "bust_over"}),
+        # max_steps: games cut short, mid-round and mid-Bomb, next to games that end by the rules
+        ("n4-max-steps", dict(num_players=4, max_steps=120, bomb_zero_optional=True), 16, 64, False,
+         base | {"truncated", "answer0"}),
+        ("n2-worst-deck-truncated", dict(num_players=2, deck_counts=WORST, max_reshuffles=1000, max_steps=1500), 4, 8,
+         False, {"truncated", "reshuffle"}),
         # longer runs
         ("n4-standard-long", dict(num_players=4), 64, 512, True, base | {"multi_out", "redeal", "bomb_over"}),
         ("n6-teams-optional-long", dict(num_players=6, variant="teams", bomb_zero_optional=True,
@@ -209,7 +221,7 @@ def test_the_cases_cover_500_seeds_and_every_variant():
     for field, default in ((f, getattr(FiveAliveConfig(), f)) for f in (
             "first_player", "allow_voluntary_bust", "bomb_zero_optional", "deck_counts", "bomb_last_card_resolves",
             "draw_order", "empty_draw_pile", "new_round_start", "new_round_direction", "tiebreak_wild_value",
-            "final_tiebreak", "max_reshuffles")):
+            "final_tiebreak", "max_reshuffles", "max_steps")):
         assert any(getattr(c, field) != default for c in cfgs), f"no case changes {field}"
     assert {c.reward for c in cfgs} == {"win_loss", "lives", "win_loss+lives"}
 
@@ -436,7 +448,7 @@ def test_bad_actions_and_configs_raise_value_errors():
         env.observe(out=np.zeros((4, observation_size(2)), np.float64))
     with pytest.raises(ValueError, match="config: expected a FiveAliveConfig"):
         BatchedFiveAlive({"num_players": 4}, 4)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="batch_size: expected an integer in >= 1, got 0"):
+    with pytest.raises(ValueError, match="batch_size: expected an integer in 1..16777216, got 0"):
         BatchedFiveAlive(FiveAliveConfig(), 0)
     with pytest.raises(ValueError, match="max_cycles: expected None"):
         make_batched(4, max_cycles=100)

@@ -14,9 +14,10 @@ from tests.learning.conftest import TAKE5_CFG, tiny_args
 def saved(tmp_path_factory):
     """A small trainer's checkpoint file (no training needed to test the file format)."""
     from agents.learned.checkpoint import save_checkpoint
-    from agents.learned.ppo import TrainConfig, Trainer
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
 
-    cfg = TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0)], total_decisions=100,
+    cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0)], total_decisions=100,
                       num_envs=4, rollout_steps=8, hidden=(16,))
     path = str(tmp_path_factory.mktemp("ckpt") / "checkpoint.pt")
     save_checkpoint(path, Trainer(cfg).state(args={}))
@@ -76,17 +77,18 @@ def test_damaged_files_raise_a_clear_error(saved, tmp_path, damage, message):
 def test_mismatched_checkpoints(saved, tmp_path):
     import agents.learned  # noqa: F401
     from agents.learned.checkpoint import load_checkpoint
-    from agents.learned.ppo import TrainConfig, Trainer
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
     from agents.registry import make_agent
 
     path, cfg = saved
     with pytest.raises(CheckpointError, match="game"):
         make_agent("ckpt:" + path, "five_alive", seed=0)          # a Take 5 policy for 5 Alive
-    other = TrainConfig(**{**cfg.to_dict(), "config": {"num_players": 5, "mode": "round"},
+    other = PPOConfig(**{**cfg.to_dict(), "config": {"num_players": 5, "mode": "round"},
                            "opponents": [("random", 1.0)], "hidden": (16,)})
     with pytest.raises(CheckpointError, match="mismatched game config"):
         Trainer(other).load_state(load_checkpoint(path))           # resume into another configuration
-    wider = TrainConfig(**{**cfg.to_dict(), "opponents": [("random", 1.0)], "hidden": (32,)})
+    wider = PPOConfig(**{**cfg.to_dict(), "opponents": [("random", 1.0)], "hidden": (32,)})
     with pytest.raises(CheckpointError, match="network shape"):
         Trainer(wider).load_state(load_checkpoint(path))
     with pytest.raises(ValueError, match="ckpt name"):

@@ -12,7 +12,8 @@ import pytest
 import torch
 
 from agents.learned.checkpoint import MAGIC, load_checkpoint, save_checkpoint
-from agents.learned.ppo import TrainConfig, Trainer
+from agents.learned.algorithms.ppo import PPOConfig
+from agents.learned.trainer import Trainer
 from fiveplay_env.core.errors import CheckpointError
 from tests.learning.conftest import TAKE5_CFG
 
@@ -21,7 +22,7 @@ def _trainer_state(**overrides):
     kw = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0)], total_decisions=100, num_envs=4,
               rollout_steps=8, hidden=(16,))
     kw.update(overrides)
-    cfg = TrainConfig(**kw)
+    cfg = PPOConfig(**kw)
     return cfg, Trainer(cfg).state(args={"note": np.int64(3)})
 
 

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from agents.base import Agent
-from agents.learned.envs import LoopVecEnv
+from fiveplay_env.vector import LoopVecEnv
 from fiveplay_env.core import seeding
 from fiveplay_env.core.errors import CheckpointError
 
@@ -76,24 +76,24 @@ def counted_steps(monkeypatch):
 
 
 def _cfg(game, config, opponents, **kw):
-    from agents.learned.ppo import TrainConfig
+    from agents.learned.algorithms.ppo import PPOConfig
 
     base = dict(game=game, config=dict(config), opponents=opponents, total_decisions=10_000, num_envs=6,
                 rollout_steps=16, minibatch_size=64, epochs=1, hidden=(32, 32))
     base.update(kw)
-    return TrainConfig(**base)
+    return PPOConfig(**base)
 
 
 @pytest.mark.parametrize("game,config", GAMES)
 def test_an_engine_opponent_sees_its_own_slots_engine_at_every_step(counted_steps, game, config):
     from agents.learned.engine_seats import seat_seed
-    from agents.learned.ppo import Trainer
+    from agents.learned.trainer import Trainer
 
     tr = Trainer(_cfg(game, config, [(WATCHER, 2.0), ("self", 1.0)]))
-    assert tr.backend == "reference-loop" and tr.engine_seats is not None
+    assert tr.backend == "reference-loop" and tr.collector.engine_seats is not None
     for _ in range(4 if game == "take5" else 2):
         tr.train_update()
-    agents = tr.engine_seats._agents
+    agents = tr.collector.engine_seats._agents
     assert agents, "no game seated the engine-using opponent"
     ended_games = 0
     for (kind, slot, seat), a in agents.items():
@@ -115,9 +115,9 @@ def test_an_engine_opponent_sees_its_own_slots_engine_at_every_step(counted_step
         assert ended_games > 0  # a game's last step is shown too (the finished engine)
     # the seats of the current games: exactly the non-learner seats of slots playing the watcher
     for i in range(tr.cfg.num_envs):
-        seated = tr.engine_seats.seated[i]
-        if tr.slot_kind[i] == 0:
-            assert sorted(seated) == np.flatnonzero(~tr.learner_seat[i]).tolist()
+        seated = tr.collector.engine_seats.seated[i]
+        if tr.collector.slot_kind[i] == 0:
+            assert sorted(seated) == np.flatnonzero(~tr.collector.learner_seat[i]).tolist()
             base, g = seeding.derive(tr.cfg.seed, 100), int(tr.env.game_index[i])
             assert all(a.resets[-1] == seat_seed(base, g, q, tr.n) for q, a in seated.items())
         else:
@@ -126,7 +126,8 @@ def test_an_engine_opponent_sees_its_own_slots_engine_at_every_step(counted_step
 
 def test_the_batched_engine_refuses_an_engine_opponent_with_a_clear_error(tmp_path):
     from agents.learned.envs import resolve_backend
-    from agents.learned.ppo import Trainer, evaluate
+    from agents.learned.evaluation import evaluate
+    from agents.learned.trainer import Trainer
     from experiments import train
 
     msg = r"'ismcts:sims=4' uses the engine .* expected backend 'reference' or 'auto', got 'batched'"
@@ -154,7 +155,7 @@ def _same(a, b) -> bool:
 @pytest.mark.parametrize("game,config", GAMES)
 def test_training_against_the_search_agent_repeats_and_resumes_exactly(tmp_path, game, config):
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.ppo import Trainer
+    from agents.learned.trainer import Trainer
 
     cfg = _cfg(game, config, [("ismcts:sims=4", 2.0), ("self", 1.0)])
     a = Trainer(cfg)
@@ -167,7 +168,7 @@ def test_training_against_the_search_agent_repeats_and_resumes_exactly(tmp_path,
     for _ in range(3):
         b.train_update()
     assert _same(a.model.state_dict(), b.model.state_dict())  # same seed, same updates
-    assert np.array_equal(a.obs, b.obs) and a.engine_seats.state() == b.engine_seats.state()
+    assert np.array_equal(a.obs, b.obs) and a.collector.engine_seats.state() == b.collector.engine_seats.state()
     ckpt = load_checkpoint(path)  # a weights-only load: the agents' states are plain data
     saved = ckpt["trainer"]["engine_seats"]
     assert saved["resumable"] and saved["slots"]
@@ -179,12 +180,12 @@ def test_training_against_the_search_agent_repeats_and_resumes_exactly(tmp_path,
     c.train_update()
     assert _same(a.model.state_dict(), c.model.state_dict())
     assert np.array_equal(a.obs, c.obs) and a.decisions == c.decisions and a.games == c.games
-    assert a.engine_seats.state() == c.engine_seats.state()  # the same generators and memories
+    assert a.collector.engine_seats.state() == c.collector.engine_seats.state()  # the same generators and memories
 
 
 def test_an_engine_opponent_without_a_state_refuses_to_resume(tmp_path):
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.ppo import Trainer
+    from agents.learned.trainer import Trainer
 
     cfg = _cfg("take5", TAKE5_CFG, [(WATCHER, 1.0)])
     a = Trainer(cfg)
@@ -209,7 +210,7 @@ def test_evaluation_against_the_search_agent_plays_the_arenas_games(game, config
     from agents.arena import play_game
     from agents.learned.engine_seats import seat_seed
     from agents.learned.envs import score_info
-    from agents.learned.ppo import evaluate
+    from agents.learned.evaluation import evaluate
     from agents.registry import make_agent
 
     seed, total, name = 5, 2 * config["num_players"], "ismcts:sims=4"  # two deals, each from every seat

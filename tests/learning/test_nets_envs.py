@@ -22,7 +22,7 @@ def _states(num: int = 64, steps: int = 17, seed: int = 0):
 @pytest.mark.parametrize("arch", ["mlp", "take5"])
 def test_illegal_actions_get_no_probability(arch):
     from agents.learned.nets import ILLEGAL_LOGIT, build_model
-    from agents.learned.ppo import sample_actions
+    from agents.learned.policy import sample_actions
 
     obs, mask = _states()
     net = build_model(arch, {"obs_dim": obs.shape[1], "num_actions": mask.shape[1], "hidden": [32]})
@@ -104,3 +104,81 @@ def test_reference_loop_equals_the_batched_engine_and_snapshots_restore():
         for u, v in zip(y[:5], z[:5]):
             assert np.array_equal(u, v)
         mask, mk = x[1], z[1]
+
+
+@pytest.mark.parametrize("game,config", [("take5", {"num_players": 3, "mode": "round"}),
+                                         ("five_alive", {"num_players": 4, "variant": "teams"})])
+def test_the_vector_apis_reference_backend_equals_the_numpy_one(game, config):
+    """``make_vec(..., backend="reference")`` (``LoopVecEnv``) keeps the vector API's contract: the same
+    games, rewards, autoresets, seeds and final scores as the batched engine, and the same ``reset``
+    semantics (with a seed: the run over; without: every slot's next game)."""
+    B = 5
+    fast = make_vec(game, B, seed=9, **config)
+    slow = make_vec(game, B, seed=9, backend="reference", **config)
+    assert slow.backend == "reference-loop" and (slow.num_envs, slow.num_players, slow.num_actions, slow.obs_dim) == \
+        (fast.num_envs, fast.num_players, fast.num_actions, fast.obs_dim)
+    rng = np.random.default_rng(0)
+    for phase in ("first", "reset()", "reset(9)"):
+        if phase == "first":
+            a, b = fast.reset(), slow.reset()
+        elif phase == "reset()":
+            a, b = fast.reset(), slow.reset()
+        else:
+            a, b = fast.reset(9), slow.reset(9)
+        for u, v in zip(a, b, strict=True):
+            np.testing.assert_array_equal(u, v)
+        ended = 0
+        for _ in range(150):
+            act = random_actions(a[1], rng)
+            a, b = fast.step(act), slow.step(act)
+            for u, v in zip(a[:5], b[:5], strict=True):
+                np.testing.assert_array_equal(u, v)
+            t = a[4]
+            np.testing.assert_array_equal(a[5]["seed"], b[5]["seed"])
+            np.testing.assert_array_equal(a[5]["final_scores"][t], b[5]["final_scores"][t])
+            ended += int(t.sum())
+        assert ended > 0
+    np.testing.assert_array_equal(fast.engine.game_index, slow.game_index)
+
+
+def test_the_reference_backend_errors_and_reuse_obs():
+    import re
+
+    with pytest.raises(ValueError, match=re.escape("backend: expected one of ['numpy', 'reference'], got 'gpu'")):
+        make_vec("take5", 4, backend="gpu")
+    with pytest.raises(ValueError, match=re.escape("game: expected one of ['five_alive', 'take5'], got 'uno'")):
+        make_vec("uno", 4, backend="reference")
+    with pytest.raises(ValueError, match="num_envs"):
+        make_vec("take5", 0, backend="reference")
+    with pytest.raises(ValueError, match="compact_obs: expected backend 'numpy'"):
+        make_vec("take5", 4, backend="reference", compact_obs=True)
+    with pytest.raises(ValueError, match="unknown config field 'seats'"):
+        make_vec("take5", 4, backend="reference", seats=4)
+    env = make_vec("take5", 3, seed=1, backend="reference", reuse_obs=True, num_players=4)
+    o1, mask, _ = env.reset()
+    o2 = env.step(random_actions(mask, np.random.default_rng(0)))[0]
+    assert o2 is o1  # one buffer, overwritten
+    from fiveplay_env.core.errors import IllegalActionError
+
+    _, mask, _ = env.reset()
+    bad = random_actions(mask, np.random.default_rng(2))
+    bad[1] = 107  # a row choice while cards are to be played
+    before = env.get_state()
+    with pytest.raises(IllegalActionError, match="game 1"):
+        env.step(bad)
+    after = env.get_state()
+    assert all(np.array_equal(x, y) for x, y in zip(before["history"], after["history"]))  # nothing moved
+
+
+def test_the_vector_api_imports_no_agents():
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    code = ("import sys; from fiveplay_env.vector import make_vec; "
+            "e = make_vec('five_alive', 2, seed=0, backend='reference', num_players=3); e.reset(); "
+            "print(sorted(m for m in sys.modules if m == 'agents' or m.startswith('agents.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True, cwd=root,
+                         env={**os.environ, "PYTHONPATH": root})
+    assert out.stdout.strip() == "[]"

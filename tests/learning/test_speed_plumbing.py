@@ -114,7 +114,7 @@ def test_take5_prepare_needs_the_mask():
 # --- devices ----------------------------------------------------------------------------------------------
 
 def test_resolve_device_names_and_missing_gpu():
-    from agents.learned.ppo import resolve_device
+    from agents.learned.devices import resolve_device
 
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -145,9 +145,10 @@ def _cuda_tagged_save(monkeypatch):
 def test_checkpoint_with_cuda_tagged_tensors_loads_on_cpu(tmp_path, monkeypatch):
     from agents.learned.agent import PolicyAgent
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.ppo import TrainConfig, Trainer
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
 
-    cfg = TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
+    cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
                       num_envs=4, rollout_steps=8, hidden=(16,))
     tr = Trainer(cfg, device="cpu")
     tr.train_update()
@@ -175,9 +176,11 @@ def test_checkpoint_with_cuda_tagged_tensors_loads_on_cpu(tmp_path, monkeypatch)
 
 
 def test_trainer_state_holds_cpu_tensors():
-    from agents.learned.ppo import TrainConfig, Trainer, _to_cpu
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.devices import to_cpu as _to_cpu
+    from agents.learned.trainer import Trainer
 
-    cfg = TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
+    cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
                       num_envs=4, rollout_steps=8, hidden=(16,))
     tr = Trainer(cfg)
     tr.train_update()
@@ -277,13 +280,14 @@ def test_wandb_missing_is_a_clear_error(tmp_path, monkeypatch):
 
 def test_compact_obs_training_equals_float_training():
     """The same seed with and without the compact observation: the same rollouts and the same updates."""
-    from agents.learned.ppo import TrainConfig, Trainer
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
 
     base = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
                 total_decisions=10_000, num_envs=8, rollout_steps=16, minibatch_size=64, epochs=1,
                 hidden=(16,), snapshot_interval=1)
-    a = Trainer(TrainConfig(**base))
-    b = Trainer(TrainConfig(**base, compact_obs=True))
+    a = Trainer(PPOConfig(**base))
+    b = Trainer(PPOConfig(**base, compact_obs=True))
     assert b.obs.dtype == np.uint8 and b.obs.shape[1] == b.layout.size
     for _ in range(3):
         sa, sb = a.train_update(), b.train_update()
@@ -294,12 +298,12 @@ def test_compact_obs_training_equals_float_training():
 
 
 def test_compact_obs_errors():
-    from agents.learned.ppo import TrainConfig
+    from agents.learned.algorithms.ppo import PPOConfig
 
     with pytest.raises(ValueError, match="compact_obs: expected game 'take5'"):
-        TrainConfig(game="five_alive", config={"num_players": 3}, opponents=[("self", 1.0)], total_decisions=10,
+        PPOConfig(game="five_alive", config={"num_players": 3}, opponents=[("self", 1.0)], total_decisions=10,
                     compact_obs=True)
     with pytest.raises(ValueError, match="compact_obs: expected the batched engine"):
-        from agents.learned.ppo import Trainer
-        Trainer(TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10,
+        from agents.learned.trainer import Trainer
+        Trainer(PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10,
                             num_envs=2, backend="reference", compact_obs=True))

@@ -99,9 +99,10 @@ def test_trainer_resume_equals_uninterrupted_update(tmp_path):
     """Trainer level: save after 2 updates; a fresh trainer loaded from it makes exactly update 3; and the
     same seed gives the same first updates."""
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.ppo import TrainConfig, Trainer
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
 
-    cfg = TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
+    cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
                       total_decisions=10_000, num_envs=8, rollout_steps=24, minibatch_size=64, epochs=2,
                       hidden=(32, 32), snapshot_interval=1)
     a = Trainer(cfg)

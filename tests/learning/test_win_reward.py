@@ -4,11 +4,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.learned.ppo import TrainConfig, Trainer
+from agents.learned.algorithms.ppo import PPOConfig
+
+from agents.learned.trainer import Trainer
 
 
 def _batch(win_reward: float) -> dict:
-    cfg = TrainConfig(game="take5", config={"num_players": 4, "mode": "round"}, opponents=[("self", 1.0)],
+    cfg = PPOConfig(game="take5", config={"num_players": 4, "mode": "round"}, opponents=[("self", 1.0)],
                       total_decisions=10_000, num_envs=8, rollout_steps=100, hidden=(32,), gamma=1.0,
                       gae_lambda=1.0, win_reward=win_reward, seed=3)
     return Trainer(cfg).collect()["batch"]
@@ -26,4 +28,4 @@ def test_win_bonus_reaches_the_returns_of_finished_games() -> None:
 
 def test_win_reward_is_validated() -> None:
     with pytest.raises(ValueError, match="win_reward"):
-        TrainConfig(game="take5", config={}, opponents=[("self", 1.0)], total_decisions=10, win_reward=-1.0)
+        PPOConfig(game="take5", config={}, opponents=[("self", 1.0)], total_decisions=10, win_reward=-1.0)

@@ -354,7 +354,7 @@ def test_bad_replays(client, runs_dir):
     edited["actions"][3] = edited["actions"][2]
     cases = [
         (json.dumps(edited), 422, "step 3: action"),
-        (json.dumps(dict(rec, version=9)), 422, "version: expected 1"),
+        (json.dumps(dict(rec, version=9)), 422, "version: expected one of [1, 2]"),
         (json.dumps(dict(rec, config={**rec["config"], "bogus": 1})), 422, "unknown config field 'bogus'"),
         ("not json", 422, "upload line 1: not valid JSON"),
         ("", 422, "expected at least one JSON line"),

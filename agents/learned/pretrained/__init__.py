@@ -1,6 +1,7 @@
 """Pretrained policies shipped with the package: ``make_agent("pretrained:take5-game-4p", "take5")``.
 
-Name syntax: ``pretrained:NAME[?OPTION[&OPTION]]`` with the options of ``ckpt:`` names (``greedy``, the
+The ``pretrained`` prefix is registered with ``agents.registry`` by the ``agents.learned`` package (this
+module does not import the registry). Name syntax: ``pretrained:NAME[?OPTION[&OPTION]]`` with the options of ``ckpt:`` names (``greedy``, the
 default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 
 | name              | game       | trained for                      | plays                                          |
@@ -16,9 +17,9 @@ holds its model card (``model_card(NAME)``: the exact training command, the wall
 
 Take 5 policies and other player counts: the observation differs only in its per-player tail (scores,
 round penalties and seat, ``fiveplay_env.take5.observation``). A policy trained for k players plays
-n != k players through ``adapt_take5_observation``: the card part is kept; the tail keeps the player
-itself and the next k-1 seats (n > k) or pads absent players with zeros (n < k). Whether this
-generalises is measured, not assumed (the README reports 3 and 5 players). Its ``take5`` network's
+n != k players through ``adapt_take5_observation`` (``agents.learned.defaults``, re-exported here):
+the card part is kept; the tail keeps the player itself and the next k-1 seats (n > k) or pads absent
+players with zeros (n < k). Whether this generalises is measured, not assumed (the README reports 3 and 5 players). Its ``take5`` network's
 risk features then assume k-1 opponents.
 """
 from __future__ import annotations
@@ -31,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from agents.learned.agent import PolicyAgent
-from agents.registry import register_prefix
+from agents.learned.defaults import adapt_observation, adapt_take5_observation
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,34 +73,10 @@ def path_of(name: str) -> str:
 
 def model_card(name: str) -> dict[str, Any]:
     """The model card stored in the policy file: ``command``, ``wall_minutes``, ``decisions``, ``strength``."""
-    from agents.learned.agent import load_policy
+    from agents.learned.inference import load_policy
 
     _, meta = load_policy(path_of(name))
     return dict(meta.get("card") or {})
-
-
-def adapt_take5_observation(obs: np.ndarray, n: int, k: int) -> np.ndarray:
-    """Take 5 observations ``[B, 848 + 3n + ...]`` of n players rewritten for a k-player network (see the
-    module docstring): scores, round penalties (relative seats: self first) kept for self and the next
-    k-1 seats or zero-padded; the seat one-hot mapped to ``min(seat, k-1)``; phase and tricks kept; with
-    ``draft=True``, the other players' public hands (the trailing ``others`` piece) are dropped, as the
-    shipped policies were trained without a draft."""
-    from fiveplay_env.take5 import observation as t5obs
-
-    S = t5obs.SCORES
-    if n == k:
-        size = t5obs.observation_size(k)
-        return obs if obs.shape[1] == size else obs[:, :size]  # a draft's trailing public hands dropped
-    B = obs.shape[0]
-    out = np.zeros((B, t5obs.observation_size(k)), np.float32)
-    out[:, :S] = obs[:, :S]
-    m = min(n, k)
-    out[:, S:S + m] = obs[:, S:S + m]                     # scores
-    out[:, S + k:S + k + m] = obs[:, S + n:S + n + m]     # round penalties
-    seat = obs[:, S + 2 * n:S + 3 * n].argmax(axis=1)
-    out[np.arange(B), S + 2 * k + np.minimum(seat, k - 1)] = 1.0
-    out[:, S + 3 * k:] = obs[:, S + 3 * n:S + 3 * n + 4]  # phase (3), tricks (1); a draft's public hands dropped
-    return out
 
 
 def make_pretrained_agent(rest: str, game: str, seed: int | None) -> Any:
@@ -126,12 +103,7 @@ class PretrainedAgent(PolicyAgent):
     name = "pretrained"
 
     def _adapt(self, obs: np.ndarray) -> np.ndarray:
-        if self.meta["game"] == "take5" and obs.ndim == 2 and obs.shape[1] != self.obs_dim:
-            from fiveplay_env.take5 import observation as t5obs
-
-            n, _ = t5obs.players_of_size(obs.shape[1])  # ValueError for a size no Take 5 observation has
-            obs = adapt_take5_observation(obs, n, int(self.meta["num_players"]))
-        return obs
+        return adapt_observation(self.meta["game"], obs, int(self.meta["num_players"]), self.obs_dim)
 
 
 def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
@@ -141,7 +113,7 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     from agents.learned.checkpoint import load_checkpoint, save_checkpoint
 
     ckpt = load_checkpoint(checkpoint)
-    keep = ("kind", "version", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",
+    keep = ("kind", "version", "algo", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",
             "train_config", "backend")
     payload = {k: ckpt[k] for k in keep if k in ckpt}
     payload["card"] = json.loads(json.dumps(card))
@@ -150,4 +122,5 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     return size
 
 
-register_prefix("pretrained", make_pretrained_agent)
+__all__ = ["MODELS", "Pretrained", "PretrainedAgent", "adapt_take5_observation", "available",
+           "export_policy", "make_pretrained_agent", "model_card", "path_of"]

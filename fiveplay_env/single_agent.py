@@ -48,6 +48,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from fiveplay_env import games
 from fiveplay_env.core import seeding
 
 _MAX_EMPTY_GAMES = 100
@@ -135,7 +136,7 @@ class SingleAgentEnv(gymnasium.Env):
     """One learning seat against fixed agents (see the module docstring).
 
     Args:
-        game: ``"take5"`` or ``"five_alive"`` (``fiveplay_env.GAMES``).
+        game: a name of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``).
         opponents: one agent (name or object) for every other seat, or a sequence of n-1 of them.
         seat: the learner's seat (0..n-1) or ``"random"`` (drawn at each reset).
         render_mode: ``None``, ``"ansi"`` or ``"human"`` (the game env's renderer).
@@ -147,15 +148,12 @@ class SingleAgentEnv(gymnasium.Env):
 
     def __init__(self, game: str, opponents: Any = "random", seat: int | str = "random",
                  render_mode: str | None = None, illegal_action_penalty: float | None = None, **config: Any) -> None:
-        from fiveplay_env import GAMES, make
-
-        if game not in GAMES:
-            raise ValueError(f"game: expected one of {sorted(GAMES)}, got {game!r}")
+        definition = games.get(game)  # ValueError listing the known games
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise UnsupportedRenderMode(
                 f"render_mode: expected one of {[None, *self.metadata['render_modes']]}, got {render_mode!r}")
         self.game = game
-        self._env = make(game, render_mode=render_mode, **config)
+        self._env = definition.make_env(render_mode=render_mode, **config)
         self.render_mode = render_mode
         self.possible_agents = list(self._env.possible_agents)
         self.num_players = n = len(self.possible_agents)

@@ -1,0 +1,122 @@
+"""``AgentKit``: what the agents layer knows about one game, beside its ``GameDef``.
+
+Each game's agents package exports one (``agents/<game>/__init__.py``: ``KIT``); ``agents.games`` looks
+them up by game name, and a game without a kit (a third-party game registered only in
+``fiveplay_env.games``) gets ``default_kit(name)``: the random agent, a random-playout search and
+generic training defaults, so every tool works with it unchanged.
+
+| field              | what                                                                          |
+|--------------------|-------------------------------------------------------------------------------|
+| ``game``           | the game's name in ``fiveplay_env.games``                                     |
+| ``heuristics``     | registry name -> ``Agent`` class (made with ``cls(seed)``)                     |
+| ``best_heuristic`` | the strongest of them: the baseline training evaluates against first          |
+| ``rollout``        | the search agent's hooks (``Rollout``), or None for random playouts           |
+| ``training``       | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines`` |
+| ``network``        | the network architecture the game trains with by default                      |
+| ``obs_scale``      | ``(num_players, obs_dim) -> list[float] | None``: per-feature multipliers that   |
+|                    | bring the observation to about [0, 1] for a network (None: as it is)          |
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+Prepare = Callable[[Any, int, Any], Any]
+Simulate = Callable[[Any, int, int, list[float], Any, Any], float]
+SimulatePolicy = Callable[[list[tuple[Any, int, list[float], Any]], int, Any, Any], list[float]]
+Observe = Callable[[Any, dict[str, Any], Any], None]
+
+
+@dataclass(frozen=True)
+class Rollout:
+    """A game's search hooks (the search agent, ``agents.search``, is written once over them).
+
+    ``observe(info, memory, params)`` (optional): follow the public event of the last step and update
+    the agent's per-game ``memory``; ``memory["facts"]``, if present, holds beliefs about hidden hands
+    ({player: kinds the hand may hold}) that worlds are then sampled to honour (``model=heuristic``).
+
+    ``prepare(world, player, params) -> plan``: once per world (a determinization), whatever the
+    evaluation of every candidate action on it shares (Take 5: the other players' choices for the
+    current trick, predicted by the opponent model; they do not see the searcher's card).
+    ``simulate(world, action, player, noise, plan, params) -> value``: play ``action`` in ``world``
+    (a private clone) and roll out; the value for ``player``, higher is better.
+    ``simulate_policy(jobs, player, params, guide) -> values`` (``rollout=policy``): ``simulate`` for a
+    batch of ``(world, action, noise, plan)`` jobs whose simulated players choose with a learned policy,
+    ``guide.evaluate(observations, masks) -> (logits, values)`` on each one's own observation of its world.
+    ``leaf_value``: whether ``simulate_policy`` supports ``value=1`` (the value head at the depth limit).
+    """
+
+    prepare: Prepare
+    simulate: Simulate
+    observe: Observe | None = None
+    simulate_policy: SimulatePolicy | None = None
+    leaf_value: bool = False
+
+
+def _no_plan(world: Any, player: int, params: Any) -> None:
+    return None
+
+
+def random_playout(world: Any, action: int, player: int, noise: list[float], plan: Any, params: Any) -> float:
+    """The generic rollout: play ``action``, then uniformly random legal moves (drawn from ``noise``,
+    reused cyclically) to the end of the game; the value is ``player``'s return minus ``params.rel``
+    times the mean of the others' returns."""
+    n = world.config.num_players
+    returns = [0.0] * n
+    for p, r in enumerate(world.step(action)):
+        returns[p] += r
+    i = 0
+    while not world.is_over:
+        legal = np.flatnonzero(world.legal_mask())
+        a = int(legal[min(int(noise[i % len(noise)] * len(legal)), len(legal) - 1)])
+        i += 1
+        for p, r in enumerate(world.step(a)):
+            returns[p] += r
+    others = [returns[q] for q in range(n) if q != player]
+    return returns[player] - params.rel * (sum(others) / len(others) if others else 0.0)
+
+
+RANDOM_PLAYOUT = Rollout(_no_plan, random_playout)
+"""The search hooks of a game without its own: random playouts to the end of the game."""
+
+
+def _no_scale(num_players: int, obs_dim: int) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class AgentKit:
+    """One game's agents-layer knowledge (see the module docstring)."""
+
+    game: str
+    heuristics: Mapping[str, type] = field(default_factory=dict)
+    best_heuristic: str | None = None
+    rollout: Rollout | None = None
+    training: Mapping[str, Any] = field(default_factory=lambda: {
+        "reward_scale": 1.0, "gamma": 0.99, "eval_baselines": ["random"]})
+    network: str = "mlp"
+    obs_scale: Callable[[int, int], list[float] | None] = _no_scale
+
+    def __post_init__(self) -> None:
+        if self.best_heuristic is not None and self.best_heuristic not in self.heuristics:
+            raise ValueError(f"AgentKit.best_heuristic: expected one of {sorted(self.heuristics)}, "
+                             f"got {self.best_heuristic!r}")
+
+    @property
+    def search(self) -> Rollout:
+        """The search hooks: the game's own, or random playouts."""
+        return self.rollout or RANDOM_PLAYOUT
+
+    @property
+    def baseline(self) -> str:
+        """The best heuristic, or ``random`` for a game without heuristics."""
+        return self.best_heuristic or "random"
+
+
+def default_kit(game: str) -> AgentKit:
+    """The kit of a game that has none of its own: no heuristics, random-playout search, generic
+    training defaults."""
+    return AgentKit(game=game)

@@ -1,0 +1,289 @@
+"""The trainer: one run's pieces wired together (torch). ``experiments/train.py`` is its command line.
+
+    from agents.learned.algorithms.ppo import PPOConfig
+    from agents.learned.trainer import Trainer
+    cfg = PPOConfig(game="take5", config={"num_players": 4, "mode": "round"},
+                    opponents=[("take5-safest", 2.0), ("self", 1.0), ("pool", 1.0)], total_decisions=200_000)
+    trainer = Trainer(cfg)
+    while trainer.decisions < cfg.total_decisions:
+        stats = trainer.train_update()          # one rollout + one update
+
+| piece                                  | module                                                   |
+|----------------------------------------|----------------------------------------------------------|
+| settings                               | ``cfg``: an algorithm's config (``config``, ``algorithms``) |
+| games, opponents, pool bookkeeping     | ``collector.Collector`` (numpy): the rollout's trajectories |
+| the networks as the collector's policy | ``policy.NetworkPolicy`` (the learner, its pool snapshots) |
+| returns                                | ``returns.gae``                                          |
+| the update                             | ``algorithms.get_algorithm(cfg.algo).ALGORITHM`` (``PPO``) |
+| checkpoints                            | ``state()`` / ``load_state()``: the ``checkpoint`` payload |
+
+Every ``snapshot_interval`` updates a frozen copy of the network joins the opponent pool (the last
+``pool_size`` kept). The learning rate is ``cfg.lr``, decayed linearly to 5% of it over
+``total_decisions`` with ``lr_schedule="linear"``.
+
+Every random choice comes from the run's own seeded generators: the network's initialisation
+(``derive(seed, 1)``, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), the
+actions sampled with a ``torch.Generator`` (``derive(seed, 2)``), the slots' opponent draws and the
+update's minibatches from one numpy generator (``derive(seed, 3)``), the opponents' own generators
+(``derive(seed, 100 + kind)``). They are saved in checkpoints with the optimizer, the pool, the vector
+env's games, the held-back transitions and the seated engine-using opponents' states (``get_state``:
+seed, generator, per-game memory; an opponent without one makes the checkpoint refuse to resume), so a
+resumed run continues exactly as the uninterrupted run would (same threads, same machine).
+
+Devices. ``Trainer(cfg, device="cpu" | "cuda" | "auto")``: the engines, the opponents and the sampling
+stay on the CPU; the networks (learner and pool) and the update run on the device
+(``agents.learned.devices``). Each step sends the rows the networks play to the device and brings their
+logits back; the update sends the rollout's batch to the device once and runs every epoch there.
+Checkpoints always hold CPU tensors, so a run trained on a GPU loads anywhere.
+
+``compact_obs`` (Take 5): the vector env hands the collector the compact uint8 observation
+(``fiveplay_env.take5.compact``); rollouts keep it (21x smaller at 4 players) and torch decodes it exactly
+(``agents.learned.compact``) for the networks, each step and once per rollout for the update; baseline
+opponents get the float observation decoded by numpy. The networks, and so the checkpoints, are the same.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.learned import returns
+from agents.learned.algorithms import get_algorithm
+from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches
+from agents.learned.collector import Collector, Timers
+from agents.learned.config import TrainConfig
+from agents.learned.defaults import obs_scale_for
+from agents.learned.devices import cpu_state_dict, resolve_device
+from agents.learned.nets import MaskedActorCritic, build_model
+from agents.learned.policy import NetworkPolicy, freeze, frozen_copy
+from fiveplay_env.core import seeding
+from fiveplay_env.core.errors import CheckpointError
+
+
+class Trainer:
+    """A training run: the network, the algorithm, the collector and its pool (see the module docstring).
+
+    ``cfg`` is an algorithm's config (``PPOConfig`` ...); ``device`` where the networks run.
+    """
+
+    def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
+        from agents.registry import make_agent
+
+        if not cfg.algo:
+            raise ValueError(f"config: expected an algorithm's config (a subclass of TrainConfig such as "
+                             f"agents.learned.algorithms.ppo.PPOConfig), got {type(cfg).__name__}")
+        algorithm = get_algorithm(cfg.algo)
+        self.cfg = cfg
+        self.device = resolve_device(device)
+        self.timers = Timers()
+        self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
+        self.collector = Collector(cfg, self.rng, make_agent, self.timers)
+        col = self.collector
+        self.game_config = self._canonical_config()
+        self.obs_scale = obs_scale_for(cfg.game, col.n, col.D)
+        self.decoder: Any = None
+        if col.layout is not None:
+            from agents.learned.compact import CompactDecoder
+
+            self.decoder = CompactDecoder(col.layout, self.device)
+        kwargs: dict[str, Any] = {"obs_dim": col.D, "num_actions": col.A, "hidden": list(cfg.hidden)}
+        with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
+            torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
+            self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
+        self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
+        self.algorithm = algorithm.ALGORITHM(cfg, self.model, self.rng, self.device, self.decoder)
+        self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
+        self.policy = NetworkPolicy(self.model, col.pool, self.gen, self.device, self.decoder)
+        self.update_idx = 0
+        self.decisions = 0
+        self.recent: list[dict[str, float]] = []
+
+    # ------------------------------------------------------------------ what the pieces hold
+
+    @property
+    def env(self) -> Any:
+        return self.collector.env
+
+    @property
+    def backend(self) -> str:
+        return self.collector.backend
+
+    @property
+    def n(self) -> int:
+        return self.collector.n
+
+    @property
+    def obs(self) -> np.ndarray:
+        """The current observations of the games in progress (float32, or the compact uint8 form)."""
+        return self.collector.obs
+
+    @property
+    def layout(self) -> Any:
+        """The compact observation's layout (None without ``compact_obs``)."""
+        return self.collector.layout
+
+    @property
+    def pool(self) -> list[MaskedActorCritic]:
+        """The opponent pool's networks, oldest first."""
+        return self.collector.pool.items
+
+    @property
+    def env_steps(self) -> int:
+        return self.collector.env_steps
+
+    @property
+    def games(self) -> int:
+        return self.collector.games
+
+    def _canonical_config(self) -> dict[str, Any]:
+        from agents import games as games_mod
+
+        g = games_mod.get_game(self.cfg.game)
+        return g.config_dict(g.make_config(self.cfg.config))
+
+    def lr_now(self) -> float:
+        cfg = self.cfg
+        if cfg.lr_schedule == "constant":
+            return cfg.lr
+        frac = min(self.decisions / cfg.total_decisions, 1.0)
+        return cfg.lr * max(1.0 - frac, 0.05)
+
+    # ------------------------------------------------------------------ one update
+
+    def collect(self) -> dict[str, Any]:
+        """One rollout (``Collector.collect``) and its returns (``returns.gae``): the training ``batch``
+        (``Rollout.batch``) and the ``finished`` games' ``(kind, learner return)``."""
+        self.model.eval()
+        roll = self.collector.collect(self.policy)
+        t0 = time.perf_counter()
+        adv = returns.gae(roll, self.cfg.gamma, self.cfg.gae_lambda)
+        batch = roll.batch(adv)
+        self.timers.other += time.perf_counter() - t0
+        return {"batch": batch, "finished": roll.finished}
+
+    def update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        """The algorithm's update on ``batch`` at the scheduled learning rate; its statistics."""
+        return self.algorithm.update(batch, self.lr_now())
+
+    def train_update(self) -> dict[str, Any]:
+        """Collect one rollout, update on it, maybe snapshot into the pool; returns statistics."""
+        roll = self.collect()
+        t0 = time.perf_counter()
+        stats = self.update(roll["batch"])
+        self.timers.update += time.perf_counter() - t0
+        self.decisions += int(roll["batch"]["act"].shape[0])
+        self.update_idx += 1
+        if "pool" in self.collector.kinds and self.update_idx % self.cfg.snapshot_interval == 0:
+            self.add_snapshot()
+        for k, ret in roll["finished"]:
+            self.recent.append({"kind": float(k), "return": ret})
+        self.recent = self.recent[-2000:]
+        stats.update(update=self.update_idx, decisions=self.decisions, games=self.games,
+                     finished=len(roll["finished"]))
+        by_kind: dict[str, list[float]] = {}
+        for k, ret in roll["finished"]:
+            by_kind.setdefault(self.collector.kinds[k], []).append(ret)
+        stats["return_by_kind"] = {k: float(np.mean(v)) for k, v in by_kind.items()}
+        return stats
+
+    def _empty_network(self) -> MaskedActorCritic:
+        return build_model(self.cfg.arch, self.model.kwargs(), self.obs_scale).to(self.device)
+
+    def add_snapshot(self) -> None:
+        """Freeze a copy of the current network into the opponent pool (oldest dropped beyond ``pool_size``)."""
+        self.collector.add_snapshot(frozen_copy(self.model, self._empty_network), self.update_idx)
+
+    def throughput(self, wall: float | None = None) -> dict[str, float]:
+        """Decisions of experience per second of collection + update time, and each part's share."""
+        tm = self.timers
+        total = tm.engine + tm.network + tm.opponents + tm.update + tm.other
+        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan"))
+                  for k in ("engine", "network", "opponents", "update", "other")}
+        return {"decisions": self.decisions, "env_steps": self.env_steps, "seconds": total,
+                "decisions_per_s": self.decisions / total if total > 0 else float("nan"),
+                "env_steps_per_s": self.env_steps * self.cfg.num_envs / total if total > 0 else float("nan"),
+                "share": shares, "eval_seconds": tm.eval}
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def state(self, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The checkpoint payload (see ``agents.learned.checkpoint``)."""
+        col = self.collector
+        st = col.state()
+        trainer = {
+            "pool": [{"update": u, "state_dict": cpu_state_dict(m)}
+                     for u, m in zip(col.pool.updates, col.pool.items)],
+            "env": st["env"],
+            **{k: torch.from_numpy(st[k]) for k in ("obs", "mask", "cur", "slot_kind", "slot_snap", "learner_seat",
+                                                    "ep_return")},
+            "carry": {k: torch.from_numpy(v) for k, v in st["carry"].items()},
+            "rng_numpy": self.rng.bit_generator.state, "rng_torch_sample": self.gen.get_state(),
+            "agents_rng": st["agents_rng"], "engine_seats": st["engine_seats"],
+            "timers": self.timers.as_dict(), "recent": self.recent[-200:],
+        }
+        return {
+            "kind": KIND, "version": CHECKPOINT_VERSION, "algo": self.cfg.algo, "game": self.cfg.game,
+            "config": self.game_config,
+            "num_players": col.n, "obs_dim": col.D, "num_actions": col.A, "backend": self.backend,
+            "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
+                      "state_dict": cpu_state_dict(self.model)},
+            "optimizer": self.algorithm.state_dict(),
+            "train_config": self.cfg.to_dict(), "args": dict(args or {}),
+            "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
+                         "games": self.games},
+            "trainer": trainer,
+        }
+
+    def load_state(self, ckpt: dict[str, Any]) -> None:
+        """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
+        col = self.collector
+        check_matches(ckpt, "game", ckpt["game"], self.cfg.game)
+        check_matches(ckpt, "game config", ckpt["config"], self.game_config)
+        check_matches(ckpt, "observation size", ckpt["obs_dim"], col.D)
+        check_matches(ckpt, "number of actions", ckpt["num_actions"], col.A)
+        check_matches(ckpt, "architecture", ckpt["model"]["arch"], self.cfg.arch)
+        try:
+            saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
+        check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
+        if "trainer" not in ckpt or "optimizer" not in ckpt:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
+                                  f"it cannot be resumed")
+        check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)  # older checkpoints: PPO's
+        saved_cfg = ckpt.get("train_config", {})
+        for key in ("num_envs", "seed", "opponents"):
+            want = self.cfg.to_dict()[key]
+            check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want)
+        check_matches(ckpt, "vector env (the games in progress were saved from it)", ckpt.get("backend"), self.backend)
+        tr = ckpt["trainer"]
+        try:
+            self.model.load_state_dict(ckpt["model"]["state_dict"])
+            self.algorithm.load_state_dict(ckpt["optimizer"])
+            col.pool.items, col.pool.updates = [], []
+            for item in tr["pool"]:
+                snap = self._empty_network()
+                snap.load_state_dict(item["state_dict"])
+                col.pool.items.append(freeze(snap))
+                col.pool.updates.append(int(item["update"]))
+            arrays = {k: tr[k].numpy() for k in ("obs", "mask", "cur", "slot_kind", "slot_snap", "learner_seat",
+                                                 "ep_return")}
+            col.load_state({**tr, **arrays, "carry": {k: v.numpy() for k, v in tr["carry"].items()}},
+                           str(ckpt.get("path")))
+            self.rng.bit_generator.state = tr["rng_numpy"]
+            self.gen.set_state(tr["rng_torch_sample"])
+            for k, v in vars(Timers(**tr["timers"])).items():
+                setattr(self.timers, k, v)  # in place: the collector keeps the same timers
+            self.recent = list(tr["recent"])
+        except CheckpointError:
+            raise
+        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched or damaged trainer state: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        prog = ckpt["progress"]
+        self.update_idx = int(prog["update"])
+        self.decisions = int(prog["decisions"])
+        col.env_steps = int(prog["env_steps"])
+        col.games = int(prog["games"])

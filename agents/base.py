@@ -1,4 +1,4 @@
-"""The Agent protocol (DESIGN.md section 4) and the information-set API of search agents.
+"""The Agent protocol and the information-set API of search agents.
 
 Every agent of ``agents/`` is an ``Agent``:
 

@@ -1,6 +1,6 @@
 """The random agent: a uniformly random legal action, for either game.
 
-The sampler is the cheap one DESIGN.md section 5 asks for: the legal action with the largest uniform
+The sampler is the cheap one: the legal action with the largest uniform
 noise value (``argmax(where(mask, noise, -1))``), one vectorised call for a whole batch; each legal
 action is equally likely.
 """

@@ -20,24 +20,32 @@ Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes n
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
 module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``; the policies shipped
 in ``agents.learned.pretrained``, ``pretrained:NAME``). A factory raises ``ValueError`` for a bad ``rest``.
-The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (a
-checkpoint's hash): ``agent_fingerprint`` returns it, so that a resumed tournament can refuse a checkpoint
-that changed.
+The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (the
+hash of every file it reads, e.g. ``file_fingerprint``): ``agent_fingerprint`` returns it (nested names
+included), so that a resumed tournament can refuse a checkpoint or policy file that changed.
 
 Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
-``act(observation, action_mask)``, or a factory; called with ``seed=`` and ``game=`` where accepted:
-``agents.imported``); works in every tool and in worker processes, where the module is imported again.
+``act(observation, action_mask)``, or a function marked ``@agents.imported.agent_factory``; called with
+``seed=`` and ``game=`` where accepted: ``agents.imported``). An import path runs code, so it is
+accepted only where the caller opts in: ``make_agent(name, game, seed, allow_import=True)``. The
+command-line tools (tournament, train, exploit), the trainer's opponents and the opponent names of the
+single-agent and vector envs (``user_agent``) opt in, since their names come from the user; the web app
+never does (a request cannot name code). Without the opt-in an import path is a ``ValueError`` that
+names it and says how to allow it, at any depth: ``ismcts:...,prior=NAME`` is checked the same way
+(``nested_names``). Works in worker processes too, where the module is imported again.
 
 Unknown names raise ``ValueError`` listing the known ones.
 """
 from __future__ import annotations
 
 import importlib
-
+import importlib.util
+import os
 from collections.abc import Callable
 
 from agents import games
 from agents.base import Agent
+from agents.fingerprint import file_fingerprint
 from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
 from agents.search import SearchAgent, SearchParams
@@ -75,14 +83,42 @@ def register_prefix(prefix: str, factory: AgentFactory,
 
 
 def agent_fingerprint(name: str) -> str | None:
-    """What exactly the agent ``name`` loads, e.g. ``"sha256:<hex>"`` of a ``ckpt:`` checkpoint file; None
-    for agents defined by their name alone (heuristics, search, random). Two runs that give the same
-    name and the same fingerprint play the same agent."""
-    base, _, rest = name.strip().partition(":")
+    """What exactly the agent ``name`` reads from files, as one string; None for agents defined by their
+    name alone (random, the heuristics, a search without a prior). Two runs that give the same name and
+    the same fingerprint play the same agent.
+
+    | name                                  | fingerprint                                              |
+    |---------------------------------------|----------------------------------------------------------|
+    | ``ckpt:PATH[?options]``               | ``sha256:<hex>`` of the checkpoint file                  |
+    | ``pretrained:NAME[?options]``         | ``sha256:<hex>`` of the shipped policy file (its content) |
+    | ``rllib:PATH[?options]``              | ``sha256-tree:<hex>`` of the RLModule folder it loads     |
+    | ``ismcts:...,prior=NAME``             | ``prior=`` and the fingerprint of NAME (nested names)     |
+    | ``module.path:Attr`` (import path)    | ``sha256:<hex>`` of the module's source file             |
+    | other prefixes                        | their ``register_prefix`` hook's                         |
+
+    A name whose file is missing gives None (building the agent says why). The module of an import
+    path is located with ``importlib.util.find_spec``, which imports its parent packages (as building
+    the agent does); its own code is not run here.
+    """
+    name = name.strip()
+    base, _, rest = name.partition(":")
+    if base == "ismcts":
+        prior = SearchParams.parse(rest).prior  # nested: the policy the search reads
+        inner = agent_fingerprint(prior) if prior is not None else None
+        return None if inner is None else f"prior={inner}"
     if base in _LAZY_PREFIXES and base not in _PREFIXES:
         importlib.import_module(_LAZY_PREFIXES[base])
-    fn = _FINGERPRINTS.get(base)
-    return fn(rest) if fn is not None and rest else None
+    if base in _PREFIXES:
+        fn = _FINGERPRINTS.get(base)
+        return fn(rest) if fn is not None and rest else None
+    if is_import_path(name):
+        try:
+            spec = importlib.util.find_spec(name.partition(":")[0])
+        except (ImportError, ValueError):
+            return None
+        origin = getattr(spec, "origin", None)
+        return file_fingerprint(origin) if origin and os.path.isfile(origin) else None
+    return None
 
 
 def known_agents(game: str) -> list[str]:
@@ -93,14 +129,49 @@ def known_agents(game: str) -> list[str]:
     return names
 
 
-def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
+def _is_user_import(name: str) -> bool:
+    """Whether ``name`` would be resolved as an import path (not a registered or lazy prefix)."""
+    base = name.strip().partition(":")[0]
+    return base not in _PREFIXES and base not in _LAZY_PREFIXES and base not in ("random", "ismcts") \
+        and is_import_path(name.strip())
+
+
+def nested_names(name: str) -> list[str]:
+    """``name`` and every agent name inside it, outermost first: a search agent's ``prior=NAME`` (a bare
+    shipped NAME as ``pretrained:NAME``). A caller vetting names from elsewhere checks each of them;
+    ``ValueError`` for a search name whose options do not parse."""
+    name = name.strip()
+    out = [name]
+    base, _, rest = name.partition(":")
+    if base == "ismcts":
+        prior = SearchParams.parse(rest).prior
+        if prior is not None:
+            out += nested_names(prior)
+    return out
+
+
+def _refuse_import(name: str, outer: str) -> None:
+    where = f"agent name {outer!r}" if outer == name else f"agent name {outer!r}: the nested name {name!r}"
+    raise ValueError(f"{where} is an import path ('module:Attribute'), which runs code; import paths are "
+                     f"accepted only where the caller allows them (make_agent(..., allow_import=True), as the "
+                     f"command-line tools do); expected a registry name (random, a heuristic, ismcts[:k=v,...], "
+                     f"pretrained:NAME, ckpt:PATH, rllib:PATH)")
+
+
+def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: bool = False) -> Agent:
     """The agent called ``name`` for ``game`` (a name of ``fiveplay_env.games``), seeded with ``seed``.
 
-    Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones) or bad options.
+    ``allow_import``: accept import paths (``mypkg.mybots:CleverBot``, ``agents.imported``), also nested
+    in ``ismcts:...,prior=NAME``. They run code: allow them only for names the user wrote (a command
+    line, their own script), never for names from a network request or a file from elsewhere.
+
+    Raises ``ValueError`` for an unknown game, an unknown name (listing the known ones), bad options, or
+    an import path without ``allow_import``.
     """
     games.get_game(game)  # validates the game name
     if not isinstance(name, str) or not name.strip():
-        raise ValueError(f"agent name: expected a non-empty string, got {name!r}")
+        raise ValueError(f"agent name: expected a non-empty string, got a {type(name).__name__}"
+                         if not isinstance(name, str) else "agent name: expected a non-empty string, got ''")
     name = name.strip()
     base, _, rest = name.partition(":")
     if base in _LAZY_PREFIXES and base not in _PREFIXES:
@@ -109,18 +180,31 @@ def make_agent(name: str, game: str, seed: int | None = None) -> Agent:
     if base == "random" and not rest:
         agent = RandomAgent(seed)
     elif base == "ismcts":
-        agent = SearchAgent(seed, game=game, params=SearchParams.parse(rest))
+        params = SearchParams.parse(rest)
+        if not allow_import:  # the prior is loaded later (first observe_engine): refuse an import path now
+            for inner in nested_names(name)[1:]:
+                if _is_user_import(inner):
+                    _refuse_import(inner, name)
+        agent = SearchAgent(seed, game=game, params=params, allow_import=allow_import)
     elif base in _PREFIXES and rest:
         agent = _PREFIXES[base](rest, game, seed)
     elif not rest and name in _heuristics(game):
         agent = _heuristics(game)[name](seed)
     elif base not in _PREFIXES and is_import_path(name):
+        if not allow_import:
+            _refuse_import(name, name)
         agent = load_agent(name, game, seed)
     else:
-        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or the import path "
-                         f"of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or (with "
+                         f"allow_import=True) the import path of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
     agent.name = name
     return agent
 
 
-register_agent_resolver(make_agent)  # opponent names in fiveplay_env's SingleAgentEnv resolve through this registry
+def user_agent(name: str, game: str, seed: int | None = None) -> Agent:
+    """``make_agent(name, game, seed, allow_import=True)``: for names written by the user in their own code
+    (the opponents of ``SingleAgentEnv``, ``GymVectorEnv`` and the RLlib env resolve through it)."""
+    return make_agent(name, game, seed, allow_import=True)
+
+
+register_agent_resolver(user_agent)  # opponent names in fiveplay_env's SingleAgentEnv resolve through this registry

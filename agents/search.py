@@ -79,6 +79,12 @@ separated by commas (defaults in brackets):
 |         | to the searcher's D-th next decision and is worth the value head's estimate of the game's |
 |         | outcome on the searcher's observation there (+-1 if decided first) [0]                   |
 
+What it thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True`` every
+decision leaves ``agent.last_thoughts``: each candidate action's visits (simulations spent on it) and
+mean value, the chosen action, and the prior's probabilities when there is a prior. The numbers are
+the search's own, so keeping them costs a small dict per decision; off by default. They describe the
+searcher's private hand: show them to others only once that is no longer hidden.
+
 Policy-guided names, e.g. ``ismcts:sims=100,prior=take5-game-4p,topk=3`` (the policy's three best cards,
 searched by sequential halving) or ``ismcts:sims=100,alloc=ucb,prior=take5-game-4p,cpuct=2`` (PUCT).
 The prior is loaded by the first ``observe_engine`` (before the game's first decision).
@@ -225,8 +231,20 @@ class SearchAgent(Agent):
     name = "ismcts"
     uses_engine = True
 
-    def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None) -> None:
+    keep_thoughts: bool = False
+    """Set True to keep each decision's candidates in ``last_thoughts`` (see ``last_thoughts``)."""
+
+    def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None,
+                 allow_import: bool = False) -> None:
         super().__init__(seed)
+        self.allow_import = bool(allow_import)  # kept for the registry's call; the prior is a learned policy's name only (policy_agent)
+        self.last_thoughts: dict[str, Any] | None = None
+        """With ``keep_thoughts``: the last decision's ``{"kind": "search", "candidates": [{"action", "visits",
+        "mean"}, ...] (most visited first), "chosen", "sims", "seconds", "prior": {action: p} (with a prior)}``;
+        ``visits``: simulations spent on the action, ``mean``: their mean value for the searcher (higher is
+        better; the game's rollout value: Take 5 minus bull heads, relative to the others by ``rel``). A single
+        legal action gives ``{"kind": "search", "forced": True, ...}``. Kept only when asked: the numbers
+        exist anyway, so it costs a small dict per decision."""
         self.game = game
         self.params = params or SearchParams()
         self._rollout = games.kit(game).search  # ValueError naming the known games
@@ -238,6 +256,8 @@ class SearchAgent(Agent):
         self._memory: dict[str, Any] = {}
         self._prior_agent: Any = None
         self.last_stats: dict[str, Any] = {}
+        self._visits: dict[int, int] = {}
+        self._sums: dict[int, float] = {}
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -271,8 +291,12 @@ class SearchAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = check_mask(action_mask)
+        self.last_thoughts = None
         if len(legal) == 1:
             self._info = None
+            if self.keep_thoughts:
+                self.last_thoughts = {"kind": "search", "forced": True, "chosen": int(legal[0]),
+                                      "candidates": [{"action": int(legal[0]), "visits": 0, "mean": None}]}
             return int(legal[0])
         info = self._info
         if info is None:
@@ -291,10 +315,28 @@ class SearchAgent(Agent):
                 actions = sorted(actions, key=lambda a: -prior[a])[:self.params.topk]
                 if len(actions) == 1:
                     self.last_stats = {"sims": 0, "seconds": 0.0, "actions": 1}
+                    self._think({actions[0]: 0}, {actions[0]: 0.0}, actions[0], prior)
                     return actions[0]
         if self.params.alloc == "ucb":
-            return self._ucb(info, actions, prior if self.params.cpuct else None)
-        return self._halving(info, actions)
+            best = self._ucb(info, actions, prior if self.params.cpuct else None)
+        else:
+            best = self._halving(info, actions)
+        if self.keep_thoughts:
+            self._think(self._visits, self._sums, best, prior)
+        return best
+
+    def _think(self, visits: dict[int, int], sums: dict[int, float], best: int, prior: np.ndarray | None) -> None:
+        if not self.keep_thoughts:
+            return
+        cands = [{"action": int(a), "visits": int(visits[a]), "mean": (float(sums[a]) / visits[a]) if visits[a] else None}
+                 for a in visits]
+        cands.sort(key=lambda c: (-c["visits"], -(c["mean"] if c["mean"] is not None else -math.inf)))
+        out: dict[str, Any] = {"kind": "search", "chosen": int(best), "candidates": cands,
+                               "sims": int(self.last_stats.get("sims", 0)),
+                               "seconds": round(float(self.last_stats.get("seconds", 0.0)), 4)}
+        if prior is not None:
+            out["prior"] = {int(a): round(float(prior[a]), 4) for a in np.flatnonzero(prior > 0)}
+        self.last_thoughts = out
 
     def _guide(self) -> "PolicyGuide":
         """The ``prior`` policy, loaded on first use."""
@@ -345,6 +387,7 @@ class SearchAgent(Agent):
         k = len(actions)
         rounds = max(1, math.ceil(math.log2(k)))
         sums = dict.fromkeys(actions, 0.0)
+        visits = dict.fromkeys(actions, 0)
         survivors = actions[:]
         sims = 0
         deadline = None
@@ -354,6 +397,7 @@ class SearchAgent(Agent):
             world = self._new_world(info)  # one world on every action measures the speed
             for a, v in zip(survivors, self._values([(world, a) for a in survivors], player)):
                 sums[a] += v
+                visits[a] += 1
             sims += k
             elapsed = max(_time.perf_counter() - start, 1e-6)
             budget = max(k, int(sims * p.time / elapsed * 0.95))
@@ -377,6 +421,7 @@ class SearchAgent(Agent):
                 pairs = [(world, a) for world in batch for a in survivors]
                 for (_, a), v in zip(pairs, self._values(pairs, player)):
                     sums[a] += v
+                    visits[a] += 1
                 sims += len(pairs)
             # Every survivor has been evaluated on exactly the same worlds: compare sums.
             survivors.sort(key=lambda a: -sums[a])
@@ -385,6 +430,7 @@ class SearchAgent(Agent):
                 break
         best = survivors[0]
         self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
+        self._visits, self._sums = visits, sums
         return best
 
     # --- allocation: UCB1 over common worlds --------------------------------------------------------
@@ -426,6 +472,7 @@ class SearchAgent(Agent):
             total += 1
         best = max(actions, key=lambda b: (n[b], s[b] / max(n[b], 1)))
         self.last_stats = {"sims": total, "seconds": _time.perf_counter() - start, "actions": len(actions)}
+        self._visits, self._sums = n, s
         return best
 
 

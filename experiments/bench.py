@@ -10,6 +10,13 @@ Rows (every mode side by side in one run):
 - ``parallel``: the parallel env (Take 5); one decision per player that is not waiting;
 - ``batched`` rows: the batched engines, B games at once, with and without observation encoding
   (Take 5 also with the compact uint8 observation of ``fiveplay_env.take5.compact``).
+- ``jax`` rows (the optional ``jax`` extra; written over any game's ``fiveplay_env.<game>.jax_engine``,
+  so every game with a JAX engine gets them): at each ``--jax-batch`` size B, the numpy batched engine
+  with observations (what ``make_vec`` returns at every step) beside the JAX engine (Pgx's protocol:
+  ``vmap`` of a step with same-step autoreset, random legal actions drawn in JAX, the float observation
+  in the state) as a Python loop of jitted steps and as ``lax.scan`` over 64 steps; the compile times of
+  both and the bytes per game of the JAX state; and, when ``pgx`` is installed, Pgx's tic-tac-toe and
+  Leduc hold'em on the same protocol (``pgx.experimental.auto_reset``), with the ratios of the same run.
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
 """
 from __future__ import annotations
@@ -166,6 +173,141 @@ def _bytes_per_game(game: str, n: int) -> float | None:
     return float(env.engine.bytes_per_game())
 
 
+# --- JAX engines and Pgx ---------------------------------------------------------------------------------
+def _jax_module(game: str):
+    """The game's JAX engine module, or None (no jax installed, or the game has none yet)."""
+    import importlib
+    import importlib.util
+
+    name = f"fiveplay_env.{game}.jax_engine"
+    try:
+        if importlib.util.find_spec("jax") is None or importlib.util.find_spec(name) is None:
+            return None
+        return importlib.import_module(name)
+    except ImportError:
+        return None
+
+
+def _jax_random_legal(key, mask):
+    """One legal action per row of ``mask`` (bool [B, A]), uniformly: the rank among the legal ones from one
+    uniform per row, found through a running count (the same sampler for every JAX row, Pgx's included)."""
+    import jax
+    import jax.numpy as jnp
+
+    u = jax.random.uniform(key, mask.shape[:-1])
+    run = jax.lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=mask.ndim - 1)  # XLA's CPU cumsum is quadratic
+    count = run[..., -1]
+    r = jnp.minimum((u * count).astype(jnp.int32), count - 1)
+    return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
+
+
+def _jax_protocol(env, b: int) -> dict:
+    """Jitted runners for ``env`` (Pgx's Env shape) at batch size ``b``: ``init``, ``loop`` (one step per
+    call) and ``scan`` (64 steps per call) with same-step autoreset (the env's ``step_autoreset`` if it
+    has one, else ``pgx.experimental.auto_reset``'s contract, which under ``vmap`` runs ``init`` for every
+    game at every step) and random legal actions."""
+    import jax
+    import jax.numpy as jnp
+
+    step_ar = getattr(env, "step_autoreset", None)
+    if step_ar is None:  # pgx.experimental.auto_reset's contract, written out (no pgx needed)
+        def step_ar(state, action, key):
+            k1, k2 = jax.random.split(key)
+            state = state.replace(terminated=jnp.zeros_like(state.terminated), truncated=jnp.zeros_like(state.truncated),
+                                  rewards=jnp.zeros_like(state.rewards))
+            state = env.step(state, action, k1)
+            done = state.terminated | state.truncated
+            fresh = env.init(k2).replace(terminated=state.terminated, truncated=state.truncated, rewards=state.rewards)
+            return jax.lax.cond(done, lambda: fresh, lambda: state)
+    vstep = jax.vmap(step_ar)
+
+    def one(carry):
+        state, key = carry
+        key, k1, k2 = jax.random.split(key, 3)
+        action = _jax_random_legal(k1, state.legal_action_mask)
+        return vstep(state, action, jax.random.split(k2, b)), key
+
+    def scan(carry):
+        return jax.lax.scan(lambda c, _: (one(c), None), carry, None, length=64)[0]
+
+    init = jax.jit(lambda key: (jax.vmap(env.init)(jax.random.split(key, b)), key))
+    return {"init": init, "loop": jax.jit(one), "scan": jax.jit(scan)}
+
+
+def _jax_rates(env, b: int, seconds: float, repeats: int) -> dict:
+    """Decisions per second of ``env`` at batch size ``b`` (loop and scan), compile times, bytes per game."""
+    import jax
+
+    fns = _jax_protocol(env, b)
+    carry = fns["init"](jax.random.key(0))
+    jax.block_until_ready(carry)
+    out = {"bytes": sum(x.nbytes for x in jax.tree_util.tree_leaves(carry[0])) / b}
+    for name, steps in (("loop", 1), ("scan", 64)):
+        fn = fns[name]
+        t0 = time.perf_counter()
+        carry = fn(carry)
+        jax.block_until_ready(carry)
+        out[f"compile_{name}"] = time.perf_counter() - t0  # the first call: tracing, compiling and one run
+        rates = []
+        for _ in range(repeats):
+            calls, t0 = 0, time.perf_counter()
+            while True:
+                for _ in range(8 if steps == 1 else 1):
+                    carry = fn(carry)
+                    calls += 1
+                jax.block_until_ready(carry)
+                dt = time.perf_counter() - t0
+                if dt >= seconds:
+                    break
+            rates.append(calls * steps * b / dt)
+        out[name] = statistics.median(rates)
+    return out
+
+
+def _jax_rows(games: list[str], players: list[int] | None, batches: list[int], seconds: float, repeats: int,
+              rows: list[dict]) -> None:
+    """The JAX section (see the module docstring); appends to ``rows`` and prints as it goes."""
+    default_players = {"take5": [4], "five_alive": [4]}
+
+    def emit(game: str, n: int | str, what: str, key: str, value: float, fmt: str = ",.0f") -> None:
+        rows.append({"game": game, "players": n, "what": what, key: value})
+        print(f"{game:<11}{n!s:>8}  {what:<26}{value:>14{fmt}}", flush=True)
+
+    pgx_envs = {}
+    try:
+        import pgx
+
+        pgx_envs = {"tic_tac_toe": pgx.make("tic_tac_toe"), "leduc_holdem": pgx.make("leduc_holdem")}
+    except ImportError:
+        pass
+    pgx_rates: dict[tuple[str, int], float] = {}
+    for b in batches:
+        for name, penv in pgx_envs.items():
+            r = _jax_rates(penv, b, seconds, repeats)
+            pgx_rates[(name, b)] = r["scan"]
+            emit("pgx", penv.num_players, f"{name} scan64 B={b}", "decisions_per_s", r["scan"])
+    for game in games:
+        mod = _jax_module(game)
+        if mod is None:
+            continue
+        for n in players or default_players.get(game, [4]):
+            env = mod.JaxEnv(num_players=n)
+            for b in batches:
+                base = _batched_rate(game, n, b, True, seconds, repeats)
+                r = _jax_rates(env, b, seconds, repeats)
+                if base is not None:
+                    emit(game, n, f"numpy batched B={b} + obs", "decisions_per_s", base)
+                emit(game, n, f"jax loop B={b}", "decisions_per_s", r["loop"])
+                emit(game, n, f"jax scan64 B={b}", "decisions_per_s", r["scan"])
+                if base:
+                    emit(game, n, f"  ratio scan64/numpy B={b}", "ratio", r["scan"] / base, ".2f")
+                for name in pgx_envs:
+                    emit(game, n, f"  ratio scan64/{name} B={b}", "ratio", r["scan"] / pgx_rates[(name, b)], ".2f")
+                emit(game, n, f"jax compile loop B={b}, s", "seconds", r["compile_loop"], ".1f")
+                emit(game, n, f"jax compile scan B={b}, s", "seconds", r["compile_scan"], ".1f")
+                emit(game, n, f"jax state bytes/game B={b}", "bytes", r["bytes"])
+
+
 def available_games() -> list[str]:
     import fiveplay_env
     return sorted(fiveplay_env.GAMES)
@@ -181,6 +323,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--batch", nargs="*", type=int, default=[1, 64, 1024, 4096, 8192],
                     help="batch sizes for the batched engines")
     ap.add_argument("--no-batched", action="store_true", help="skip the batched engines")
+    ap.add_argument("--jax-batch", nargs="*", type=int, default=[1, 256, 4096, 65536],
+                    help="batch sizes of the JAX rows (default 1 256 4096 65536)")
+    ap.add_argument("--jax-players", nargs="*", type=int, default=None, help="player counts of the JAX rows (default 4)")
+    ap.add_argument("--no-jax", action="store_true", help="skip the JAX and Pgx rows")
+    ap.add_argument("--jax-only", action="store_true", help="only the JAX and Pgx rows")
     ap.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     args = ap.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:
@@ -194,7 +341,7 @@ def main(argv: list[str] | None = None) -> dict:
     print(f"fiveplay benchmark: random legal play, median of {args.repeats} runs of {args.seconds:g} s "
           f"(python {platform.python_version()}, numpy {np.__version__}, {platform.machine()})")
     print(f"{'game':<11}{'players':>8}  {'what':<26}{'decisions/s':>14}")
-    for game in games:
+    for game in ([] if args.jax_only else games):
         for n in args.players or default_players[game]:
             cases: list[tuple[str, Callable[[], float | None]]] = [
                 ("engine (mask only)", lambda: _median_rate(_engine_runner(game, n, False), args.seconds, args.repeats)),
@@ -222,6 +369,8 @@ def main(argv: list[str] | None = None) -> dict:
                     continue
                 rows.append({"game": game, "players": n, "what": what, "decisions_per_s": rate})
                 print(f"{game:<11}{n:>8}  {what:<26}{rate:>14,.0f}", flush=True)
+    if not args.no_jax:
+        _jax_rows(games, args.jax_players, args.jax_batch, args.seconds, args.repeats, rows)
     result = {"seconds": args.seconds, "repeats": args.repeats, "rows": rows}
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

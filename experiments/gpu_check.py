@@ -16,6 +16,15 @@ as it goes and writes everything to ``--out/gpu_check.json``):
    take5-safest): its ``curves.csv`` rows (decisions, training seconds, mean score, win rate).
 
 Engines and heuristic opponents run on the CPU; the networks and the update run on the device.
+
+3. with ``--jax`` (or ``--jax-only``, which skips 1 and 2): the JAX engines of every game that has one
+   (``fiveplay_env.<game>.jax_engine``) on JAX's default device at each ``--jax-batch`` size (up to 2**20
+   by default on a GPU): decisions per second of ``lax.scan`` over 64 steps of ``vmap``ped steps with
+   same-step autoreset and random legal actions (``experiments.bench``'s protocol), compile time, bytes
+   per game of the state; then the equality check on the device: ``chance="reference"`` games stepped
+   there beside the reference engine, every mask, observation, reward and termination compared.
+
+    python -m experiments.gpu_check --jax-only --jax-batch 64 --seconds 1 --jax-equal-steps 40   # CPU dry run
 """
 from __future__ import annotations
 
@@ -40,6 +49,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--eval-games", type=int, default=400, help="games per evaluation (default 400)")
     ap.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: all cores)")
     ap.add_argument("--out", default="runs/gpu_check", help="output folder (default runs/gpu_check)")
+    ap.add_argument("--jax", action="store_true", help="also measure the JAX engines (part 3)")
+    ap.add_argument("--jax-only", action="store_true", help="only the JAX engines (part 3: no torch needed)")
+    ap.add_argument("--jax-batch", nargs="*", type=int, default=None,
+                    help="JAX batch sizes (default 2**10 2**14 2**17 2**20 on a GPU, 64 1024 on a CPU)")
+    ap.add_argument("--jax-equal-steps", type=int, default=300, help="steps of the on-device equality check (default 300)")
+    ap.add_argument("--jax-compile-fast", action="store_true",
+                    help="compile the equality check without LLVM's optimisations (short dry runs)")
     return ap
 
 
@@ -84,8 +100,113 @@ def throughput(game: str, config: dict[str, Any], compact: bool, device: str, nu
     return out
 
 
+def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed: int = 0,
+                 compiler_options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Step ``batch`` games of ``game``'s JAX engine (``chance="reference"``) on JAX's default device beside
+    the reference engine for ``steps`` steps (finished games restart from their next seed): every mask,
+    observation (acting seat), reward and termination is compared. Returns the counts; a difference
+    raises ``AssertionError`` naming the game, the step and the field."""
+    import importlib
+
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from fiveplay_env.core import jax_seeding as js
+    from fiveplay_env.core import seeding
+
+    mod = importlib.import_module(f"fiveplay_env.{game}.jax_engine")
+    ref = importlib.import_module(f"fiveplay_env.{game}.engine")
+    obs_mod = importlib.import_module(f"fiveplay_env.{game}.observation")
+    env = mod.JaxEnv(chance="reference", **config)
+    cfg = env.config
+    init = jax.jit(jax.vmap(env.init_seeded), compiler_options=compiler_options)
+    step = jax.jit(jax.vmap(env.step), compiler_options=compiler_options)
+    index = list(range(batch))
+    refs = [ref.new_game(cfg, seeding.derive(seed, i)) for i in index]
+    state = init(jnp.asarray(js.from_uint64(np.array([r.seed for r in refs], np.uint64))))
+    rng = np.random.default_rng(seed)
+    compared = finished = 0
+    for t in range(steps):
+        mask, obs = np.asarray(state.legal_action_mask), np.asarray(state.observation)
+        for i, s in enumerate(refs):
+            if not np.array_equal(mask[i], ref.legal_mask(s).astype(bool)):
+                raise AssertionError(f"{game} {cfg} seed {s.seed} step {t}: legal_action_mask differs")
+            if not np.array_equal(obs[i], obs_mod.observe(cfg, s, s.current)):
+                raise AssertionError(f"{game} {cfg} seed {s.seed} step {t}: observation differs")
+        actions = np.array([rng.choice(np.flatnonzero(ref.legal_mask(s))) for s in refs], np.int32)
+        state = step(state, jnp.asarray(actions))
+        rewards, term = np.asarray(state.rewards), np.asarray(state.terminated)
+        ended = []
+        for i, s in enumerate(refs):
+            r = ref.step(cfg, s, int(actions[i]))
+            if rewards[i].tolist() != [float(x) for x in r] or bool(term[i]) != ref.is_over(s):
+                raise AssertionError(f"{game} {cfg} seed {s.seed} step {t}: rewards or termination differ")
+            if ref.is_over(s):
+                ended.append(i)
+        compared += batch
+        if ended:
+            finished += len(ended)
+            for i in ended:
+                index[i] += batch
+                refs[i] = ref.new_game(cfg, seeding.derive(seed, index[i]))
+            fresh = init(jnp.asarray(js.from_uint64(np.array([r.seed for r in refs], np.uint64))))
+            keep = jnp.asarray(np.isin(np.arange(batch), ended))
+            state = jax.tree_util.tree_map(lambda a, b: jnp.where(keep.reshape((-1,) + (1,) * (a.ndim - 1)), a, b),
+                                           fresh, state)
+    return {"game": game, "config": str(cfg), "decisions_compared": compared, "games_finished": finished,
+            "device": str(jax.devices()[0])}
+
+
+def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, res: dict[str, Any], save: Any,
+             compile_fast: bool = False) -> None:
+    """Part 3 (see the module docstring): throughput rows and the equality checks, into ``res["jax"]``."""
+    import jax
+
+    from experiments.bench import _jax_module, _jax_rates
+
+    gpu = jax.default_backend() != "cpu"
+    batches = list(batches or ([2 ** 10, 2 ** 14, 2 ** 17, 2 ** 20] if gpu else [64, 1024]))
+    out: dict[str, Any] = {"backend": jax.default_backend(), "devices": [str(d) for d in jax.devices()],
+                           "jax": jax.__version__, "throughput": [], "equality": []}
+    res["jax"] = out
+    for game in ("take5", "five_alive"):
+        mod = _jax_module(game)
+        if mod is None:
+            continue
+        env = mod.JaxEnv(num_players=4)
+        for b in batches:
+            r = _jax_rates(env, b, seconds, 1)
+            row = {"game": game, "players": 4, "batch": b, "decisions_per_s": r["scan"], "loop_decisions_per_s": r["loop"],
+                   "compile_scan_s": r["compile_scan"], "bytes_per_game": r["bytes"]}
+            out["throughput"].append(row)
+            print(f"jax {game:<11} B={b:<8} {r['scan']:>14,.0f} decisions/s (scan64; loop {r['loop']:,.0f}), "
+                  f"compile {r['compile_scan']:.1f}s, {r['bytes']:,.0f} bytes/game", flush=True)
+            save()
+        for config in ({"num_players": 4},):
+            opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
+            e = jax_equality(game, config, 64, equal_steps, compiler_options=opts)
+            out["equality"].append(e)
+            print(f"jax {game:<11} equal to the reference on {e['device']}: {e['decisions_compared']:,} decisions, "
+                  f"{e['games_finished']} games ({e['config']})", flush=True)
+            save()
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = build_parser().parse_args(list(argv) if argv is not None else None)
+    if args.jax_only:
+        os.makedirs(args.out, exist_ok=True)
+        dest = os.path.join(args.out, "gpu_check.json")
+        res: dict[str, Any] = {}
+
+        def save_only() -> None:
+            with open(dest + ".tmp", "w", encoding="utf-8") as f:
+                json.dump(res, f, indent=2, default=float)
+            os.replace(dest + ".tmp", dest)
+
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save_only, args.jax_compile_fast)
+        print(f"gpu_check: {dest}")
+        return res
     import torch
 
     from agents.learned.ppo import resolve_device
@@ -127,6 +248,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         "rows": [{k: r[k] for k in ("update", "decisions", "train_seconds", "baseline", "score_mean",
                                                     "win_mean", "diff_mean")} for r in rows]}
         save()
+    if args.jax:
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save, args.jax_compile_fast)
     print(f"gpu_check: {dest}")
     return res
 

@@ -6,9 +6,12 @@ Usage::
     python -m experiments.ladder --game five_alive --games 280 --seed 0 --workers 2
     python -m experiments.ladder --game take5 --agents random take5-safest pretrained:take5-round-4p --games 24
 
+In code: ``run(LadderSpec(game="take5", games=504))`` (``main(argv)`` parses the command line into a
+``LadderSpec`` and calls ``run``).
+
 Entrants (``ladder_agents``; ``--agents`` replaces them): ``random``, every heuristic of the game,
 ``ismcts:sims=200``, every shipped pretrained policy of the game (``agents.learned.pretrained``) and the
-policy-guided search (``GUIDED``). The games are those of ``experiments.tournament`` (its ``main``):
+policy-guided search (``GUIDED``). The games are those of ``experiments.tournament`` (its ``run``):
 with more entrants than seats the blocks cycle through every n-subset of the entrants, each deal
 played from every seat, so the ladder is seat-balanced when ``--games`` is a multiple of
 ``n * C(entrants, n)`` (4 players, 9 entrants: 504, Take 5's shipped set; 8 entrants: 280, 5 Alive's; the
@@ -22,13 +25,17 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
-from experiments import runs
+from agents import games as games_mod
+from experiments import runs, tournament
 
-DEFAULT_CONFIG: dict[str, list[str]] = {"take5": ["num_players=4", "mode=game"], "five_alive": ["num_players=4"]}
+DEFAULT_CONFIG: dict[str, dict[str, Any]] = {"take5": {"num_players": 4, "mode": "game"}, "five_alive": {"num_players": 4}}
+"""The ladder's game config when none is given (another game: its default config)."""
 GUIDED: dict[str, str] = {
     "take5": "ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",
     "five_alive": "ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
@@ -88,13 +95,75 @@ def markdown(summary: dict[str, Any], command: str) -> str:
     return "\n".join([note, "", *lines, "", f"Command: `{command}`", ""])
 
 
+@dataclass(frozen=True)
+class LadderSpec:
+    """A ladder (see the module docstring); validated on construction (``ValueError`` naming the field).
+
+    Attributes:
+        game: the game (a key of ``agents.games.GAMES``).
+        agents: the entrants (None: ``ladder_agents(game)``, every shipped agent); at least 2.
+        config: game config fields (None: ``DEFAULT_CONFIG[game]``).
+        games: games in all; seed: the tournament seed; workers: processes playing games.
+        out: the folder holding run folders; plots: write the PNG plots; quiet: print nothing.
+    """
+
+    game: str
+    agents: tuple[str, ...] | None = None
+    config: Mapping[str, Any] | None = None
+    games: int = 504
+    seed: int = 0
+    workers: int = 1
+    out: str = "runs"
+    plots: bool = True
+    quiet: bool = False
+
+    def __post_init__(self) -> None:
+        games_mod.get_game(self.game)
+        if self.agents is not None:
+            if isinstance(self.agents, str):
+                raise ValueError(f"agents: expected a sequence of agent names, got the string {self.agents!r}")
+            agents = tuple(self.agents)
+            if len(agents) < 2:
+                raise ValueError(f"agents: expected at least 2 entrants, got {list(agents)}")
+            object.__setattr__(self, "agents", agents)
+        if self.config is not None and not isinstance(self.config, Mapping):
+            raise ValueError(f"config: expected a mapping of config fields to values, got {self.config!r}")
+
+    def tournament(self) -> tournament.TournamentSpec:
+        """The tournament this ladder plays."""
+        agents = self.agents if self.agents is not None else tuple(ladder_agents(self.game))
+        if len(agents) < 2:
+            raise ValueError(f"agents: expected at least 2 entrants, got {list(agents)}")
+        return tournament.TournamentSpec(agents=agents, game=self.game, config=self.config_or_default(),
+                                         games=self.games, seed=self.seed)
+
+    def config_or_default(self) -> dict[str, Any]:
+        if self.config is not None:
+            return dict(self.config)
+        if self.game in DEFAULT_CONFIG:
+            return dict(DEFAULT_CONFIG[self.game])
+        game = games_mod.get_game(self.game)
+        return {"num_players": game.config_dict(game.make_config())["num_players"]}
+
+    def to_argv(self) -> list[str]:
+        """The ``python -m experiments.ladder`` arguments of this spec."""
+        argv = ["--game", self.game]
+        if self.agents is not None:
+            argv += ["--agents", *self.agents]
+        if self.config is not None:
+            argv += ["--config", *(f"{k}={v}" for k, v in self.config.items())]
+        argv += ["--games", str(self.games), "--seed", str(self.seed), "--workers", str(self.workers), "--out", self.out]
+        return argv + (["--no-plots"] if not self.plots else []) + (["--quiet"] if self.quiet else [])
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.ladder", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", required=True, choices=["take5", "five_alive"], help="the game")
+    ap.add_argument("--game", required=True, choices=sorted(games_mod.GAMES), help="the game")
     ap.add_argument("--agents", nargs="+", metavar="NAME", help="entrants instead of every shipped agent")
     ap.add_argument("--config", nargs="*", metavar="FIELD=VALUE",
-                    help="game config (default: take5 num_players=4 mode=game; five_alive num_players=4)")
+                    help="game config (default: take5 num_players=4 mode=game; five_alive num_players=4; another game: "
+                         "its default players)")
     ap.add_argument("--games", type=int, default=504, help="games in all (default 504)")
     ap.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     ap.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
@@ -104,30 +173,29 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Run the ladder; returns the tournament summary plus ``ladder_md`` (the path of ``ladder.md``)."""
-    from experiments import tournament
-
-    argv = list(argv) if argv is not None else sys.argv[1:]
-    args = build_parser().parse_args(argv)
-    agents = args.agents or ladder_agents(args.game)
-    if len(agents) < 2:
-        raise ValueError(f"agents: expected at least 2 entrants, got {agents}")
-    config = args.config if args.config is not None else DEFAULT_CONFIG[args.game]
-    t_argv = ["--game", args.game, "--agents", *agents, "--config", *config, "--games", str(args.games),
-              "--seed", str(args.seed), "--workers", str(args.workers), "--out", args.out, "--no-progress"]
-    if args.no_plots:
-        t_argv.append("--no-plots")
-    if args.quiet:
-        t_argv.append("--quiet")
-    summary = tournament.main(t_argv)
-    command = "python -m experiments.ladder " + " ".join(argv)
+def run(spec: LadderSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the ladder; returns the tournament summary plus ``ladder_md`` (the path of ``ladder.md``).
+    ``argv``: the command line the table names (None: the one ``spec.to_argv()`` gives)."""
+    summary = tournament.run(spec.tournament(), tournament.RunOptions(
+        out=spec.out, workers=spec.workers, progress=False, plots=spec.plots, quiet=spec.quiet))
+    command = "python -m experiments.ladder " + (" ".join(argv) if argv is not None else shlex.join(spec.to_argv()))
     path = os.path.join(summary["run_dir"], "ladder.md")
     runs.atomic_write(path, markdown(summary, command))
     summary["ladder_md"] = path
-    if not args.quiet:
+    if not spec.quiet:
         print(f"ladder table: {path}", flush=True)
     return summary
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Parse the command line into a ``LadderSpec`` and ``run`` it."""
+    argv = list(argv) if argv is not None else sys.argv[1:]
+    args = build_parser().parse_args(argv)
+    spec = LadderSpec(game=args.game, agents=tuple(args.agents) if args.agents else None,
+                      config=games_mod.parse_config(args.config) if args.config is not None else None,
+                      games=args.games, seed=args.seed, workers=args.workers, out=args.out, plots=not args.no_plots,
+                      quiet=args.quiet)
+    return run(spec, argv)
 
 
 def _cli() -> int:

@@ -7,7 +7,7 @@ Usage::
     python -m experiments.ray_bench --skip-rllib --agents take5-safest random random random --config mode=game
 
 Tournament rows: the same tournament (``--agents``, ``--config``, ``--games``) played by each backend into a
-scratch folder; games/s is games over the wall time of ``experiments.tournament.main`` (start-up included).
+scratch folder; games/s is games over the wall time of ``experiments.tournament.run`` (start-up included).
 ``ray (cold)`` starts a local Ray instance of ``--cpus`` CPUs inside the run; ``ray (warm)`` runs in a process
 already connected to it (the workers are started and have built the agents), so the difference is Ray's
 start-up. The Ray overhead per game is measured twice: ``(t_ray_warm - t_workers_N) / games`` with N = ``--cpus``
@@ -17,6 +17,9 @@ random players) played in-process against the same games streamed through one Ra
 RLlib rows: ``ppo_config`` on each game, ``--rllib-batch`` env steps per iteration, two iterations (the first
 warms up); env steps/s is the second iteration's sampled steps over its sampling time (RLlib's
 ``env_runner_sampling_timer``). Print only; nothing is written outside a temporary folder.
+
+In code: ``run(RayBenchSpec(games=400, cpus=2))`` (``main(argv)`` parses the command line into a
+``RayBenchSpec``).
 """
 from __future__ import annotations
 
@@ -25,14 +28,17 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from agents import games as games_mod
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.ray_bench", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="take5", choices=["take5", "five_alive"], help="tournament game (default take5)")
+    ap.add_argument("--game", default="take5", choices=sorted(games_mod.GAMES), help="tournament game (default take5)")
     ap.add_argument("--agents", nargs="+", default=["take5-safest", "random", "take5-closest", "random"],
                     help="tournament entrants (default take5-safest random take5-closest random)")
     ap.add_argument("--config", nargs="*", default=["mode=game"], help="tournament game config (default mode=game)")
@@ -44,26 +50,56 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def _tournament(args: argparse.Namespace, out: str, extra: list[str]) -> float:
+@dataclass(frozen=True)
+class RayBenchSpec:
+    """The benchmark's settings (see the module docstring); validated on construction.
+
+    Attributes:
+        game, agents, config, games: the tournament every backend plays; cpus: processes / Ray CPUs;
+        rllib_batch: env steps per RLlib iteration; skip_tournament, skip_rllib: leave those rows out.
+    """
+
+    game: str = "take5"
+    agents: tuple[str, ...] = ("take5-safest", "random", "take5-closest", "random")
+    config: Mapping[str, Any] = field(default_factory=lambda: {"mode": "game"})
+    games: int = 400
+    cpus: int = 2
+    rllib_batch: int = 2000
+    skip_tournament: bool = False
+    skip_rllib: bool = False
+
+    def __post_init__(self) -> None:
+        if self.games < 1 or self.cpus < 1:
+            raise ValueError(f"games and cpus: expected integers >= 1, got {self.games} and {self.cpus}")
+        object.__setattr__(self, "agents", tuple(self.agents))
+        self.tournament()  # validates the game, agents and config
+
+    def tournament(self) -> Any:
+        """The ``TournamentSpec`` every backend plays."""
+        from experiments.tournament import TournamentSpec
+
+        return TournamentSpec(agents=self.agents, game=self.game, config=dict(self.config), games=self.games)
+
+
+def _tournament(spec: RayBenchSpec, out: str, workers: int = 1, ray: str | None = None) -> float:
     from experiments import tournament
 
     t = time.perf_counter()
-    tournament.main(["--game", args.game, "--agents", *args.agents, "--config", *args.config, "--games",
-                     str(args.games), "--out", out, "--no-plots", "--quiet", *extra])
+    tournament.run(spec.tournament(), tournament.RunOptions(out=out, workers=workers, ray=ray, plots=False, quiet=True))
     return time.perf_counter() - t
 
 
-def bench_tournament(args: argparse.Namespace, out: str) -> list[tuple[str, float]]:
+def bench_tournament(spec: RayBenchSpec, out: str) -> list[tuple[str, float]]:
     """``[(backend, seconds)]`` for the same tournament."""
     import ray
 
-    rows = [("--workers 1", _tournament(args, out, ["--workers", "1"])),
-            (f"--workers {args.cpus}", _tournament(args, out, ["--workers", str(args.cpus)])),
-            ("--ray (cold: starts Ray)", _tournament(args, out, ["--ray", "--workers", str(args.cpus)]))]
-    ray.init(num_cpus=args.cpus, include_dashboard=False, log_to_driver=False)
+    rows = [("--workers 1", _tournament(spec, out, workers=1)),
+            (f"--workers {spec.cpus}", _tournament(spec, out, workers=spec.cpus)),
+            ("--ray (cold: starts Ray)", _tournament(spec, out, workers=spec.cpus, ray="local"))]
+    ray.init(num_cpus=spec.cpus, include_dashboard=False, log_to_driver=False)
     try:
-        _tournament(args, out, ["--ray"])  # starts the workers, builds the agents in them
-        rows.append(("--ray (warm)", _tournament(args, out, ["--ray"])))
+        _tournament(spec, out, ray="local")  # starts the workers, builds the agents in them
+        rows.append(("--ray (warm)", _tournament(spec, out, ray="local")))
     finally:
         ray.shutdown()
     return rows
@@ -75,44 +111,42 @@ def bench_overhead(games: int = 2000) -> tuple[float, float, float]:
     cost per game); and the driver's CPU seconds per game in the Ray run (what bounds a cluster's games/s)."""
     import ray
 
-    from experiments import tournament
-    from experiments.ray_backend import RayPool
+    from experiments.tournament import GameWorker, TournamentSpec, WorkerJob
+    from experiments.tournament.ray_tasks import RayBackend
 
-    spec = tournament._spec_from_args(tournament.build_parser().parse_args(
-        ["--game", "take5", "--agents", "random", "random", "--config", "mode=round", "--games", str(games)]))
-    tournament._W.clear()
-    tournament._init_worker(spec)
+    job = WorkerJob(TournamentSpec(agents=("random", "random"), game="take5", config={"mode": "round"}, games=games))
+    worker = GameWorker(job)
     t = time.perf_counter()
     for g in range(games):
-        tournament._play(g)
+        worker.play(g)
     local = (time.perf_counter() - t) / games
     ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
     try:
-        pool = RayPool(spec, max_tasks=1)
-        for _ in pool.imap_unordered(range(64)):  # warm: worker started, agents built
+        backend = RayBackend(job, max_tasks=1)
+        for _ in backend.games(range(64)):  # warm: worker started, agents built
             pass
         t, c = time.perf_counter(), time.process_time()
-        n = sum(1 for _ in pool.imap_unordered(range(games)))
+        n = sum(1 for _ in backend.games(range(games)))
         remote, driver_cpu = (time.perf_counter() - t) / n, (time.process_time() - c) / n
-        pool.terminate()
+        backend.close()
     finally:
         ray.shutdown()
     return local, remote, driver_cpu
 
 
-def bench_rllib(args: argparse.Namespace) -> list[tuple[str, int, float]]:
+def bench_rllib(spec: RayBenchSpec) -> list[tuple[str, int, float]]:
     """``[(game, env runners, env steps/s)]`` of PPO sampling."""
     import ray
 
     from fiveplay_env.integrations.rllib import ppo_config
 
     out = []
-    ray.init(num_cpus=args.cpus + 1, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=spec.cpus + 1, include_dashboard=False, log_to_driver=False)
     try:
         for game, cfg in [("take5", {"num_players": 4, "mode": "round"}), ("five_alive", {"num_players": 4})]:
             for runners in (1, 2):
                 config = ppo_config(game, env_config=cfg, num_env_runners=runners, seed=0).training(
-                    train_batch_size_per_learner=args.rllib_batch, minibatch_size=min(500, args.rllib_batch), num_epochs=1)
+                    train_batch_size_per_learner=spec.rllib_batch, minibatch_size=min(500, spec.rllib_batch), num_epochs=1)
                 algo = config.build_algo()
                 try:
                     algo.train()
@@ -126,36 +160,35 @@ def bench_rllib(args: argparse.Namespace) -> list[tuple[str, int, float]]:
     return out
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    args = build_parser().parse_args(list(argv) if argv is not None else None)
-    if args.games < 1 or args.cpus < 1:
-        raise ValueError(f"games and cpus: expected integers >= 1, got {args.games} and {args.cpus}")
+def run(spec: RayBenchSpec) -> dict[str, Any]:
+    """Measure and print every row; the figures as a dict."""
     load = os.getloadavg()
     print(f"load average at start: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} ({os.cpu_count()} cores)", flush=True)
     result: dict[str, Any] = {"load_at_start": load}
-    if not args.skip_tournament:
+    if not spec.skip_tournament:
         with tempfile.TemporaryDirectory() as out:
-            rows = bench_tournament(args, out)
-        print(f"\ntournament: {args.game} {args.agents} {args.config}, {args.games} games")
+            rows = bench_tournament(spec, out)
+        print(f"\ntournament: {spec.game} {list(spec.agents)} {[f'{k}={v}' for k, v in spec.config.items()]}, "
+              f"{spec.games} games")
         print(f"{'backend':28s} {'seconds':>8s} {'games/s':>8s}")
         for name, sec in rows:
-            print(f"{name:28s} {sec:8.2f} {args.games / sec:8.1f}")
+            print(f"{name:28s} {sec:8.2f} {spec.games / sec:8.1f}")
         t = dict(rows)
-        over = (t["--ray (warm)"] - t[f"--workers {args.cpus}"]) / args.games
-        print(f"Ray overhead per game (warm Ray vs --workers {args.cpus}): {1000 * over:.2f} ms wall-clock; "
+        over = (t["--ray (warm)"] - t[f"--workers {spec.cpus}"]) / spec.games
+        print(f"Ray overhead per game (warm Ray vs --workers {spec.cpus}): {1000 * over:.2f} ms wall-clock; "
               f"Ray start-up: {t['--ray (cold: starts Ray)'] - t['--ray (warm)']:.1f} s")
         result["tournament"] = rows
         result["ray_overhead_per_game_s"] = over
-    if not args.skip_tournament:
+    if not spec.skip_tournament:
         local, remote, driver_cpu = bench_overhead()
         print(f"\nper game, cheap games (take5 round, 2 random players): {1000 * local:.2f} ms in-process, "
               f"{1000 * remote:.2f} ms through one Ray task slot: Ray overhead {1000 * (remote - local):.2f} ms "
               f"per game; the Ray driver's CPU: {1000 * driver_cpu:.2f} ms per game")
         result["driver_cpu_per_game_s"] = driver_cpu
         result["overhead_per_game_s"] = remote - local
-    if not args.skip_rllib:
-        rl = bench_rllib(args)
-        print(f"\nRLlib PPO sampling ({args.rllib_batch} env steps per iteration, one game per env runner)")
+    if not spec.skip_rllib:
+        rl = bench_rllib(spec)
+        print(f"\nRLlib PPO sampling ({spec.rllib_batch} env steps per iteration, one game per env runner)")
         print(f"{'game':12s} {'env runners':>11s} {'env steps/s':>12s}")
         for game, k, sps in rl:
             print(f"{game:12s} {k:11d} {sps:12.1f}")
@@ -163,6 +196,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     load = os.getloadavg()
     print(f"\nload average at end: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     return result
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Parse the command line into a ``RayBenchSpec`` and ``run`` it."""
+    args = build_parser().parse_args(list(argv) if argv is not None else None)
+    return run(RayBenchSpec(game=args.game, agents=tuple(args.agents), config=games_mod.parse_config(args.config),
+                            games=args.games, cpus=args.cpus, rllib_batch=args.rllib_batch,
+                            skip_tournament=args.skip_tournament, skip_rllib=args.skip_rllib))
 
 
 if __name__ == "__main__":

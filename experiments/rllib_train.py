@@ -37,6 +37,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import fiveplay_env.games
 from experiments import runs
 
 COLUMNS = ["iteration", "time_s", "env_steps", "sample_s", "env_steps_per_s", "episodes", "train_return_mean",
@@ -47,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m experiments.rllib_train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", choices=["take5", "five_alive"], default="take5", help="the game (default take5)")
+    ap.add_argument("--game", choices=sorted(fiveplay_env.games.names()), default="take5", help="the game (default take5)")
     ap.add_argument("--config", nargs="*", default=[], metavar="FIELD=VALUE", help="game config, e.g. num_players=4 mode=round")
     ap.add_argument("--opponents", nargs="+", metavar="NAME", help="fixed agents in the other seats (default: self-play)")
     ap.add_argument("--iterations", type=int, default=None, help="PPO iterations (default: until --max-minutes, else 10)")

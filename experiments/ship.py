@@ -12,6 +12,9 @@ ran on), the decisions trained on, and its strength measured here (greedy, again
 policy in one seat and copies of the baseline in the others, ``--eval-games`` duplicate-format games:
 ``experiments.train.evaluate_checkpoint``). Then rewrites ``agents/learned/pretrained/README.md`` from
 the cards of every shipped file.
+
+In code: ``run(ShipSpec(run="runs/train__...", name="take5-game-4p"))`` (``main(argv)`` parses the
+command line into a ``ShipSpec``).
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -96,9 +100,58 @@ def readme() -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class ShipSpec:
+    """What to ship (see the module docstring); validated on construction (``ValueError`` naming the field).
+
+    Attributes:
+        run: the training run folder; name: the shipped name (a key of ``agents.learned.pretrained.MODELS``).
+        eval_games: evaluation games per baseline; eval_baselines: baselines (None: the game's);
+        seed: the evaluation seed; note: a remark for the card; machine: where it was trained, for the card.
+    """
+
+    run: str
+    name: str
+    eval_games: int = 400
+    eval_baselines: tuple[str, ...] | None = None
+    seed: int = 12345
+    note: str = ""
+    machine: str = MACHINE
+
+    def __post_init__(self) -> None:
+        from agents.learned import pretrained
+
+        if self.name not in pretrained.MODELS:
+            raise ValueError(f"name: expected one of {sorted(pretrained.MODELS)}, got {self.name!r}")
+        if isinstance(self.eval_games, bool) or not isinstance(self.eval_games, int) or self.eval_games < 1:
+            raise ValueError(f"eval-games: expected an integer >= 1, got {self.eval_games!r}")
+        if not os.path.isdir(self.run):
+            raise ValueError(f"run: expected a training run folder, got {self.run!r}")
+        if self.eval_baselines is not None:
+            object.__setattr__(self, "eval_baselines", tuple(self.eval_baselines))
+
+
+def run(spec: ShipSpec) -> dict[str, Any]:
+    """Evaluate, export and rewrite the README of the shipped policies; the model card.
+
+    The evaluation is ``experiments.train.evaluate_checkpoint`` (the trainer's own)."""
     from agents.learned import pretrained
     from experiments.train import evaluate_checkpoint
+
+    baselines = list(spec.eval_baselines) if spec.eval_baselines is not None else None
+    ev = evaluate_checkpoint(spec.run, baselines, spec.eval_games, spec.seed, quiet=True)
+    card = card_of_run(spec.run, ev, spec.note, spec.machine)
+    out = os.path.join(pretrained.HERE, pretrained.MODELS[spec.name].file)
+    size = pretrained.export_policy(spec.run, out, card)
+    with open(os.path.join(pretrained.HERE, "README.md"), "w", encoding="utf-8") as f:
+        f.write(readme())
+    print(f"ship: {spec.name} <- {spec.run} ({size} bytes): {json.dumps(card['strength'])}", flush=True)
+    return card
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Parse the command line into a ``ShipSpec`` and ``run`` it."""
+    from agents.learned import pretrained
 
     ap = argparse.ArgumentParser(prog="python -m experiments.ship", description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", required=True, help="the training run folder")
@@ -109,14 +162,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--note", default="", help="a remark for the card")
     ap.add_argument("--machine", default=MACHINE, help="where it was trained, for the card")
     args = ap.parse_args(list(argv) if argv is not None else None)
-    ev = evaluate_checkpoint(args.run, args.eval_baselines, args.eval_games, args.seed, quiet=True)
-    card = card_of_run(args.run, ev, args.note, args.machine)
-    out = os.path.join(pretrained.HERE, pretrained.MODELS[args.name].file)
-    size = pretrained.export_policy(args.run, out, card)
-    with open(os.path.join(pretrained.HERE, "README.md"), "w", encoding="utf-8") as f:
-        f.write(readme())
-    print(f"ship: {args.name} <- {args.run} ({size} bytes): {json.dumps(card['strength'])}", flush=True)
-    return card
+    return run(ShipSpec(run=args.run, name=args.name, eval_games=args.eval_games,
+                        eval_baselines=tuple(args.eval_baselines) if args.eval_baselines else None, seed=args.seed,
+                        note=args.note, machine=args.machine))
 
 
 if __name__ == "__main__":

@@ -82,9 +82,10 @@ def _find_resolver() -> AgentResolver | None:
 
     for ep in sorted(entry_points(group=AGENT_RESOLVERS), key=lambda e: e.name):
         try:
-            return ep.load()
+            loaded = ep.load()
         except ImportError:  # the distribution that declared it is only partly importable: try the next
             continue
+        return _resolver if _resolver is not None else loaded  # loading it may register the package's own
     return None
 
 

@@ -82,6 +82,7 @@ factory is ``factory(num_envs, seed, **config)`` returning an engine with the ``
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
@@ -129,6 +130,10 @@ REGISTRY = _Registry(lambda g: g.batched)
 """Game name -> ``"module:factory"`` of its batched engine (imported on first use): a live view of the
 game table (``fiveplay_env.games``, each definition's ``batched`` field) plus ``register``'s additions."""
 
+JAX_REGISTRY = games.GameMapping(lambda g: f"{g.jax_engine}:make_vec" if g.jax_engine else None)
+"""Game name -> ``"module:factory"`` of its JAX engine (``backend="jax"``; the optional ``jax`` extra): the
+game table's ``jax_engine`` fields (None for a game without one)."""
+
 
 @runtime_checkable
 class BatchedGame(Protocol):
@@ -165,10 +170,18 @@ def register(game: str, factory: str) -> None:
     _OVERRIDES[game] = factory
 
 
-def _factory(game: str) -> Any:
+def _factory(game: str, backend: str = "numpy") -> Any:
     if game not in REGISTRY:
         raise ValueError(f"game: expected one of {sorted(REGISTRY)}, got {game!r}")
-    module, func = REGISTRY[game].split(":")
+    if backend == "numpy":
+        module, func = REGISTRY[game].split(":")
+        return getattr(importlib.import_module(module), func)
+    if importlib.util.find_spec("jax") is None:
+        raise ImportError("backend='jax': the JAX engines need jax: pip install -e '.[jax]'")
+    have = sorted(g for g, f in JAX_REGISTRY.items() if f and importlib.util.find_spec(f.split(":")[0]) is not None)
+    if game not in have:
+        raise ValueError(f"backend='jax': expected a game with a JAX engine ({have}), got {game!r}")
+    module, func = JAX_REGISTRY[game].split(":")
     return getattr(importlib.import_module(module), func)
 
 
@@ -213,7 +226,7 @@ class VecEnv:
                 self.engine.terminated, self.engine.info())
 
 
-BACKENDS = ("numpy", "reference")
+BACKENDS = ("numpy", "reference", "jax")
 """The backends ``make_vec`` knows (see the module docstring)."""
 
 
@@ -225,10 +238,13 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
     ``compact_obs=True`` (Take 5, ``backend="numpy"``): ``obs`` is the compact uint8 observation of
     ``fiveplay_env.take5.compact`` instead of the float one (``obs_dim`` stays the float size).
     ``backend``: one of ``BACKENDS`` ("numpy": the batched engine, the default; "reference": the
-    reference engines in a Python loop, ``LoopVecEnv``)."""
+    reference engines in a Python loop, ``LoopVecEnv``; "jax": the game's JAX engine,
+    ``fiveplay_env.<game>.jax_engine.make_vec``, the optional ``jax`` extra, with the same contract and,
+    seeded alike, the very same games; arrays come back to the host as numpy, the device state is
+    ``env.engine.jax_state``)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend: expected one of {list(BACKENDS)}, got {backend!r}")
-    factory = _factory(game) if backend == "numpy" else reference_game(game)  # an unknown game is said first
+    factory = reference_game(game) if backend == "reference" else _factory(game, backend)  # an unknown game first
     check_int("num_envs", num_envs, 1, MAX_BATCH_SIZE)
     check_bool("reuse_obs", reuse_obs)
     check_bool("compact_obs", compact_obs)
@@ -237,7 +253,8 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
             raise ValueError("compact_obs: expected backend 'numpy' (the compact observation is the batched "
                              "engine's), got backend 'reference'")
         return LoopVecEnv(game, num_envs, seed, reuse_obs=reuse_obs, **config)
-    check_memory(factory, num_envs, seed, config)
+    if backend == "numpy":  # (a JAX probe would compile the engine)
+        check_memory(factory, num_envs, seed, config)
     return VecEnv(game, factory(num_envs, seed, **config), reuse_obs=reuse_obs, compact_obs=compact_obs)
 
 

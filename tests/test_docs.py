@@ -17,7 +17,7 @@ from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, TOTAL_BULLHEADS
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "rules.md"
 
-# The spec's (RULES.md) sections; the rule book keeps their numbers.
+# The spec's (docs/rules.md) sections; the rule book keeps their numbers.
 SPEC_SECTIONS = {
     "1": ["1.1", "1.2", "1.3", "1.4", "1.5"],
     "2": ["2.1", "2.2", "2.3", "2.4", "2.5", "2.6", "2.7", "2.8"],

@@ -160,7 +160,7 @@ MALFORMED = [
     (lambda: _text()[:-1].replace('"seed":', '"seed":' + "9" * 5000, 1) + "}", r"line 1: expected integers of at most 30"),
     (lambda: _text()[:-1] + ',"meta":{"x":' + "[" * 100_000 + "]" * 100_000 + "}}",
      r"line 1: expected JSON nested at most 32 deep, got 100002 levels"),
-    (lambda: _text(game=["take5"]), r"line 1: game: expected one of \['five_alive', 'take5'\], got \['take5'\]"),
+    (lambda: _text(game=["take5"]), r"line 1: game: expected one of \['five_alive', 'take5'(, '[a-z_]+')*\], got \['take5'\]"),
     (lambda: _text(game={"a": 1}), r"line 1: game: expected one of"),
     (lambda: _text(agents=["\ud800"]), r"line 1: agents\[0\]: expected text, got a string with a lone surrogate"),
     (lambda: _text(meta={"\udfff": 1}), r"line 1: meta key '\\udfff': expected text"),

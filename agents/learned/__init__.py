@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.registry import register_prefix
+from agents.registry import file_fingerprint, register_prefix
 
 
 def _ckpt_factory(rest: str, game: str, seed: int | None) -> Any:
@@ -53,24 +53,23 @@ def _pretrained_factory(rest: str, game: str, seed: int | None) -> Any:
     return make_pretrained_agent(rest, game, seed)
 
 
+def _pretrained_fingerprint(rest: str) -> str | None:
+    from agents.learned.pretrained import _pretrained_fingerprint as fingerprint
+
+    return fingerprint(rest)
+
+
 def _ckpt_fingerprint(rest: str) -> str | None:
-    """The checkpoint file's SHA-256 (None if there is no such file: loading it will say why)."""
-    import hashlib
+    """The checkpoint file's SHA-256, whatever the name's ``?options`` (None if there is no such file:
+    loading it will say why)."""
     import os
 
     from agents.learned.checkpoint import resolve_path
-
-    path = resolve_path(rest)
-    if not os.path.isfile(path):
-        return None
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return "sha256:" + h.hexdigest()
+    path = resolve_path(rest.partition("?")[0])
+    return file_fingerprint(path) if os.path.isfile(path) else None
 
 
 register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
-register_prefix("pretrained", _pretrained_factory)
+register_prefix("pretrained", _pretrained_factory, _pretrained_fingerprint)
 
 __all__ = ["register_prefix"]

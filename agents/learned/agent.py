@@ -15,6 +15,12 @@ CPU and plays there, whatever device trained it (checkpoints hold CPU tensors an
 A checkpoint made for another game, another number of players or another observation size raises
 ``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
 The network is loaded by ``agents.learned.inference.load_policy`` (re-exported here).
+
+What the policy thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True``
+every ``act`` leaves ``agent.last_thoughts`` = ``{"kind": "policy", "probs": {action: p}, "value": v,
+"chosen": a}``: the policy's probabilities of the legal actions (softmax of the masked logits; greedy play
+takes the most probable) and its value head's estimate of the acting player's return, in the training
+reward's units (``meta["train_config"]``). They come from the forward pass the decision makes anyway.
 """
 from __future__ import annotations
 
@@ -66,6 +72,8 @@ class PolicyAgent(Agent):
     """
 
     name = "ckpt"
+    keep_thoughts: bool = False
+    """Set True to keep each ``act``'s probabilities and value in ``last_thoughts`` (module docstring)."""
 
     def __init__(self, model: Any, meta: dict[str, Any], seed: int | None = None, greedy: bool = True,
                  temperature: float = 1.0) -> None:
@@ -76,6 +84,7 @@ class PolicyAgent(Agent):
         self.temperature = float(temperature)
         self.obs_dim = int(meta["obs_dim"])
         self.num_actions = int(meta["num_actions"])
+        self.last_thoughts: dict[str, Any] | None = None
 
     @classmethod
     def from_checkpoint(cls, path: str, game: str | None = None, seed: int | None = None, greedy: bool = True,
@@ -133,11 +142,24 @@ class PolicyAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = check_mask(action_mask)
-        if len(legal) == 1:
+        self.last_thoughts = None
+        if len(legal) == 1 and not self.keep_thoughts:
             return int(legal[0])
         obs = np.asarray(observation, np.float32)[None, :]
         m = np.asarray(action_mask)[None, :]
-        return int(self._choose(self._logits(obs, m), m)[0])
+        if not self.keep_thoughts:
+            return int(self._choose(self._logits(obs, m), m)[0])
+        logits, values = self.evaluate(obs, m)
+        a = int(legal[0]) if len(legal) == 1 else int(self._choose(logits, m)[0])
+        z = logits[0][legal] - logits[0][legal].max()
+        p = np.exp(z) / np.exp(z).sum()
+        self.last_thoughts = {"kind": "policy", "probs": {int(b): round(float(q), 4) for b, q in zip(legal, p)},
+                              "value": round(float(values[0]), 4), "chosen": a}
+        tc = self.meta.get("train_config") or {}
+        if tc.get("reward_scale"):  # the value in the game's points: value / reward_scale (win bonus included)
+            self.last_thoughts["reward_scale"] = float(tc["reward_scale"])
+            self.last_thoughts["win_reward"] = float(tc.get("win_reward") or 0.0)
+        return a
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, m = check_batch(observations, masks)

@@ -69,7 +69,7 @@ class Trainer:
     """
 
     def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
-        from agents.registry import make_agent
+        from agents.registry import user_agent  # opponent names are the user's own: import paths allowed
 
         if not cfg.algo:
             raise ValueError(f"config: expected an algorithm's config (a subclass of TrainConfig such as "
@@ -79,7 +79,7 @@ class Trainer:
         self.device = resolve_device(device)
         self.timers = Timers()
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
-        self.collector = Collector(cfg, self.rng, make_agent, self.timers)
+        self.collector = Collector(cfg, self.rng, user_agent, self.timers)
         col = self.collector
         self.game_config = self._canonical_config()
         self.obs_scale = obs_scale_for(cfg.game, col.n, col.D)

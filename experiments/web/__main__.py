@@ -1,4 +1,5 @@
-"""``python -m experiments.web [--runs runs] [--host 127.0.0.1] [--port 8000] [--max-games 64]``."""
+"""``python -m experiments.web [--runs runs] [--host 127.0.0.1] [--port 8000] [--max-games 64] [--per-client 8]
+[--allow-agent NAME ...] [--allowed-host NAME ...] [--no-save]``."""
 from __future__ import annotations
 
 import argparse
@@ -9,11 +10,22 @@ from collections.abc import Sequence
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.web",
                                  description="Local web app: play against the bots, replays, results of runs.")
-    ap.add_argument("--runs", default="runs", help="the folder of run folders to browse and serve (default runs)")
+    ap.add_argument("--runs", default="runs", help="the folder of run folders to browse and serve, where played "
+                                                   "games are saved and checkpoint bots are read (default runs)")
     ap.add_argument("--host", default="127.0.0.1",
                     help="address to bind (default 127.0.0.1: this machine only; 0.0.0.0 exposes it to the network)")
     ap.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    ap.add_argument("--max-games", type=int, default=64, help="games held at once (default 64)")
+    ap.add_argument("--max-games", type=int, default=64, help="games held at once in all (default 64)")
+    ap.add_argument("--per-client", type=int, default=8, help="games held at once per client (default 8)")
+    ap.add_argument("--idle-minutes", type=float, default=120.0, help="a game idle this long expires (default 120)")
+    ap.add_argument("--allow-agent", action="append", default=[], metavar="NAME",
+                    help="a bot name players may choose besides the registry's (repeatable): your own agent's "
+                         "import path, an rllib:PATH, a checkpoint outside --runs. Requests can never name such "
+                         "bots otherwise")
+    ap.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                    help="a host name the server answers for besides IP addresses and localhost (repeatable; "
+                         "needed to reach it by a DNS name)")
+    ap.add_argument("--no-save", action="store_true", help="do not save finished games as records under --runs")
     return ap
 
 
@@ -22,14 +34,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not 0 < args.port < 65536:
         print(f"web: error: port: expected 1..65535, got {args.port}", file=sys.stderr)
         return 2
-    if args.max_games < 1:
-        print(f"web: error: max-games: expected an integer >= 1, got {args.max_games}", file=sys.stderr)
+    for name in ("max_games", "per_client"):
+        if getattr(args, name) < 1:
+            print(f"web: error: {name.replace('_', '-')}: expected an integer >= 1, got {getattr(args, name)}",
+                  file=sys.stderr)
+            return 2
+    if not args.idle_minutes > 0:
+        print(f"web: error: idle-minutes: expected a number > 0, got {args.idle_minutes}", file=sys.stderr)
         return 2
+    from agents.registry import make_agent
+
+    for name in args.allow_agent:  # the operator's names are checked now, as the other tools check theirs
+        try:
+            for game in ("take5", "five_alive"):
+                try:
+                    make_agent(name, game, seed=0, allow_import=True)
+                    break
+                except ValueError:
+                    if game == "five_alive":
+                        raise
+        except ValueError as e:
+            print(f"web: error: allow-agent {name!r}: {e}", file=sys.stderr)
+            return 2
     import uvicorn
 
     from experiments.web.app import create_app
 
-    app = create_app(args.runs, max_games=args.max_games)
+    app = create_app(args.runs, max_games=args.max_games, per_client=args.per_client, allow_agents=args.allow_agent,
+                     allowed_hosts=args.allowed_host + ([args.host] if args.host not in ("0.0.0.0", "::") else []),
+                     save_games=not args.no_save, idle_s=args.idle_minutes * 60)
     print(f"fiveplay web app: http://{args.host}:{args.port}  (runs folder: {args.runs}; Ctrl-C to stop)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

@@ -9,8 +9,8 @@ Starts the app (uvicorn, in a thread, on a free port of 127.0.0.1 only), then:
    ``--moves`` times. Reported: the median and max wall time from sending the move to the answer
    holding the bots' replies, per reply and per bot decision (the answer holds every bot move made
    before the human's next turn);
-2. load: ``--clients`` threads open ``--games`` games (Take 5, random bots), all held at once, then make
-   one move in each and read each back. Reported: games held, failures, seconds, server RSS.
+2. load: ``--clients`` threads open ``--games`` games (Take 5, random bots; one client id per game, so
+   the per-client cap does not apply), all held at once, then make one move in each and read each back. Reported: games held, failures, seconds, server RSS.
 
 Prints one JSON object. Bounded: at most ``--games`` games, everything on 127.0.0.1.
 """
@@ -36,8 +36,8 @@ def _serve(max_games: int) -> tuple[Any, str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app("runs", max_games=max_games), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(uvicorn.Config(create_app("runs", max_games=max_games, save_games=False), host="127.0.0.1",
+                                           port=port, log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.05)
@@ -54,6 +54,7 @@ def latency(url: str, bot: str, game: str, moves: int) -> dict[str, Any]:
                                        "seat": 0, "bots": bots, "seed": 1})
         r.raise_for_status()
         snap = r.json()
+        h = {"X-Game-Token": snap["token"]}
         per_reply, per_decision = [], []
         first = time.perf_counter() - t0
         for _ in range(moves):
@@ -61,13 +62,16 @@ def latency(url: str, bot: str, game: str, moves: int) -> dict[str, Any]:
                 break
             steps = snap["steps"]
             t0 = time.perf_counter()
-            snap = c.post(f"/api/games/{snap['id']}/act", json={"action": snap["legal"][0]}).json()
+            snap = c.post(f"/api/games/{snap['id']}/act", json={"action": snap["legal"][0], "step": steps},
+                          headers=h).json()
+            while snap["pending"]:
+                snap = c.post(f"/api/games/{snap['id']}/advance", json={"step": snap["steps"]}, headers=h).json()
             dt = time.perf_counter() - t0
             decisions = snap["steps"] - steps - 1  # the bots' moves in this answer
             per_reply.append(dt)
             if decisions:
                 per_decision.append(dt / decisions)
-        c.delete(f"/api/games/{snap['id']}")
+        c.delete(f"/api/games/{snap['id']}", headers=h)
     return {"bot": bot, "game": game, "replies": len(per_reply), "first_answer_s": round(first, 4),
             "reply_median_s": round(statistics.median(per_reply), 4), "reply_max_s": round(max(per_reply), 4),
             "per_bot_decision_median_s": round(statistics.median(per_decision), 4) if per_decision else None}
@@ -77,7 +81,7 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
     import httpx
 
     failures: list[str] = []
-    ids: list[str] = []
+    ids: list[tuple[str, str]] = []
     lock = threading.Lock()
     local = threading.local()
     clients_made: list[Any] = []
@@ -94,10 +98,10 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
     def open_one(i: int) -> None:
         c = client()
         r = c.post("/api/games", json={"game": "take5", "config": {"mode": "round"}, "seat": 0,
-                                       "bots": ["random"] * 3, "seed": i})
+                                       "bots": ["random"] * 3, "seed": i}, headers={"X-Client": f"bench{i}"})
         with lock:
             if r.status_code == 201:
-                ids.append(r.json()["id"])
+                ids.append((r.json()["id"], r.json()["token"]))
             else:
                 failures.append(f"open {r.status_code}: {r.text[:200]}")
 
@@ -105,18 +109,19 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
         list(ex.map(open_one, range(games)))
     opened = time.perf_counter() - t0
 
-    def move_one(gid: str) -> None:
+    def move_one(game: tuple[str, str]) -> None:
+        gid, h = game[0], {"X-Game-Token": game[1]}
         c = client()
-        snap = c.get(f"/api/games/{gid}").json()
-        r = c.post(f"/api/games/{gid}/act", json={"action": snap["legal"][0]})
-        back = c.get(f"/api/games/{gid}")
+        snap = c.get(f"/api/games/{gid}", headers=h).json()
+        r = c.post(f"/api/games/{gid}/act", json={"action": snap["legal"][0], "step": snap["steps"]}, headers=h)
+        back = c.get(f"/api/games/{gid}", headers=h)
         if r.status_code != 200 or back.status_code != 200 or back.json()["view"]["hand_sizes"][0] != 9:
             with lock:
                 failures.append(f"move {r.status_code}/{back.status_code}")
 
     with ThreadPoolExecutor(clients) as ex:
         list(ex.map(move_one, ids))
-    held = len(client().get("/api/games").json()["games"])
+    held = sum(client().get(f"/api/games/{gid}", headers={"X-Game-Token": tok}).status_code == 200 for gid, tok in ids)
     for c in clients_made:
         c.close()
     return {"games_requested": games, "games_held": held, "failures": len(failures), "clients": clients,

@@ -1,34 +1,68 @@
 """Games being played in the web app: one human seat, bots in the others, every step logged as public events.
 
-``PlaySession`` holds one game (reference engine, the bots by registry name, the human's seat, the event
-log and the actions so far, so a finished game is also a record). Bots move on the server until it is
-the human's turn or the game is over; a bot that raises or returns an illegal action ends that game with
-the error kept in ``error``. ``SessionStore`` holds many sessions at once, bounded (``max_games``),
-evicting finished or idle ones first. Each session has its own lock: moves in one game are serialized,
-different games run in parallel.
+``PlaySession`` holds one game: the reference engine, the bots, the human's seat, the event log, the
+actions so far, and what the bots thought at each of their decisions (kept on the server until the game
+is over: a bot's thoughts describe its hand). Each game has a public ``id`` and a secret ``token``
+(``secrets.token_urlsafe``); every request for the game must carry both (``SessionStore.get``).
+
+Moves. The human's move names the step it is for (``act(action, step)``: ``step`` is the number of
+actions played so far, the snapshot's ``steps``): the same move sent twice is answered, not played twice,
+and a move for a step already past is refused (409). Bots then move until it is the human's turn or the
+game ends, at most ``MAX_BOT_MOVES`` moves and ``MAX_BOT_SECONDS`` of bot time per request; if that is not
+enough the snapshot says ``pending`` and ``advance(step)`` goes on. A game longer than
+``MAX_GAME_STEPS`` actions is stopped with an error. A bot that raises or returns an illegal action ends
+that game only, with ``error``.
+
+Hints: ``hint(agent, step)`` asks an agent what it would play from the human's seat, shown only what that
+seat sees (the observation and legal mask, or the ``InformationSet`` for a search agent), plus its
+thoughts when it keeps them.
+
+``SessionStore`` holds the sessions: at most ``per_client`` per client (a client's own least recently
+used game is dropped to make room for its next one), at most ``max_games`` in all (then a game of the
+address holding the most goes first, of its client holding the most: one client cannot lock out the
+others, and many games from one address only push out that address's own), and a game idle for
+``idle_s`` seconds expires. A client is the pair (address, the browser's
+random ``X-Client`` id). Each session has its own lock: moves in one
+game are serialized, different games run in parallel.
 """
 from __future__ import annotations
 
 import secrets
 import threading
 import time
-import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agents import games as games_mod
 from agents.base import Agent
-from agents.registry import make_agent
 from experiments.web import views
 from fiveplay_env import records
+from fiveplay_env.core import seeding
 from fiveplay_env.core.config import from_kwargs
 from fiveplay_env.core.errors import IllegalActionError
 
-MAX_BOT_STEPS = 200_000  # a guard against a game that never ends while only bots play
+MAX_BOT_MOVES = 400
+"""Bot moves answered by one request at most (then ``pending``: the client asks for more)."""
+MAX_BOT_SECONDS = 4.0
+"""Bot thinking time spent by one request at most (checked between moves)."""
+MAX_GAME_STEPS = 20_000
+"""Actions in one game at most: a game that goes on longer (a custom deck) is stopped with an error."""
+MAX_SEED = 2**64 - 1
+THOUGHTS_KEY = "thoughts_v1"
+"""The record ``meta`` key holding the bots' thoughts: ``{"version": 1, "steps": {step: thoughts}}``."""
+
+
+DRAWN_GAMES = ("five_alive", "take5")
+"""The games the web app's front end can draw (``static/``): a registered game without a view is not offered."""
+
+
+def web_games() -> list[str]:
+    """The registered games (``fiveplay_env.games``) the web app serves: those it can draw, sorted."""
+    return sorted(name for name in games_mod.GAMES if name in DRAWN_GAMES)
 
 
 class GameError(Exception):
-    """A request this game cannot take: ``status`` is the HTTP code (400 bad, 409 not now)."""
+    """A request this game cannot take: ``status`` is the HTTP code (400 bad, 404 unknown, 409 not now)."""
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message)
@@ -36,53 +70,94 @@ class GameError(Exception):
         self.message = message
 
 
-class PlaySession:
-    """One game: ``human`` plays seat ``seat``; ``bots[i]`` names the agent of every other seat, in order."""
+def check_int(name: str, value: Any, lo: int, hi: int) -> int:
+    """``value`` as an int in ``lo..hi``; ``GameError`` 400 naming ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise GameError(400, f"{name}: expected an integer in {lo}..{hi}, got {type(value).__name__}")
+    if not lo <= value <= hi:
+        shown = str(value) if value.bit_length() <= 96 else f"an integer of {value.bit_length()} bits"
+        raise GameError(400, f"{name}: expected an integer in {lo}..{hi}, got {shown}")
+    return value
 
-    def __init__(self, game: str, config: Mapping[str, Any], seat: int, bots: Sequence[str], seed: int | None = None) -> None:
-        if game not in games_mod.GAMES:
-            raise GameError(400, f"game: expected one of {sorted(games_mod.GAMES)}, got {game!r}")
+
+def labelled(game: str, thoughts: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """An agent's ``last_thoughts`` as JSON data with each action's label."""
+    if not thoughts:
+        return None
+    out = dict(thoughts)
+    if "probs" in out:
+        out["probs"] = [{"action": int(a), "label": views.action_label(game, int(a)), "p": float(p)}
+                        for a, p in sorted(out["probs"].items(), key=lambda kv: -kv[1])]
+    if "candidates" in out:
+        out["candidates"] = [dict(c, label=views.action_label(game, c["action"])) for c in out["candidates"]]
+    if "prior" in out:
+        out["prior"] = {str(a): p for a, p in out["prior"].items()}
+    if "chosen" in out:
+        out["chosen_label"] = views.action_label(game, int(out["chosen"]))
+    return out
+
+
+def _keep_thoughts(agent: Agent) -> None:
+    if hasattr(type(agent), "keep_thoughts"):
+        agent.keep_thoughts = True  # type: ignore[attr-defined]
+
+
+class PlaySession:
+    """One game: the human plays ``seat``; ``bots[q]`` is the agent of every other seat ``q``.
+
+    ``on_over(session)`` (optional) is called once, under the session's lock, when the game ends (the app
+    saves the record)."""
+
+    def __init__(self, game: str, config: Mapping[str, Any], seat: Any, bots: Mapping[int, Agent], seed: int,
+                 client: tuple[str, str] = ("", ""), on_over: Callable[["PlaySession"], None] | None = None) -> None:
         self.adapter = games_mod.get_game(game)
         self.game = game
-        if not isinstance(config, Mapping):
-            raise GameError(400, f"config: expected an object of config fields, got {type(config).__name__}")
-        try:
-            self.config = from_kwargs(self.adapter.config_cls, dict(config))
-        except (ValueError, TypeError) as e:
-            raise GameError(400, f"config: {e}") from None
+        self.config = config
         n = self.config.num_players
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n:
-            raise GameError(400, f"seat: expected an integer in 0..{n - 1}, got {seat!r}")
-        if not isinstance(bots, (list, tuple)) or len(bots) != n - 1:
-            raise GameError(400, f"bots: expected a list of {n - 1} agent names (one per other seat), got {bots!r}")
-        if seed is None:
-            seed = secrets.randbits(62)
-        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
-            raise GameError(400, f"seed: expected an integer >= 0, got {seed!r}")
-        self.seed = seed
-        self.seat = seat
-        self.names: list[str] = []
-        self.agents: dict[int, Agent] = {}
-        others = [q for q in range(n) if q != seat]
-        for q, name in zip(others, bots):
-            try:
-                self.agents[q] = make_agent(name, game, seed=(seed + 1 + q) % (1 << 63))
-            except (ValueError, TypeError) as e:
-                raise GameError(400, f"bots[{others.index(q)}] (seat {q}): {e}") from None
-        self.names = ["you" if q == seat else self.agents[q].name for q in range(n)]
-        self.engine = self.adapter.new_engine(self.config, seed)
+        self.seat = check_int("seat", seat, 0, n - 1)
+        self.seed = check_int("seed", seed, 0, MAX_SEED)
+        if sorted(bots) != [q for q in range(n) if q != self.seat]:
+            raise GameError(400, f"bots: expected one agent for each seat but {self.seat}")
+        self.agents = dict(bots)
+        for agent in self.agents.values():
+            _keep_thoughts(agent)
+        self.names = ["you" if q == self.seat else self.agents[q].name for q in range(n)]
+        self.engine = self.adapter.new_engine(self.config, self.seed)
         self.actions: list[int] = []
+        self.human_steps: set[int] = set()
         self.events: list[dict[str, Any]] = []
+        self.thoughts: dict[int, dict[str, Any]] = {}
         self.error: str | None = None
+        self.pending = False
+        self.saved: dict[str, Any] | None = None
         self.bot_seconds = 0.0
         self.lock = threading.Lock()
-        self.id = uuid.uuid4().hex
+        self.id = secrets.token_hex(8)
+        self.token = secrets.token_urlsafe(24)
+        self.hint_seed = secrets.randbits(62)
+        self.client = client
+        self.on_over = on_over
+        self._over_done = False
         self.created = self.used = time.monotonic()
         for q, agent in self.agents.items():
             if agent.uses_engine:
                 agent.observe_engine(self.engine, q)
         with self.lock:
             self._advance()
+
+    @staticmethod
+    def make_config(game: str, config: Any) -> Any:
+        """The game's config from a request's ``config`` object; ``GameError`` 400 naming the field."""
+        if not isinstance(game, str) or game not in web_games():
+            got = repr(game) if isinstance(game, str) and len(game) <= 40 else type(game).__name__
+            raise GameError(400, f"game: expected one of {web_games()} (the games the web app draws), got {got}")
+        if not isinstance(config, Mapping):
+            raise GameError(400, f"config: expected an object of config fields, got {type(config).__name__}")
+        try:
+            return from_kwargs(games_mod.get_game(game).config_cls, dict(config))
+        except (ValueError, TypeError, OverflowError) as e:
+            msg = str(e)
+            raise GameError(400, f"config: {msg if len(msg) < 400 else msg[:397] + '...'}") from None
 
     # --- state ---------------------------------------------------------------------------------------
     @property
@@ -91,58 +166,98 @@ class PlaySession:
 
     def legal(self) -> list[int]:
         """The human's legal actions now ([] when it is not their turn)."""
-        if self.over or self.engine.current_player != self.seat:
+        if self.over or self.pending or self.engine.current_player != self.seat:
             return []
         return [int(a) for a in self.engine.legal_mask().nonzero()[0]]
 
     def snapshot(self, since: int = 0) -> dict[str, Any]:
         """What the human's browser gets: the table from their seat, the events from index ``since`` on,
-        the seats, whose turn, the legal actions, the error (if a bot failed). Waits for a move in progress."""
+        the seats, whose turn, the legal actions, ``pending`` (bots still to move), the error (if a bot
+        failed); once the game is over also its seed and where its record was saved. Waits for a move in
+        progress."""
         with self.lock:
             return self._snapshot(since)
 
     def _snapshot(self, since: int) -> dict[str, Any]:
         self.used = time.monotonic()
         since = max(0, min(since, len(self.events)))
-        return {
+        legal = self.legal()
+        out = {
             "id": self.id, "game": self.game, "seat": self.seat, "names": self.names,
-            "config": records.config_dict(self.config), "view": views.view(self.game, self.config, self.engine.state, self.seat),
+            "config": records.config_dict(self.config),
+            "view": views.view(self.game, self.config, self.engine.state, self.seat),
             "events": self.events[since:], "event_base": since, "event_count": len(self.events),
-            "your_turn": bool(self.legal()), "legal": self.legal(), "over": self.over, "error": self.error,
-            "steps": len(self.actions),
+            "your_turn": bool(legal), "legal": legal, "over": self.over, "error": self.error,
+            "steps": len(self.actions), "pending": self.pending and not self.over,
         }
+        if self.over:  # the seed rebuilds every hand: only once nothing is hidden any more
+            out["seed"] = self.seed
+            out["saved"] = self.saved
+        return out
 
     def record(self) -> dict[str, Any]:
-        """The game so far as a record (``fiveplay_env.records``)."""
+        """The finished game as a record (``fiveplay_env.records``), the bots' thoughts in ``meta``;
+        ``GameError`` 409 while the game is on (the record's seed would reveal every hand)."""
         with self.lock:
-            return records.make_record(self.game, self.config, self.seed, self.actions, agents=self.names,
-                                       engine=self.engine, meta={"source": "web", "human_seat": self.seat})
+            if not self.over:
+                raise GameError(409, "the record of a game is served only once it is over (it holds the seed, "
+                                     "which reveals every hand)")
+            return self._record()
+
+    def _record(self) -> dict[str, Any]:
+        meta: dict[str, Any] = {"source": "web", "human_seat": self.seat}
+        if self.error:
+            meta["error"] = self.error
+        if self.thoughts:
+            meta[THOUGHTS_KEY] = {"version": 1, "steps": {str(k): v for k, v in sorted(self.thoughts.items())}}
+        return records.make_record(self.game, self.config, self.seed, self.actions, agents=self.names,
+                                   engine=self.engine, meta=meta)
 
     # --- moves ---------------------------------------------------------------------------------------
-    def act(self, action: Any) -> None:
-        """The human plays ``action``; then the bots move until it is the human's turn again or the game ends.
+    def act(self, action: Any, step: Any) -> bool:
+        """The human plays ``action`` at step ``step`` (the number of actions played before it); then the
+        bots move (module docstring). Returns False when this exact move was already played (a repeat:
+        nothing changes), True otherwise.
 
         Raises ``GameError`` 400 for a malformed or illegal action (nothing changes), 409 when the game is
-        over or it is not the human's turn."""
+        over, it is not the human's turn, or ``step`` is not the current one."""
         if isinstance(action, bool) or not isinstance(action, int):
-            raise GameError(400, f"action: expected an integer action id, got {action!r}")
+            raise GameError(400, f"action: expected an integer action id, got {type(action).__name__}")
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise GameError(400, "step: expected the integer step the move is for (the snapshot's \"steps\")")
         with self.lock:
+            if 0 <= step < len(self.actions) and step in self.human_steps and self.actions[step] == action:
+                return False  # the same move again (a retry): already played
             if self.error is not None:
                 raise GameError(409, f"this game has ended with an error: {self.error}")
             if self.engine.is_over:
                 raise GameError(409, "this game is over; start a new one")
-            if self.engine.current_player != self.seat:
+            if step != len(self.actions):
+                raise GameError(409, f"step: this move is for step {step}, but the game is at step {len(self.actions)} "
+                                     f"(reload the game)")
+            if self.pending or self.engine.current_player != self.seat:
                 raise GameError(409, f"not your turn: seat {self.engine.current_player} is to play")
             legal = self.legal()
             if action not in legal:
                 raise GameError(400, f"illegal move: {self._label(action)} is not playable now; "
                                      f"legal: {[self._label(a) for a in legal]}")
+            self.human_steps.add(len(self.actions))
             self._step(action)
             self._advance()
+            return True
+
+    def advance(self, step: Any) -> None:
+        """Let the bots go on after a ``pending`` answer (``step``: the snapshot's ``steps``; a stale one
+        is answered without moving)."""
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise GameError(400, "step: expected the integer step (the snapshot's \"steps\")")
+        with self.lock:
+            if step == len(self.actions) and self.pending and not self.over:
+                self._advance()
 
     def _label(self, action: int) -> str:
         if not 0 <= action < self.adapter.num_actions:
-            return f"action {action}"
+            return f"action {action}" if abs(action) < 10**9 else "an out-of-range action"
         return views.action_label(self.game, action)
 
     def _step(self, action: int) -> None:
@@ -154,10 +269,21 @@ class PlaySession:
             if agent.uses_engine:
                 agent.observe_engine(self.engine, q)
 
+    def _fail(self, text: str, player: int) -> None:
+        self.error = text
+        self.events.append({"type": "error", "player": player, "text": text})
+
     def _advance(self) -> None:
-        """Bots move until the human's turn or the end; a failing bot ends the game with ``error``."""
-        steps = 0
-        while not self.engine.is_over and self.engine.current_player != self.seat:
+        """Bots move until the human's turn, the end, or this request's budget (then ``pending``)."""
+        moves, start = 0, time.perf_counter()
+        self.pending = False
+        while not self.engine.is_over and self.error is None and self.engine.current_player != self.seat:
+            if len(self.actions) >= MAX_GAME_STEPS:
+                self._fail(f"the game reached {MAX_GAME_STEPS} actions without ending; stopped", -1)
+                break
+            if moves and (moves >= MAX_BOT_MOVES or time.perf_counter() - start > MAX_BOT_SECONDS):  # one at least
+                self.pending = True
+                break
             q = self.engine.current_player
             agent = self.agents[q]
             t0 = time.perf_counter()
@@ -165,30 +291,57 @@ class PlaySession:
                 if agent.uses_engine:
                     agent.observe_engine(self.engine, q)
                 mask = self.engine.legal_mask()
-                action = agent.act(self.adapter.observe(self.engine, q), mask)
-                action = int(action)
+                action = int(agent.act(self.adapter.observe(self.engine, q), mask))
                 if not 0 <= action < len(mask) or not mask[action]:
                     raise IllegalActionError(f"player_{q}", action, mask.nonzero()[0])
-            except Exception as e:  # any bot failure ends this game only; the server keeps serving
-                self.error = f"bot {agent.name!r} in seat {q} failed: {type(e).__name__}: {e}"
-                self.events.append({"type": "error", "player": q, "text": self.error})
-                return
+            except Exception as e:  # noqa: BLE001 - any bot failure ends this game only; the server keeps serving
+                self._fail(f"bot {agent.name!r} in seat {q} failed: {type(e).__name__}: {str(e)[:300]}", q)
+                break
             finally:
                 self.bot_seconds += time.perf_counter() - t0
+            t = labelled(self.game, getattr(agent, "last_thoughts", None))
+            if t:
+                self.thoughts[len(self.actions)] = dict(t, player=q)
             self._step(action)
-            steps += 1
-            if steps > MAX_BOT_STEPS:
-                self.error = f"the bots played {MAX_BOT_STEPS} steps without the game ending; stopped"
-                self.events.append({"type": "error", "player": -1, "text": self.error})
-                return
+            moves += 1
+        if self.over and not self._over_done:
+            self._over_done = True
+            if self.on_over is not None:
+                self.on_over(self)
+
+    # --- hints ---------------------------------------------------------------------------------------
+    def hint(self, make: Callable[[int], Agent], step: Any) -> dict[str, Any]:
+        """What the agent ``make(seed)`` would play now from the human's seat, seeing only what that seat
+        sees; ``{"step", "bot", "action", "label", "thoughts"}``. 409 unless it is the human's turn."""
+        if isinstance(step, bool) or not isinstance(step, int):
+            raise GameError(400, "step: expected the integer step (the snapshot's \"steps\")")
+        with self.lock:
+            if step != len(self.actions) or not self.legal():
+                raise GameError(409, "a hint is for your turn: it is not your turn at this step")
+            agent = make(seeding.derive(self.hint_seed, step))
+            _keep_thoughts(agent)
+            if agent.uses_engine:
+                agent.observe_engine(self.engine, self.seat)  # an InformationSet: the seat's knowledge only
+            mask = self.engine.legal_mask()
+            t0 = time.perf_counter()
+            try:
+                action = int(agent.act(self.adapter.observe(self.engine, self.seat), mask))
+            except Exception as e:  # noqa: BLE001
+                raise GameError(400, f"bot {agent.name!r} cannot give a hint here: {type(e).__name__}: {str(e)[:300]}") from None
+            if not 0 <= action < len(mask) or not mask[action]:
+                raise GameError(400, f"bot {agent.name!r} suggested an illegal move")
+            return {"step": step, "bot": agent.name, "action": action, "label": views.action_label(self.game, action),
+                    "thoughts": labelled(self.game, getattr(agent, "last_thoughts", None)),
+                    "seconds": round(time.perf_counter() - t0, 3)}
 
 
 class SessionStore:
-    """At most ``max_games`` sessions; when full, the least recently used finished (or idle for
-    ``idle_s``) session is dropped to make room, else ``GameError`` 429."""
+    """The games in play (module docstring): ``max_games`` in all, ``per_client`` per client, idle ones
+    expire after ``idle_s`` seconds."""
 
-    def __init__(self, max_games: int = 64, idle_s: float = 3600.0) -> None:
+    def __init__(self, max_games: int = 64, per_client: int = 8, idle_s: float = 2 * 3600.0) -> None:
         self.max_games = max_games
+        self.per_client = per_client
         self.idle_s = idle_s
         self._sessions: dict[str, PlaySession] = {}
         self._lock = threading.Lock()
@@ -196,26 +349,68 @@ class SessionStore:
     def __len__(self) -> int:
         return len(self._sessions)
 
-    def add(self, session: PlaySession) -> None:
-        with self._lock:
-            if len(self._sessions) >= self.max_games:
-                now = time.monotonic()
-                spare = [s for s in self._sessions.values() if s.over or now - s.used > self.idle_s]
-                if not spare:
-                    raise GameError(429, f"too many games at once (limit {self.max_games}); finish or delete one first")
-                del self._sessions[min(spare, key=lambda s: s.used).id]
-            self._sessions[session.id] = session
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for gid in [g for g, s in self._sessions.items() if now - s.used > self.idle_s]:
+            del self._sessions[gid]
 
-    def get(self, gid: str) -> PlaySession:
-        s = self._sessions.get(gid)
-        if s is None:
-            raise GameError(404, f"no game with id {gid!r} (it may have ended and been dropped)")
+    def add(self, session: PlaySession) -> list[str]:
+        """Hold ``session``, dropping others to make room (module docstring); returns the dropped ids."""
+        dropped = []
+        with self._lock:
+            self._expire()
+            mine = [s for s in self._sessions.values() if s.client == session.client]
+            while len(mine) >= self.per_client:
+                old = min(mine, key=lambda s: s.used)
+                mine.remove(old)
+                dropped.append(old.id)
+                del self._sessions[old.id]
+            while len(self._sessions) >= self.max_games:
+                old = self._victim(session.client)
+                dropped.append(old.id)
+                del self._sessions[old.id]
+            self._sessions[session.id] = session
+        return dropped
+
+    def _victim(self, asker: tuple[str, str]) -> PlaySession:
+        """The game to drop for ``asker``'s new one: from the address holding the most games, its client
+        holding the most, that client's least recently used. A tie goes against the asker itself (it
+        churns its own games), then against the group idle longest."""
+        def pick(groups: dict[Any, list[PlaySession]], mine: Any) -> list[PlaySession]:
+            top = max(len(g) for g in groups.values())
+            tied = [k for k, g in groups.items() if len(g) == top]
+            key = mine if mine in tied else min(tied, key=lambda k: max(s.used for s in groups[k]))
+            return groups[key]
+
+        by_addr: dict[str, list[PlaySession]] = {}
+        for s in self._sessions.values():
+            by_addr.setdefault(s.client[0], []).append(s)
+        by_client: dict[tuple[str, str], list[PlaySession]] = {}
+        for s in pick(by_addr, asker[0]):
+            by_client.setdefault(s.client, []).append(s)
+        return min(pick(by_client, asker), key=lambda s: s.used)
+
+    def get(self, gid: str, token: str | None) -> PlaySession:
+        """The session ``gid`` if ``token`` is its token; ``GameError`` 404 otherwise (an unknown id and
+        a wrong token get the same answer)."""
+        with self._lock:
+            self._expire()
+            s = self._sessions.get(gid)
+        if s is None or not isinstance(token, str) or not secrets.compare_digest(s.token.encode(), token.encode()):
+            raise GameError(404, "no game with this id and token (it may have expired; start a new one)")
         return s
 
-    def delete(self, gid: str) -> None:
+    def delete(self, gid: str, token: str | None) -> None:
+        s = self.get(gid, token)
         with self._lock:
-            if self._sessions.pop(gid, None) is None:
-                raise GameError(404, f"no game with id {gid!r}")
+            self._sessions.pop(s.id, None)
 
-    def ids(self) -> list[str]:
-        return list(self._sessions)
+    def count(self, client: tuple[str, str] | None = None) -> int:
+        """Games held (by ``client``, or in all)."""
+        with self._lock:
+            return sum(1 for s in self._sessions.values() if client is None or s.client == client)
+
+
+def bot_seeds(seed: int, seats: Sequence[int]) -> dict[int, int]:
+    """Each bot seat's agent seed, derived from the game's seed."""
+    return {q: seeding.derive(seed, 1 + q) for q in seats}

@@ -9,7 +9,8 @@ aside and the 5 Alive draw pile's order are never in a seat's view (tests re-dea
 Take 5: ``chose`` (a player picked a card, not which), ``reveal`` (the trick, ascending), one ``place``
 per card placed (row, cards taken, bull heads, the rows after it), ``choose_row`` (a too-low card waits
 for its owner's row), ``draft``, ``round_end`` and ``game_over``; 5 Alive: one ``play`` event with the
-engine's ``last_event`` fields and a sentence. Placement order and row rules come from the Take 5
+engine's ``last_event`` fields, a sentence (a Reverse names the new direction) and ``after``, the public
+table after the step (total, top card, direction, lives, hand sizes, piles). Placement order and row rules come from the Take 5
 engine's own ``target_row`` / ``cheapest_row``.
 """
 from __future__ import annotations
@@ -80,12 +81,24 @@ def step_events(game: str, config: Any, before: Any, action: int, after: Any) ->
     if ev["action"] == fa_state.SKIP and not ev["bomb_answer"] and not ev["game_over"] and not ev["went_out"]:
         skipped = fa_engine._next(after, ev["player"])  # the survivor the Skip passed over (the engine's rule)
         text += f"; player_{skipped} is skipped"
+    reversed_ = ev["action"] == fa_state.REVERSE and not ev["bomb_answer"] and after.direction != before.direction
+    if reversed_:
+        text += "; the direction is now " + ("clockwise" if after.direction == 1 else "counter-clockwise")
     return [{"type": "play", "player": ev["player"], "card": ev["card"], "action": ev["action"],
              "bomb_answer": ev["bomb_answer"], "total": ev["total"],
              "drawn": {str(k): v for k, v in ev["drawn"].items()},
              "lives_lost": {str(k): v for k, v in ev["lives_lost"].items()}, "eliminated": ev["eliminated"],
              "went_out": ev["went_out"], "dealer": ev["dealer"], "game_over": ev["game_over"],
-             "skipped": skipped, "round": after.round, "text": text.replace("player_", "P")}]
+             "skipped": skipped, "reversed": reversed_, "round": after.round, "text": text.replace("player_", "P"),
+             "after": _five_alive_public(after)}]
+
+
+def _five_alive_public(s: fa_state.FiveAliveState) -> dict[str, Any]:
+    """The public table after a 5 Alive step (what every player sees), for playing steps back one by one."""
+    return {"total": s.total, "top": s.top, "direction": s.direction, "current": s.current,
+            "phase": fa_state.PHASE_NAMES[s.phase], "lives": list(s.lives), "alive": list(s.alive),
+            "hand_sizes": list(s.hand_size), "draw_size": len(s.draw), "discard_size": s.discard_size,
+            "round": s.round}
 
 
 

@@ -1,7 +1,7 @@
 """The shell every batched engine shares: run seeding, the acting seats and masks, action checks, a benchmark.
 
 A batched engine (``fiveplay_env.take5.batched``, ``fiveplay_env.five_alive.batched``) plays B games
-of one game on numpy arrays. What does not depend on the game lives here, once (DESIGN.md 6.10):
+of one game on numpy arrays. What does not depend on the game lives here, once:
 
 - the run's seeding: slot i's k-th game is game ``i + k*B`` of the run, seeded
   ``seeding.derive(base_seed, i + k*B)``; ``reset(seed, seeds)`` starts or continues the run, and

@@ -23,6 +23,7 @@ GAME = GameDef(
     observation_size=lambda config: observation_size(config.num_players),
     env_module="fiveplay_env.five_alive_v0",
     batched="fiveplay_env.five_alive.batched:make_batched",
+    jax_engine="fiveplay_env.five_alive.jax_engine",
     gym_id="fiveplay/FiveAlive-v0",
     illegal_action_penalty=-10.0,  # worse than any result: +-1 and lives
     summary=results.summary,

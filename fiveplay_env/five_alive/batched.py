@@ -4,8 +4,8 @@ It plays exactly the games of the reference engine (``fiveplay_env.five_alive.en
 decision order (Bomb answers included), the same seeded shuffles, the same rewards and observations,
 checked step by step by ``tests/five_alive/test_five_alive_batched.py``. It shares only the config, the
 constants of ``state.py`` and the counter-based randomness of ``core.seeding`` with the reference; the
-rules are written again, on arrays, so that the two implementations check each other (DESIGN.md
-section 2). There is no Python loop over games: loops run over the players (a Bomb's responders, a
+rules are written again, on arrays, so that the two implementations check each other
+(docs/architecture.md). There is no Python loop over games: loops run over the players (a Bomb's responders, a
 round end's teams), over the cards of one Draw, or over the rounds of a sort, each pass a few numpy
 operations on all the games concerned.
 
@@ -830,7 +830,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self._phase[g] = OVER
 
     def _end_sudden_death(self, g: np.ndarray) -> None:
-        """RULES.md 2.7: most lives, then the lowest hand value, then ``final_tiebreak`` (the first in
+        """docs/rules.md 2.7: most lives, then the lowest hand value, then ``final_tiebreak`` (the first in
         turn order from the seat that acted at this step, or all of them)."""
         cfg = self.config
         pos = self._positions(g, self._actor[g].astype(np.int64))
@@ -1021,7 +1021,7 @@ class BatchedFiveAlive(BatchedGameBase):
     # ------------------------------------------------------------------ rounds and new games
 
     def _round_end(self, g: np.ndarray, p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """RULES.md 2.5 for games ``g`` (``p``: the seat whose turn it was): losses, eliminations and
+        """docs/rules.md 2.5 for games ``g`` (``p``: the seat whose turn it was): losses, eliminations and
         the end of the game. Returns the games that go on to a new round, and their dealers: the first
         seat in turn order from ``p`` that went out."""
         n = self.num_players

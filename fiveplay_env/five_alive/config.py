@@ -1,6 +1,6 @@
-"""5 Alive configuration: every field of RULES.md section 2, frozen and validated.
+"""5 Alive configuration: every field of docs/rules.md section 2, frozen and validated.
 
-Every [D] choice of RULES.md section 2 that has a meaningful alternative is a field here; its default is
+Every [D] choice of docs/rules.md section 2 that has a meaningful alternative is a field here; its default is
 the rule book's choice. Three [D] lines are consequences of the other rules with no consistent
 alternative and are fixed (documented in ``fiveplay_env.five_alive.engine``): a responder whose Bomb
 answer discards their last card has gone out; an eliminated player's hand goes to the discard pile
@@ -20,7 +20,7 @@ MIN_PLAYERS, MAX_PLAYERS = 2, 6
 HAND_SIZE = 10
 LIVES = 5
 
-# Card kinds, in action-id order (RULES.md 2.1 table order): the numbers 0..7, then the ten wild kinds.
+# Card kinds, in action-id order (docs/rules.md 2.1 table order): the numbers 0..7, then the ten wild kinds.
 KIND_KEYS: tuple[str, ...] = (
     "n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
     "reverse", "eq21", "skip", "pass", "eq0", "eq10", "draw1", "draw2", "redeal", "bomb",
@@ -51,7 +51,7 @@ REWARDS = ("win_loss", "lives", "win_loss+lives")
 
 @dataclass(frozen=True)
 class FiveAliveConfig:
-    """The rules in force for one 5 Alive game (RULES.md section 2; defaults are the [D] choices).
+    """The rules in force for one 5 Alive game (docs/rules.md section 2; defaults are the [D] choices).
 
     Attributes:
         num_players: 2..6 (``variant="teams"``: 4 or 6).
@@ -65,8 +65,8 @@ class FiveAliveConfig:
             reveal who holds a 0; False: a 0 is discarded automatically.
         deck_counts: how many cards of each kind the playing deck holds, in kind order (``KIND_KEYS``).
             Given as a sequence of 18 counts or as a mapping from kind key to count (kinds it does not
-            name keep the RULES.md 2.1 count). Must hold at least 10 cards per player.
-        bomb_last_card_resolves: True (RULES.md): a Bomb that was the bomber's last card is still
+            name keep the docs/rules.md 2.1 count). Must hold at least 10 cards per player.
+        bomb_last_card_resolves: True (docs/rules.md): a Bomb that was the bomber's last card is still
             answered (its losses happen) before the round ends; False: the round ends at once.
         draw_order: Draw 1 / Draw 2: ``"each"`` (in turn order from the next player, each drawer takes
             all their cards before the next) or ``"round_robin"`` (one card at a time around the table).
@@ -86,7 +86,7 @@ class FiveAliveConfig:
             the dealer) or ``"dealer"``.
         new_round_direction: ``"clockwise"`` (the direction resets) or ``"keep"``.
         tiebreak_wild_value: sudden death: what a wild card in hand adds to the hand's number sum in
-            the tie-break (RULES.md: 0).
+            the tie-break (docs/rules.md: 0).
         final_tiebreak: sudden death, when lives and hand sums are both tied: ``"turn_order"`` (the first
             of them in turn order from the player whose action ended the game wins) or ``"shared"``
             (all of them win).
@@ -158,7 +158,7 @@ class FiveAliveConfig:
 
     @property
     def deck_size(self) -> int:
-        """Cards in the playing deck (77 with the RULES.md 2.1 table)."""
+        """Cards in the playing deck (77 with the docs/rules.md 2.1 table)."""
         return sum(self.deck_counts)
 
     @property

@@ -23,6 +23,7 @@ GAME = GameDef(
     observation_size=lambda config: observation_size(config.num_players, config.draft),
     env_module="fiveplay_env.take5_v0",
     batched="fiveplay_env.take5.batched:make_batched",
+    jax_engine="fiveplay_env.take5.jax_engine",
     gym_id="fiveplay/Take5-v0",
     illegal_action_penalty=-200.0,  # worse than any game's score: bull heads
     summary=results.summary,

@@ -4,7 +4,7 @@ It plays exactly the games of the reference engine (``fiveplay_env.take5.engine`
 order, the same seeded deals, the same rewards and observations, checked step by step by
 ``tests/take5/test_batched.py``. It shares only the config, the constants of ``state.py`` and the
 counter-based randomness of ``core.seeding`` with the reference; the rule logic is written again, on
-arrays, so that the two implementations check each other (DESIGN.md section 2). There is no Python
+arrays, so that the two implementations check each other (docs/architecture.md). There is no Python
 loop over games: the loops run over the cards of one trick, the 4 rows or the comparators of a
 sorting network, each step a few numpy operations on all the games concerned.
 

@@ -1,4 +1,4 @@
-"""Take 5 configuration: every field of RULES.md section 1, frozen and validated."""
+"""Take 5 configuration: every field of docs/rules.md section 1, frozen and validated."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -12,7 +12,7 @@ ROW_PICKS = ("player", "min_bullheads")
 
 @dataclass(frozen=True)
 class Take5Config:
-    """The rules in force for one Take 5 game (RULES.md section 1; defaults are the [D] choices).
+    """The rules in force for one Take 5 game (docs/rules.md section 1; defaults are the [D] choices).
 
     Attributes:
         num_players: 2..10 (2..6 with ``professional``).

@@ -19,9 +19,9 @@ ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
 from experiments import tournament as T  # noqa: E402
-from experiments.ray_backend import RayPool, default_batch_size  # noqa: E402
+from experiments.tournament.ray_tasks import RayBackend, default_batch_size  # noqa: E402
 
-VOLATILE = ("think_s", "think_max_s")
+VOLATILE = ("think_s", "think_max_s", "check")  # wall-clock figures and the row checksums over them
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -61,27 +61,25 @@ def test_ray_tournament_rows_equal_local_rows(tmp_path, ray_local) -> None:
     assert ray.is_initialized()  # the tournament joined this process's Ray and left it running
 
 
-def _spec(games: int) -> dict:
-    args = T.build_parser().parse_args([*ARGS, "--games", str(games)])
-    return T._spec_from_args(args)
+def _job(games: int) -> T.WorkerJob:
+    return T.WorkerJob(T.spec_from_args(T.build_parser().parse_args([*ARGS, "--games", str(games)])))
 
 
 def test_a_killed_worker_loses_only_its_unfinished_games(ray_local) -> None:
-    spec = _spec(48)
-    T._W.clear()
-    T._init_worker(spec)
-    expected = {g: T._play(g) for g in range(48)}
-    pool = RayPool(spec, max_tasks=1, batch_size=48)  # one task holds every game: a kill cuts it mid-way
+    job = _job(48)
+    worker = T.GameWorker(job)
+    expected = {g: worker.play(g) for g in range(48)}
+    pool = RayBackend(job, max_tasks=1, batch_size=48)  # one task holds every game: a kill cuts it mid-way
     got: dict[int, list] = {}
     killed = None
-    for rows in pool.imap_unordered(range(48)):
+    for rows in pool.games(range(48)):
         g = rows[0]["game"]
         assert g not in got, f"game {g} delivered twice"
         got[g] = rows
         if killed is None:
             killed = pool.last_pid
             os.kill(killed, signal.SIGKILL)
-    pool.terminate()
+    pool.close()
     assert pool.lost_workers >= 1 and pool.retried >= 1
     assert len(pool.pids) >= 2  # the retried games ran in another process than the killed one
     assert sorted(got) == list(range(48))
@@ -113,7 +111,10 @@ def test_resume_after_a_killed_ray_run(tmp_path, ray_local) -> None:
     assert not os.path.exists(os.path.join(run_dir, "summary.json")), "the run finished before the kill"
     with open(os.path.join(run_dir, "config.json")) as f:
         spec = json.load(f)
-    partial = T.read_games(os.path.join(run_dir, "games.csv"), spec, T.csv_columns(T.games_mod.get_game("take5")))
+    from agents.games import get_game
+
+    partial = T.read_games(os.path.join(run_dir, "games.csv"), T.TournamentSpec.from_json(spec),
+                           T.csv_columns(get_game("take5")))
     assert 8 <= len(partial) < games
     resumed = T.main(["--resume", run_dir, "--ray", "--no-progress", "--no-plots", "--quiet"])
     assert resumed["complete"] and resumed["games_completed"] == games
@@ -124,18 +125,27 @@ def test_resume_after_a_killed_ray_run(tmp_path, ray_local) -> None:
 def test_default_batches_and_bad_arguments(ray_local) -> None:
     assert default_batch_size(1000, 2) == 32 and default_batch_size(16, 2) == 2 and default_batch_size(0, 4) == 1
     with pytest.raises(ValueError, match="batch_size"):
-        RayPool(_spec(4), batch_size=0)
-    pool = RayPool(_spec(4))
-    with pytest.raises(ValueError, match="distinct"):
-        list(pool.imap_unordered([1, 1]))
-    pool.terminate()
+        RayBackend(_job(4), batch_size=0)
+    with RayBackend(_job(4)) as pool:
+        with pytest.raises(ValueError, match="distinct"):
+            list(pool.games([1, 1]))
     # An error of the game code itself is raised, not retried.
-    bad = dict(_spec(4), agents=["no-such-agent"] * 4)
-    pool = RayPool(bad)
+    bad = T.WorkerJob(T.TournamentSpec(agents=("no-such-agent",) * 4, game="take5", config={"mode": "game"}))
+    pool = RayBackend(bad)
     with pytest.raises(ValueError, match="agent name"):
-        list(pool.imap_unordered([0, 1]))
+        list(pool.games([0, 1]))
     assert pool.retried == 0
-    pool.terminate()
+    pool.close()
+
+
+def test_the_old_module_name_still_imports_with_a_warning() -> None:
+    import importlib
+    import sys
+
+    sys.modules.pop("experiments.ray_backend", None)
+    with pytest.warns(DeprecationWarning, match="experiments.tournament.ray_tasks"):
+        old = importlib.import_module("experiments.ray_backend")
+    assert old.RayPool is RayBackend and old.default_batch_size is default_batch_size
 
 
 # --- RLlib --------------------------------------------------------------------------------------------------

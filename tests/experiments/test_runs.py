@@ -74,9 +74,11 @@ def test_cli_reports_oserror_without_traceback(tmp_path, monkeypatch, capsys) ->
     def boom(*a, **k):
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(T, "_run", boom)
+    from experiments.tournament import runner
+
+    monkeypatch.setattr(runner, "_session", boom)
     monkeypatch.setattr(sys, "argv", ["tournament", *ARGS, "--games", "2", "--out", str(tmp_path)])
-    assert T._cli() == 1
+    assert T.cli() == 1
     err = capsys.readouterr().err
     assert "Read-only file system" in err and "Traceback" not in err
 
@@ -248,7 +250,7 @@ def test_duplicate_rows_and_field_counts_are_reported(tmp_path) -> None:
         T.main(["--resume", s["run_dir"], "--quiet"])
     with open(path, "w") as f:
         f.writelines(lines[:3] + [lines[3].replace(",", ",,", 1)] + lines[4:])
-    with pytest.raises(ValueError, match=r"line 4: expected 16 fields"):
+    with pytest.raises(ValueError, match=r"line 4: expected 17 fields"):
         T.main(["--resume", s["run_dir"], "--quiet"])
 
 
@@ -265,10 +267,17 @@ def test_an_interrupted_last_game_is_still_dropped_quietly(tmp_path) -> None:
 # --- a worker error does not outlive its tournament -------------------------------------------------------------
 
 def test_a_set_up_error_does_not_leak_into_the_next_tournament(tmp_path) -> None:
-    T._init_worker({"game": "take5", "config": {}, "players": 3, "agents": ["no-such-agent"] * 3, "seed": 0})
-    assert "error" in T._W
+    from experiments.tournament import worker
+
+    bad = T.WorkerJob(T.TournamentSpec(agents=("no-such-agent",) * 3, game="take5", config={"mode": "round"}))
+    worker.init_process(bad.to_json())
+    assert "error" in worker._PROCESS
+    with pytest.raises(ValueError, match="no-such-agent"):
+        worker.play_in_process(0)
     r = _tournament(tmp_path, games=3)  # the same process, a good tournament
     assert r["complete"]
+    good = T.WorkerJob(T.TournamentSpec(agents=("random",) * 3, game="take5", config={"mode": "round"}, games=3))
+    assert len(worker.process_worker(good.to_json()).play(0)) == 3  # the process's worker is rebuilt, error gone
 
 
 def test_a_plot_that_cannot_be_written_leaves_no_temp_file(tmp_path) -> None:

@@ -71,7 +71,7 @@ def test_a_responder_without_a_0_has_only_the_life_answer_in_both_engines():
 
 @pytest.mark.parametrize("direction", [1, -1])
 def test_redeal_deals_clockwise_from_p_left_in_both_engines(direction):
-    """RULES.md 2.4: one card at a time from the player to P's left (seat + 1), P last, whatever the
+    """docs/rules.md 2.4: one card at a time from the player to P's left (seat + 1), P last, whatever the
     direction: with 7 cards for 3 players, P's left neighbour gets the odd card."""
     cfg = FiveAliveConfig(num_players=3, first_player="seat0")
     s = eng.from_position(cfg, [[REDEAL, N1, N2], [N3, N4], [N5, N6, N7]], total=9, direction=direction,

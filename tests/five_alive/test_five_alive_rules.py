@@ -1,4 +1,4 @@
-"""Rule scenarios written by hand from RULES.md section 2: each card kind, every [R] and [D] line."""
+"""Rule scenarios written by hand from docs/rules.md section 2: each card kind, every [R] and [D] line."""
 from __future__ import annotations
 
 import numpy as np
@@ -242,7 +242,7 @@ def test_empty_draw_pile_skip_option_never_reshuffles():
 # --- Hand In & Re-Deal (2.4) --------------------------------------------------------------------------
 @pytest.mark.parametrize("direction, nxt", [(1, 1), (-1, 2)])
 def test_redeal_deals_one_at_a_time_clockwise_from_p_left_p_last(direction, nxt):
-    order = [1, 2, 0]  # clockwise from P's left whatever the direction (RULES.md 2.4)
+    order = [1, 2, 0]  # clockwise from P's left whatever the direction (docs/rules.md 2.4)
     s = pos(C3, [[REDEAL, N1, N2], [N3, N4], [N5, N6, N7]], total=9, direction=direction, seed=5,
             counter=3, draw=[EQ0], discard=[BOMB])
     eng.step(C3, s, REDEAL)
@@ -345,7 +345,7 @@ def test_bomb_zero_optional_every_responder_answers_as_its_own_step():
         eng.step(cfg, s, N1)
     eng.step(cfg, s, BUST)  # keep the 0, lose a life
     assert hand(s, 1) == [N0, N1]
-    # player 2 has no 0: it answers too (RULES.md 2.4), with the one legal answer
+    # player 2 has no 0: it answers too (docs/rules.md 2.4), with the one legal answer
     assert s.lives == [5, 4, 5, 5] and s.phase == BOMB_ANSWER and s.current == 2 and legal(s) == [BUST]
     with pytest.raises(IllegalActionError):
         eng.step(cfg, s, N0)

@@ -22,15 +22,16 @@ pz_state = importlib.import_module("pettingzoo.test.state_test")  # the package 
 
 KWARGS = {"fiveplay/Take5-v0": {"num_players": 4, "mode": "round", "opponents": "take5-safest"},
           "fiveplay/FiveAlive-v0": {"num_players": 3, "opponents": "five-alive-attacker"}}
+OTHER = {"num_players": 2, "opponents": "random"}  # any other registered game (the toy game of tests/toy_game)
 
 
 @pytest.mark.parametrize("env_id", sorted(IDS))
 def test_gymnasium_make_and_both_checkers(env_id):
     sb3_checker = pytest.importorskip("stable_baselines3.common.env_checker")
-    env = gymnasium.make(env_id, **KWARGS[env_id])
+    env = gymnasium.make(env_id, **KWARGS.get(env_id, OTHER))
     base = env.unwrapped
     assert isinstance(base, SingleAgentEnv) and base.game == IDS[env_id]
-    assert base.num_players == KWARGS[env_id]["num_players"] and base.metadata["render_fps"] == 1
+    assert base.num_players == KWARGS.get(env_id, OTHER)["num_players"] and base.metadata["render_fps"] == 1
     assert base.illegal_action_penalty == ILLEGAL_ACTION_PENALTY[base.game]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -42,7 +43,7 @@ def test_gymnasium_make_and_both_checkers(env_id):
     obs, reward, terminated, truncated, info = env.step(bad)
     assert terminated and reward == ILLEGAL_ACTION_PENALTY[base.game] and "illegal_action" in info
     # the class itself stays loud; so does the id with the penalty switched off
-    strict = gymnasium.make(env_id, illegal_action_penalty=None, **KWARGS[env_id])
+    strict = gymnasium.make(env_id, illegal_action_penalty=None, **KWARGS.get(env_id, OTHER))
     strict.reset(seed=0)
     with pytest.raises(fiveplay_env.IllegalActionError):
         strict.step(int(np.flatnonzero(~strict.unwrapped.action_masks())[0]))
@@ -56,7 +57,7 @@ def test_sb3_make_vec_env(env_id):
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Gymnasium's note on SB3's first try, render_mode="rgb_array" (refused)
-        venv = env_util.make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=KWARGS[env_id])
+        venv = env_util.make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=KWARGS.get(env_id, OTHER))
     obs = venv.reset()
     assert obs.shape == (2, venv.observation_space.shape[0])
     masks = np.stack(venv.env_method("action_masks"))

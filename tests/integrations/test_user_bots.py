@@ -27,15 +27,16 @@ BOT_MODULE = textwrap.dedent('''
         def act(self, observation, action_mask):
             return int(self.rng.choice(np.flatnonzero(action_mask)))
 
-    def make_highest(seed, game):
-        class Highest(Agent):
-            def act(self, observation, action_mask):
-                return int(np.flatnonzero(action_mask)[-1])
+    class Highest(Agent):
+        def act(self, observation, action_mask):
+            return int(np.flatnonzero(action_mask)[-1])
+
+    def make_highest(seed, game) -> Highest:
         return Highest(seed)
 
     NOT_AN_AGENT = 42
 
-    def returns_junk(seed):
+    def returns_junk(seed) -> Plain:
         return "junk"
 ''')
 
@@ -51,26 +52,26 @@ def bot_module(tmp_path, monkeypatch):
 
 
 def test_make_agent_by_import_path(bot_module):
-    low = make_agent(f"{bot_module}:LowestCard", "take5", seed=1)
+    low = make_agent(f"{bot_module}:LowestCard", "take5", seed=1, allow_import=True)
     assert isinstance(low, Agent) and low.name == f"{bot_module}:LowestCard"
     mask = np.zeros(109, np.int8)
     mask[[7, 30]] = 1
     assert low.act(np.zeros(860, np.float32), mask) == 7
-    plain = make_agent(f"{bot_module}:Plain", "take5", seed=1)  # wrapped: reset and act_batch supplied
+    plain = make_agent(f"{bot_module}:Plain", "take5", seed=1, allow_import=True)  # wrapped: reset and act_batch supplied
     plain.reset(seed=3)
     assert plain.act_batch(np.zeros((2, 860)), np.stack([mask, mask])).tolist() in ([7, 7], [7, 30], [30, 7], [30, 30])
-    assert make_agent(f"{bot_module}:make_highest", "five_alive", seed=0).act(np.zeros(92), np.ones(19)) == 18
+    assert make_agent(f"{bot_module}:make_highest", "five_alive", seed=0, allow_import=True).act(np.zeros(92), np.ones(19)) == 18
 
 
 def test_clear_errors(bot_module):
     with pytest.raises(ValueError, match="cannot import module 'no_such_pkg_x.bots' \\(No module named 'no_such_pkg_x'\\)"):
-        make_agent("no_such_pkg_x.bots:Bot", "take5", 0)
+        make_agent("no_such_pkg_x.bots:Bot", "take5", 0, allow_import=True)
     with pytest.raises(ValueError, match="has no attribute 'Missing'"):
-        make_agent(f"{bot_module}:Missing", "take5", 0)
+        make_agent(f"{bot_module}:Missing", "take5", 0, allow_import=True)
     with pytest.raises(ValueError, match="expected an Agent class or a factory"):
-        make_agent(f"{bot_module}:NOT_AN_AGENT", "take5", 0)
+        make_agent(f"{bot_module}:NOT_AN_AGENT", "take5", 0, allow_import=True)
     with pytest.raises(ValueError, match=r"expected an object with act\(observation, action_mask\)"):
-        make_agent(f"{bot_module}:returns_junk", "take5", 0)
+        make_agent(f"{bot_module}:returns_junk", "take5", 0, allow_import=True)
 
 
 def test_user_bot_in_a_tournament_with_two_workers(bot_module, tmp_path):

@@ -118,7 +118,7 @@ def reference_observation(cfg: Take5Config, s, p: int) -> np.ndarray:
     if s.phase != OVER:
         phase[s.phase] = 1
     others = []
-    if cfg.draft:  # every other player's hand is public, its unrevealed choice included (RULES.md 1.5)
+    if cfg.draft:  # every other player's hand is public, its unrevealed choice included (docs/rules.md 1.5)
         for q in rel[1:]:
             h = np.zeros(104)
             h[s.hand(q) + ([s.pending[q]] if s.pending[q] >= 0 else [])] = 1

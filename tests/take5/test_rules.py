@@ -1,4 +1,4 @@
-"""Rule scenarios written by hand from RULES.md section 1 (each printed example)."""
+"""Rule scenarios written by hand from docs/rules.md section 1 (each printed example)."""
 from __future__ import annotations
 
 import numpy as np

@@ -55,7 +55,7 @@ def test_the_declared_high_is_tight_enough_to_mean_something():
 
 @pytest.mark.parametrize("n", [2, 4, 6])
 def test_draft_hands_are_public_in_every_observation(n):
-    """RULES.md 1.5: with draft=True every pick is made face up, so each observation shows every other
+    """docs/rules.md 1.5: with draft=True every pick is made face up, so each observation shows every other
     player's remaining hand (its unrevealed choice of the trick included: which card it chose stays
     hidden until the reveal)."""
     from fiveplay_env.take5.observation import pieces

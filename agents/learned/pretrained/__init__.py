@@ -33,6 +33,7 @@ import numpy as np
 
 from agents.learned.agent import PolicyAgent
 from agents.learned.defaults import adapt_observation, adapt_take5_observation
+from agents.fingerprint import file_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -120,6 +121,13 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     size = save_checkpoint(out, payload)
     os.chmod(out, 0o644)  # package data: readable by everyone
     return size
+
+
+def _pretrained_fingerprint(rest: str) -> str | None:
+    """The shipped policy file's content hash, whatever the name's ``?options`` (None for an unknown name
+    or a missing file: loading it will say why)."""
+    spec = MODELS.get(rest.partition("?")[0])
+    return None if spec is None else file_fingerprint(os.path.join(HERE, spec.file))
 
 
 __all__ = ["MODELS", "Pretrained", "PretrainedAgent", "adapt_take5_observation", "available",

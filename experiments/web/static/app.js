@@ -1,8 +1,10 @@
 // fiveplay web app: Play, Replays, Results. Plain JS, no build step. The server decides what a seat sees;
-// this file only draws what it is sent and sends the human's clicks.
+// this file only draws what it is sent and sends the human's moves. Your games' ids and tokens live in
+// localStorage (a reload resumes them); every request for a game carries its token in a header.
 "use strict";
 
 const $ = (sel, root = document) => root.querySelector(sel);
+const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
 const el = (tag, attrs = {}, ...kids) => {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -11,453 +13,877 @@ const el = (tag, attrs = {}, ...kids) => {
     else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
     else if (v !== null && v !== undefined && v !== false) e.setAttribute(k, v === true ? "" : v);
   }
-  for (const kid of kids.flat()) if (kid !== null && kid !== undefined) e.append(kid);
+  for (const kid of kids.flat()) if (kid !== null && kid !== undefined && kid !== false) e.append(kid);
   return e;
 };
 const SVGNS = "http://www.w3.org/2000/svg";
 const svg = (tag, attrs = {}, text) => {
   const e = document.createElementNS(SVGNS, tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const [k, v] of Object.entries(attrs)) if (v !== null && v !== undefined) e.setAttribute(k, v);
   if (text !== undefined) e.textContent = text;
   return e;
 };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 let META = null;
 const params = new URLSearchParams(location.search);
-const SPEEDS = { off: 0, fast: 40, normal: 450 };
-const STEP_MS = SPEEDS[params.get("speed")] ?? SPEEDS.normal;
-
-async function api(method, path, body, raw) {
-  const opts = { method, headers: {} };
-  if (body !== undefined) {
-    if (raw) opts.body = body;
-    else { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+const SPEEDS = { slow: 1100, normal: 550, fast: 120, instant: 0 };
+const store = {
+  get(key, def) { try { const v = localStorage.getItem("fiveplay." + key); return v === null ? def : JSON.parse(v); } catch (e) { return def; } },
+  set(key, v) { try { localStorage.setItem("fiveplay." + key, JSON.stringify(v)); } catch (e) { /* private mode */ } },
+};
+let SPEED = params.get("speed") in SPEEDS ? params.get("speed") : store.get("speed", "normal");
+const stepMs = () => SPEEDS[SPEED] ?? SPEEDS.normal;
+function clientId() {
+  let id = store.get("client", null);
+  if (!id || !/^[A-Za-z0-9_-]{8,64}$/.test(id)) {
+    const a = new Uint8Array(12); crypto.getRandomValues(a);
+    id = Array.from(a, (b) => b.toString(16).padStart(2, "0")).join("");
+    store.set("client", id);
   }
-  const res = await fetch(path, opts);
-  let data = null;
-  try { data = await res.json(); } catch (e) { data = { error: `${res.status} ${res.statusText}` }; }
-  if (!res.ok) throw new Error(data && data.error ? data.error : `${res.status} ${res.statusText}`);
-  return data;
+  return id;
 }
 
-function showMessage(id, text, info = false) {
-  const m = $(id);
-  m.textContent = text || "";
-  m.classList.toggle("info", !!info);
+async function api(method, path, body, token) {
+  const opts = { method, headers: { "X-Client": clientId() } };
+  if (token) opts.headers["X-Game-Token"] = token;
+  if (body !== undefined) { opts.body = JSON.stringify(body); opts.headers["Content-Type"] = "application/json"; }
+  const res = await fetch(path, opts);
+  let data = null;
+  const text = await res.text();
+  try { data = JSON.parse(text); } catch (e) { data = res.ok ? text : { error: `${res.status} ${res.statusText}` }; }
+  if (!res.ok) { const err = new Error(data && data.error ? data.error : `${res.status} ${res.statusText}`); err.status = res.status; throw err; }
+  return data;
 }
 
 // ---------------------------------------------------------------------------------------------- cards
 const T5_COLORS = { 1: "#ffffff", 2: "#cfe3ff", 3: "#ffe9a8", 5: "#ffc2c2", 7: "#e2c4ff" };
 
+const compact = () => window.innerWidth < 600;
+
 function take5Card(num, opts = {}) {
-  const w = opts.small ? 34 : 46, h = opts.small ? 48 : 66;
+  const w = opts.tiny ? 34 : opts.small ? 38 : 50, h = opts.tiny ? 49 : opts.small ? 55 : 72;
   const bulls = META.take5_bullheads[num - 1];
-  const s = svg("svg", { width: w, height: h, viewBox: "0 0 46 66", role: "img", "aria-label": `card ${num}, ${bulls} bull heads` });
-  s.append(svg("rect", { x: 1, y: 1, width: 44, height: 64, rx: 5, fill: T5_COLORS[bulls] || "#fff", stroke: "#555", "stroke-width": 1.5 }));
-  for (let i = 0; i < bulls; i++) {
-    const cx = 23 + (i - (bulls - 1) / 2) * 6;
-    s.append(svg("circle", { cx, cy: 10, r: 2.4, fill: "#8b1a1a" }));
-  }
-  s.append(svg("text", { x: 23, y: 42, "text-anchor": "middle", "font-size": 20, "font-weight": 700, fill: "#222" }, String(num)));
-  s.append(svg("text", { x: 23, y: 59, "text-anchor": "middle", "font-size": 8, fill: "#8b1a1a" }, "\u2022".repeat(0) + bulls + " bull" + (bulls > 1 ? "s" : "")));
+  const s = svg("svg", { width: w, height: h, viewBox: "0 0 50 72", role: "img", "aria-label": `card ${num}, ${plural(bulls, "bull head")}` });
+  s.append(svg("rect", { x: 1, y: 1, width: 48, height: 70, rx: 6, fill: T5_COLORS[bulls] || "#fff", stroke: "#4a4a4a", "stroke-width": 1.5 }));
+  for (let i = 0; i < bulls; i++) s.append(svg("circle", { cx: 25 + (i - (bulls - 1) / 2) * 6, cy: 11, r: 2.6, fill: "#7a1414" }));
+  s.append(svg("text", { x: 25, y: 45, "text-anchor": "middle", "font-size": 22, "font-weight": 700, fill: "#1d1d1d" }, String(num)));
+  if (!opts.small && !opts.tiny) s.append(svg("text", { x: 25, y: 65, "text-anchor": "middle", "font-size": 12, fill: "#7a1414" }, `${bulls} bull${bulls > 1 ? "s" : ""}`));
   return s;
 }
 
+// per kind: fill, big label, its size, short name (the full names come from the server)
 const FA_STYLE = [
-  ["#e8f5e9", "0"], ["#c8e6c9", "1"], ["#a5d6a7", "2"], ["#81c784", "3"], ["#66bb6a", "4"], ["#fff59d", "5"],
-  ["#ffcc80", "6"], ["#ef9a9a", "7"], ["#b3e5fc", "\u21C4"], ["#ce93d8", "=21"], ["#ffab91", "Skip"],
-  ["#e0e0e0", "Pass"], ["#b2dfdb", "=0"], ["#b2dfdb", "=10"], ["#f8bbd0", "+1"], ["#f48fb1", "+2"],
-  ["#d1c4e9", "ReDeal"], ["#424242", "BOMB"],
+  ["#e8f5e9", "0", 28, ""], ["#c8e6c9", "1", 28, ""], ["#a5d6a7", "2", 28, ""], ["#8fd08f", "3", 28, ""],
+  ["#7cc47f", "4", 28, ""], ["#fff59d", "5", 28, ""], ["#ffcc80", "6", 28, ""], ["#ef9a9a", "7", 28, ""],
+  ["#b3e5fc", "REV", 17, "Reverse"], ["#ce93d8", "=21", 20, "to 21"], ["#ffab91", "SKIP", 16, "Skip"],
+  ["#e0e0e0", "PASS", 16, "Pass by"], ["#b2dfdb", "=0", 22, "to 0"], ["#b2dfdb", "=10", 20, "to 10"],
+  ["#f8bbd0", "+1", 24, "Draw 1"], ["#f48fb1", "+2", 24, "Draw 2"], ["#d1c4e9", "DEAL", 16, "Re-Deal"],
+  ["#333333", "BOMB", 16, "Bomb"],
 ];
 
 function fiveAliveCard(kind, opts = {}) {
-  const w = opts.small ? 34 : 48, h = opts.small ? 48 : 68;
-  const [fill, label] = FA_STYLE[kind];
+  const w = opts.small ? 42 : 56, h = opts.small ? 60 : 80;
+  const [fill, label, size, short] = FA_STYLE[kind];
   const name = META.five_alive_kinds[kind];
-  const s = svg("svg", { width: w, height: h, viewBox: "0 0 48 68", role: "img", "aria-label": name });
-  s.append(svg("rect", { x: 1, y: 1, width: 46, height: 66, rx: 6, fill, stroke: "#444", "stroke-width": 1.5 }));
   const dark = kind === 17;
-  s.append(svg("text", { x: 24, y: 40, "text-anchor": "middle", "font-size": label.length > 3 ? 12 : 22, "font-weight": 700,
-                         fill: dark ? "#fff" : "#222" }, label));
-  if (kind >= 8) s.append(svg("text", { x: 24, y: 60, "text-anchor": "middle", "font-size": 6.5, fill: dark ? "#eee" : "#333" }, name.slice(0, 16)));
-  const t = svg("title", {}, name);
-  s.append(t);
+  const s = svg("svg", { width: w, height: h, viewBox: "0 0 56 80", role: "img", "aria-label": name });
+  s.append(svg("rect", { x: 1, y: 1, width: 54, height: 78, rx: 7, fill, stroke: "#3a3a3a", "stroke-width": 1.5 }));
+  s.append(svg("text", { x: 28, y: kind >= 8 ? 40 : 48, "text-anchor": "middle", "font-size": size, "font-weight": 800, fill: dark ? "#ffffff" : "#1d1d1d" }, label));
+  if (kind >= 8 && !opts.small) s.append(svg("text", { x: 28, y: 66, "text-anchor": "middle", "font-size": 12, fill: dark ? "#ffffff" : "#1d1d1d" }, short));
+  s.append(svg("title", {}, name));
   return s;
 }
 
-function cardBack(opts = {}) {
-  const s = svg("svg", { width: opts.small ? 20 : 30, height: opts.small ? 28 : 42, viewBox: "0 0 30 42" });
-  s.append(svg("rect", { x: 1, y: 1, width: 28, height: 40, rx: 4, fill: "#3b6d60", stroke: "#223" }));
-  return s;
-}
+const isTake5 = (game) => game === "take5";
+const actionName = (game, a) => (isTake5(game) ? (a >= 104 ? `row ${a - 103}` : `card ${a + 1}`) : META.five_alive_kinds[a]);
 
 // ------------------------------------------------------------------------------------------- seats
+function shortName(n) {
+  if (!n) return "";
+  if (n.startsWith("pretrained:")) return n.slice(11).split("?")[0];
+  if (n.startsWith("ismcts")) {
+    const sims = n.match(/sims=(\d+)/), time = n.match(/time=([\d.]+)/);
+    return `${n.includes("prior=") ? "guided search" : "search"}${sims ? ` ${sims[1]}` : time ? ` ${time[1]}s` : ""}`;
+  }
+  if (n.startsWith("ckpt:")) { const base = n.slice(5).split("?")[0].split("/").filter(Boolean).pop() || n; return `ckpt ${base.length > 18 ? "\u2026" + base.slice(-16) : base}`; }
+  return n.length > 24 ? n.slice(0, 22) + "\u2026" : n;
+}
+
 function seatName(names, p, viewer) {
   if (p === null || p === undefined || p < 0) return "-";
-  const n = names && names[p] ? names[p] : "";
+  const n = names && names[p] ? shortName(names[p]) : "";
   if (viewer === p && n === "you") return `P${p} (you)`;
   return n ? `P${p} ${n}` : `P${p}`;
 }
+const nameText = (text, names, viewer) => (text || "").replace(/\bP(\d+)\b/g, (m, d) => seatName(names, Number(d), viewer));
 
-// ------------------------------------------------------------------------------------------- Take 5
-function renderTake5(area, v, o) {
-  // o: {viewer, names, legal:Set, onAction, rows (override), trick (override list of [num, owner]), pickRow}
+// ------------------------------------------------------------------------------------------- Take 5 table
+function renderTake5Table(area, v, o) {
+  // o: {viewer, names, rows (override), trick: [[num, owner]], placed: Set(num), waiting: num, onRow, flashRow}
   area.replaceChildren();
   const players = el("div", { class: "players" });
   for (let p = 0; p < v.num_players; p++) {
-    const box = el("div", { class: "player" + (p === v.current ? " turn" : "") + (p === o.viewer ? " me" : ""), "data-seat": p },
+    players.append(el("div", { class: "player" + (p === v.current && !v.over ? " turn" : "") + (p === o.viewer ? " me" : ""), "data-seat": p,
+                               title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) }),
-      el("div", { text: `score ${v.scores[p]} \u00B7 this round ${v.round_penalty[p]}` }),
-      el("div", { class: "small", text: `${v.hand_sizes[p]} cards` + (v.chosen[p] ? " \u00B7 has chosen" : "") }));
-    players.append(box);
+      compact() ? el("div", { class: "small", text: `${v.scores[p]} pts${v.round_penalty[p] ? ` (+${v.round_penalty[p]})` : ""} \u00B7 ${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 chosen" : "") })
+        : el("div", { text: `score ${v.scores[p]}` + (v.round_penalty[p] ? ` \u00B7 +${v.round_penalty[p]} this round` : "") }),
+      compact() ? null : el("div", { class: "small", text: `${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 has chosen" : "") })));
   }
-  const modeText = v.mode === "game" ? "to 66" : v.mode;
-  area.append(el("div", { class: "section-title", text: `Take 5 \u00B7 round ${v.round + (v.over ? 0 : 1)} \u00B7 trick ${Math.min(v.trick + 1, 10)} of 10 \u00B7 ${v.phase} \u00B7 mode ${modeText}` }), players);
-
-  const rowsBox = el("div", { class: "rows" });
-  const rows = o.rows || v.rows;
-  const pick = o.pickRow;
-  rows.forEach((row, r) => {
+  const modeText = v.mode === "game" ? "game to 66" : v.mode === "round" ? "one round" : v.mode;
+  area.append(el("div", { class: "section-title", text: `Take 5 \u00B7 ${modeText} \u00B7 round ${v.round + (v.over ? 0 : 1)} \u00B7 trick ${Math.min(v.trick + 1, 10)} of 10` }), players);
+  const rowsBox = el("div", { class: "rows", id: "rows" });
+  (o.rows || v.rows).forEach((row, r) => {
     const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
-    const line = el("div", { class: "row" + (pick ? " pick" : "") + (o.flashRow === r ? " flash" : ""), "data-row": r },
-      el("span", { class: "label", text: `row ${r + 1} \u00B7 ${bulls}\u2009bh` }),
+    const line = el("div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : ""), "data-row": r },
+      el("span", { class: "label", text: `row ${r + 1} \u00B7 ${plural(bulls, "bull")}` }),
       el("div", { class: "cards" }, row.map((c) => el("span", { class: "card" }, take5Card(c)))));
-    if (pick) {
-      const btn = el("button", { class: "legal pick-row", type: "button", "data-action": 104 + r, text: `take row ${r + 1}`,
-                                 onclick: () => o.onAction(104 + r) });
-      line.append(btn);
-    }
+    if (o.onRow) line.addEventListener("click", () => o.onRow(104 + r));
     rowsBox.append(line);
   });
-  area.append(el("div", { class: "section-title", text: "Rows" }), rowsBox);
-
-  const trick = o.trick || (v.trick_cards.length ? [] : null);
+  const board = el("div", { class: "t5-board" }, el("div", {}, el("div", { class: "section-title", text: "Rows" }), rowsBox));
+  area.append(board);
   const trickBox = el("div", { class: "trick", id: "trick" });
-  if (o.trick) for (const [c, q] of o.trick) trickBox.append(el("div", {}, take5Card(c, { small: true }), el("div", { class: "owner", text: `P${q}` })));
-  else if (v.waiting_row) trickBox.append(el("div", { class: "hint", text: `${seatName(o.names, v.waiting_row.player, o.viewer)}'s ${v.waiting_row.card} is lower than every row: ${v.waiting_row.player === o.viewer ? "click a row to take it" : "they pick a row"}` }));
-  area.append(el("div", { class: "section-title", text: "Trick" }), trickBox);
-  void trick;
-
-  if (v.pool && v.pool.length) {
-    area.append(el("div", { class: "section-title", text: "Draft pool" }),
-      el("div", { class: "cards" }, v.pool.map((c) => cardButton(take5Card(c), c - 1, o))));
+  if (o.trick && o.trick.length) {
+    for (const [c, q] of o.trick) {
+      const cls = "slot" + (o.placed && o.placed.has(c) ? " placed" : "") + (o.waiting === c ? " waiting" : "");
+      const done = o.placed && o.placed.has(c);
+      trickBox.append(el("div", { class: cls, "data-card": c }, take5Card(c, { small: true }),
+        el("span", { class: "owner", text: (q === o.viewer ? "you" : `P${q}`) + (done ? " \u2713" : o.waiting === c ? " \u2026" : "") })));
+    }
+  } else trickBox.append(el("span", { class: "small", text: "no card revealed yet this round" }));
+  board.append(el("div", { class: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox));
+  if (v.waiting_row) {
+    const mine = v.waiting_row.player === o.viewer;
+    area.append(el("div", { class: "note", id: "row-note", text: `${seatName(o.names, v.waiting_row.player, o.viewer)}'s ${v.waiting_row.card} is lower than every row: ${mine ? "take a row (its cards become your penalty)" : "they choose a row to take"}` }));
+  }
+  if (v.pool && v.pool.length && !o.poolInDock) {
+    area.append(el("div", { class: "section-title", text: "Draft pool (face up)" }), el("div", { class: "cards" }, v.pool.map((c) => el("span", { class: "card" }, take5Card(c, { small: true })))));
   }
   for (const [p, hand] of Object.entries(v.hands)) {
-    const seat = Number(p);
-    const pend = v.pending[p];
-    area.append(el("div", { class: "hand-title", text: `${seatName(o.names, seat, o.viewer)}: hand` + (pend ? ` (chosen: ${pend})` : "") }),
-      el("div", { class: "cards hand", "data-seat": seat }, hand.map((c) => seat === o.viewer ? cardButton(take5Card(c), c - 1, o) : el("span", { class: "card" }, take5Card(c, { small: true })))));
+    if (Number(p) === o.viewer && o.handInDock) continue;
+    area.append(el("div", { class: "section-title", text: `${seatName(o.names, Number(p), o.viewer)}: hand` + (v.pending[p] ? ` (chosen: ${v.pending[p]})` : "") }),
+      el("div", { class: "cards seat-hand", "data-seat": p }, hand.map((c) => el("span", { class: "card" }, take5Card(c, { small: true })))));
   }
 }
 
-function cardButton(face, action, o) {
-  const legal = o.legal && o.legal.has(action);
-  const b = el("button", { class: "card" + (legal ? " legal" : " unplayable"), type: "button", "data-action": action }, face);
-  if (o.onAction) b.addEventListener("click", () => o.onAction(action));
-  return b;
-}
-
-// ------------------------------------------------------------------------------------------- 5 Alive
-function renderFiveAlive(area, v, o) {
+// ------------------------------------------------------------------------------------------- 5 Alive table
+function renderFiveAliveTable(area, v, o) {
+  // o: {viewer, names, pub (public fields override: after an event), event, handInDock}
   area.replaceChildren();
+  const pub = { ...v, ...(o.pub || {}) };
+  const ev = o.event;
   const players = el("div", { class: "players" });
   for (let p = 0; p < v.num_players; p++) {
     const team = v.variant === "teams" ? ` \u00B7 team ${p % 2 ? "B" : "A"}` : "";
-    players.append(el("div", { class: "player" + (p === v.current ? " turn" : "") + (p === o.viewer ? " me" : "") + (v.alive[p] ? "" : " out"), "data-seat": p },
+    const lost = ev && ev.lives_lost && ev.lives_lost[String(p)];
+    const cls = "player" + (p === pub.current && !pub.over && pub.phase !== "over" ? " turn" : "") + (p === o.viewer ? " me" : "") + (pub.alive[p] ? "" : " out") + (lost ? " hurt" : "");
+    players.append(el("div", { class: cls, "data-seat": p, title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) + team }),
-      el("div", { class: "hearts", text: "\u2665".repeat(v.lives[p]) + "\u2661".repeat(Math.max(0, 5 - v.lives[p])), title: `${v.lives[p]} lives` }),
-      el("div", { class: "small", text: v.alive[p] ? `${v.lives[p]} lives \u00B7 ${v.hand_sizes[p]} cards` : "eliminated" })));
+      el("div", { class: "hearts", "aria-label": `${plural(pub.lives[p], "life")}`, text: "\u2665".repeat(pub.lives[p]) + "\u2661".repeat(Math.max(0, 5 - pub.lives[p])) }),
+      el("div", { class: "small", text: pub.alive[p] ? `${plural(pub.lives[p], "life").replace("lifes", "lives")} \u00B7 ${plural(pub.hand_sizes[p], "card")}` : "eliminated" }),
+      lost ? el("div", { class: "lost", text: `\u2212${lost} \u2665 lost` }) : null));
   }
-  area.append(el("div", { class: "section-title", text: `5 Alive \u00B7 ${v.variant} \u00B7 round ${roundOf(v) + 1} \u00B7 ${v.phase}` }), players);
-  const top = v.top >= 0 ? fiveAliveCard(v.top) : el("span", { class: "small", text: "(no card yet)" });
+  area.append(el("div", { class: "section-title", text: `5 Alive \u00B7 ${v.variant.replace("_", " ")} \u00B7 round ${pub.round + (v.over ? 0 : 1)}` }), players);
+  const lastCard = ev && !ev.bomb_answer && ev.action !== undefined && ev.action < 18 ? ev.action : (o.lastPlay !== undefined ? o.lastPlay : (pub.top >= 0 ? pub.top : -1));
+  const dirText = pub.direction === 1 ? "\u21BB clockwise" : "\u21BA counter-clockwise";
   area.append(el("div", { class: "center panel" },
-    el("div", { class: "total", id: "total" }, String(v.total), el("small", { text: " / 21" })),
-    el("div", { class: "direction", title: v.direction === 1 ? "clockwise" : "counter-clockwise",
-                text: v.direction === 1 ? "\u21BB clockwise" : "\u21BA counter-clockwise" }),
-    el("div", {}, el("div", { class: "small", text: "top card" }), top),
-    el("div", { class: "small", text: `draw pile ${v.draw_size} \u00B7 discard pile ${v.discard_size}` })));
-  if (v.phase === "bomb answer" && v.current === o.viewer) {
-    area.append(el("div", { class: "hint", text: "Bomb! Discard a 0 (click your 0) or lose a life (BUST)." }));
-  }
+    el("div", { class: "total", id: "total", "aria-label": `total ${pub.total} of 21` }, String(pub.total), el("small", { text: " / 21" })),
+    el("div", { class: "direction" + (ev && ev.reversed ? " changed" : ""), id: "direction", text: dirText }),
+    el("div", {}, el("div", { class: "small", text: "last card played" }), lastCard >= 0 ? fiveAliveCard(lastCard, { small: true }) : el("span", { class: "small", text: "none yet" })),
+    el("div", { class: "small", text: `draw pile ${pub.draw_size} \u00B7 discard pile ${pub.discard_size}` })));
+  area.append(el("div", { class: "event-text" + (ev && (Object.keys(ev.lives_lost || {}).length || ev.card === "BUST") ? " bad" : ""), id: "event-text", "aria-live": "polite",
+    text: nameText(ev ? ev.text : o.eventText || "", o.names, o.viewer) }));
   for (const [p, counts] of Object.entries(v.hands)) {
-    const seat = Number(p);
-    const cards = el("div", { class: "cards hand", "data-seat": seat });
-    counts.forEach((c, k) => {
-      for (let i = 0; i < c; i++) cards.append(seat === o.viewer ? cardButton(fiveAliveCard(k), k, o) : el("span", { class: "card" }, fiveAliveCard(k, { small: true })));
-    });
-    if (seat === o.viewer && o.onAction && !v.over) {
-      const legal = o.legal && o.legal.has(18);
-      cards.append(el("button", { class: "bust" + (legal ? " legal" : ""), type: "button", "data-action": 18, text: "BUST", onclick: () => o.onAction(18) }));
-    }
-    area.append(el("div", { class: "hand-title", text: `${seatName(o.names, seat, o.viewer)}: hand (${v.hand_sizes[seat]})` }), cards);
+    if (Number(p) === o.viewer && o.handInDock) continue;
+    const cards = el("div", { class: "cards seat-hand", "data-seat": p });
+    counts.forEach((c, k) => { for (let i = 0; i < c; i++) cards.append(el("span", { class: "card" }, fiveAliveCard(k, { small: true }))); });
+    area.append(el("div", { class: "section-title", text: `${seatName(o.names, Number(p), o.viewer)}: hand (${v.hand_sizes[Number(p)]})` }), cards);
   }
 }
 
 // ---------------------------------------------------------------------------------------------- Play
-const play = { games: {}, current: null, busy: false };
+const play = { games: {}, current: null, busy: false, order: [] };
+const cur = () => play.games[play.current];
 
-function renderPlay() {
-  const g = play.games[play.current];
-  const area = $("#play-area");
-  const result = $("#result");
-  if (!g) { area.replaceChildren(); result.className = "panel result"; return; }
-  const snap = g.snap;
-  const legal = new Set(play.busy ? [] : snap.legal);
-  const o = { viewer: snap.seat, names: snap.names, legal, onAction: (a) => humanAction(a) };
-  if (snap.game === "take5") {
-    const v = snap.view;
-    o.pickRow = !play.busy && v.waiting_row && v.waiting_row.player === snap.seat && snap.legal.length > 0;
-    renderTake5(area, v, o);
-  } else renderFiveAlive(area, snap.view, o);
-  renderResult(g);
-  renderGameTabs();
-  const turn = snap.over ? "" : play.busy ? "The bots are playing..." : snap.your_turn ? "Your turn" : "Waiting for the bots...";
-  $("#status").textContent = `${Object.keys(play.games).length} game(s) \u00B7 ${turn}`;
+function saveGames() {
+  store.set("games", play.order.filter((id) => play.games[id]).map((id) => ({ id, token: play.games[id].token })));
+  store.set("current", play.current);
 }
 
-function renderResult(g) {
-  const snap = g.snap, v = snap.view, result = $("#result");
-  result.replaceChildren();
-  if (snap.error) {
-    result.append(el("h2", { text: "Game ended with an error" }), el("div", { class: "hint", text: snap.error }));
-    result.className = "panel result show error";
-    return;
-  }
-  if (!snap.over) {
-    const last = g.roundNote;
-    if (last) {
-      result.append(el("div", { class: "summary round-summary", text: last }));
-      result.className = "panel result show";
-    } else result.className = "panel result";
-    return;
-  }
-  const wins = v.winners.map((w) => seatName(snap.names, w, snap.seat));
-  const iWon = v.winners.includes(snap.seat);
-  result.append(el("h2", { id: "final-result", text: `Game over \u2014 ${iWon ? "you win!" : "winner: " + wins.join(", ")}` }));
-  const table = el("table", { class: "board" });
-  if (snap.game === "take5") {
-    table.append(el("tr", {}, el("th", { text: "player" }), el("th", { text: "final score (bull heads)" }), el("th", { text: "last round" })));
-    for (let p = 0; p < v.num_players; p++) table.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { text: v.scores[p] }), el("td", { text: v.round_penalty[p] })));
-  } else {
-    table.append(el("tr", {}, el("th", { text: "player" }), el("th", { text: "lives" }), el("th", { text: "result" })));
-    for (let p = 0; p < v.num_players; p++) table.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { text: v.lives[p] }), el("td", { text: v.winners.includes(p) ? "won" : "lost" })));
-  }
-  result.append(table, el("div", {}, el("a", { class: "link", href: `/api/games/${snap.id}/record`, download: `game_${snap.id}.jsonl`, text: "download this game's record" })));
-  result.className = "panel result show";
-}
-
-function renderGameTabs() {
-  const tabs = $("#game-tabs");
-  tabs.replaceChildren();
-  for (const [id, g] of Object.entries(play.games)) {
-    const label = `${g.snap.game === "take5" ? "Take 5" : "5 Alive"} #${id.slice(0, 4)}` + (g.snap.over ? " (over)" : "");
-    tabs.append(el("button", { type: "button", class: id === play.current ? "current" : "", text: label,
-                               onclick: () => { if (!play.busy) { play.current = id; renderPlay(); } } }));
-  }
-}
-
-function appendLog(events, names, viewer) {
-  const log = $("#play-log");
-  for (const e of events) {
-    let text = e.text || e.type;
-    text = text.replace(/\bP(\d+)\b/g, (m, d) => seatName(names, Number(d), viewer));
-    log.append(el("div", { class: "ev ev-" + e.type, text }));
-  }
-  log.scrollTop = log.scrollHeight;
-}
-
-async function animate(g, prevView, events) {
-  // Take 5: the trick is revealed, then placed card by card (rows after each card come with the event).
-  const snap = g.snap;
-  if (snap.game !== "take5" || STEP_MS === 0) { appendLog(events, snap.names, snap.seat); return; }
-  const area = $("#play-area");
-  let rows = prevView.rows, trick = null;
-  const base = { viewer: snap.seat, names: snap.names, legal: new Set() };
-  for (const e of events) {
-    appendLog([e], snap.names, snap.seat);
+function lastTrickOf(g) {
+  // the last reveal of the current round, the cards already placed and the card waiting for a row
+  const evs = g.events;
+  for (let i = evs.length - 1; i >= 0; i--) {
+    const e = evs[i];
+    if (e.type === "round_end") return null;
     if (e.type === "reveal") {
-      trick = e.cards.slice();
-      renderTake5(area, prevView, { ...base, rows, trick });
-      await sleep(STEP_MS * 1.5);
-    } else if (e.type === "place") {
-      rows = e.rows;
-      if (trick) trick = trick.filter(([c]) => c !== e.card);
-      renderTake5(area, prevView, { ...base, rows, trick: trick || [], flashRow: e.row });
-      await sleep(STEP_MS);
-    }
-  }
-}
-
-function roundNote(snap) {
-  // End-of-round summary of this answer's events, if a round ended in them.
-  const who = (p) => seatName(snap.names, p, snap.seat);
-  for (const e of snap.events.slice().reverse()) {
-    if (e.type === "round_end") {
-      return `End of round ${e.round}: penalties ${e.penalties.map((x, p) => `${who(p)} ${x}`).join(", ")} \u2014 scores ${e.scores.map((x, p) => `${who(p)} ${x}`).join(", ")}`;
-    }
-    if (e.type === "play" && e.went_out && e.went_out.length && !e.game_over) {
-      const lives = snap.view.lives.map((x, p) => `${who(p)} ${x}`).join(", ");
-      return `End of round ${e.round}: ${e.went_out.map(who).join(", ")} went out \u2014 lives ${lives}`;
+      const placed = new Set(evs.slice(i + 1).filter((x) => x.type === "place").map((x) => x.card));
+      return { cards: e.cards, placed, trick: e.trick };
     }
   }
   return null;
 }
 
-async function humanAction(action) {
-  const g = play.games[play.current];
-  if (!g || play.busy) return;
-  const snap = g.snap;
-  if (snap.over) { showMessage("#message", "This game is over: start a new one."); return; }
-  if (!snap.your_turn) { showMessage("#message", "Not your turn yet."); return; }
-  if (!snap.legal.includes(action)) {
-    const what = snap.game === "take5" ? (action >= 104 ? `row ${action - 103}` : `card ${action + 1}`) : META.five_alive_kinds[action] || "BUST";
-    showMessage("#message", `Illegal move: ${what} can't be played now.` + (snap.game === "five_alive" && action < 8 ? ` T + ${action} would pass 21.` : ""));
-    return;
+function lastPlayOf(g) {
+  for (let i = g.events.length - 1; i >= 0; i--) {
+    const e = g.events[i];
+    if (e.type === "play" && !e.bomb_answer && e.action < 18) return e;
   }
-  showMessage("#message", "");
-  play.busy = true;
-  document.body.dataset.busy = "1";
-  renderPlay();
-  let prevView = snap.view;
-  if (snap.game === "take5" && action < 104) {  // while the trick plays out, the card has left the hand
-    const seat = String(snap.seat);
-    prevView = { ...prevView, hands: { ...prevView.hands, [seat]: prevView.hands[seat].filter((c) => c !== action + 1) },
-                 hand_sizes: prevView.hand_sizes.map((h, p) => (p === snap.seat ? h - 1 : h)) };
+  return null;
+}
+
+function turnText(snap) {
+  const v = snap.view;
+  if (snap.error) return ["The game ended with an error", "must"];
+  if (snap.over) {
+    const won = v.winners.includes(snap.seat);
+    return [won ? "Game over \u2014 you win!" : `Game over \u2014 ${v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")} won`, won ? "mine" : ""];
   }
-  try {
-    const t0 = performance.now();
-    const next = await api("POST", `/api/games/${snap.id}/act`, { action });
-    g.snap = next;
-    g.lastMoveMs = performance.now() - t0;
-    g.roundNote = roundNote(next);
-    await animate(g, prevView, next.events);
-  } catch (e) {
-    showMessage("#message", e.message);
-  } finally {
-    play.busy = false;
-    renderPlay();
-    document.body.dataset.busy = "0";
+  if (snap.pending) return ["The bots are still playing\u2026", ""];
+  if (!snap.your_turn) {
+    if (!isTake5(snap.game) && !v.alive[snap.seat]) return ["You are out: the bots play on\u2026", ""];
+    return ["The bots are playing\u2026", ""];
+  }
+  if (isTake5(snap.game)) {
+    if (v.phase === "row choice") return [`Take a row: your ${v.waiting_row.card} is lower than every row (keys 1\u20134)`, "must"];
+    if (v.phase === "draft") return ["Your pick: draft a card from the face-up pool", "mine"];
+    return ["Your turn: choose a card to play", "mine"];
+  }
+  if (v.phase === "bomb answer") return snap.legal.includes(0) ? ["Bomb! Discard a 0 (key 0) or lose a life (B)", "must"] : ["Bomb! You hold no 0: you lose a life (B)", "must"];
+  if (snap.legal.length === 1 && snap.legal[0] === 18) return [`No card fits on ${v.total}: you must BUST and lose a life (B)`, "must"];
+  return [`Your turn: play a card (total ${v.total}; keep it at 21 or below)`, "mine"];
+}
+
+function renderDock(g) {
+  const hand = $("#hand");
+  const snap = g.snap, v = snap.view;
+  const [text, cls] = turnText(snap);
+  const bar = $("#turn-bar");
+  bar.textContent = text;
+  bar.className = "turn-bar" + (cls ? " " + cls : "");
+  $("#hint-text").textContent = g.hintText && !snap.over ? g.hintText : "";
+  const legal = new Set(play.busy ? [] : snap.legal);
+  const keep = document.activeElement && hand.contains(document.activeElement) ? document.activeElement.dataset.action : null;
+  hand.replaceChildren();
+  const suggested = g.hint && g.hint.step === snap.steps ? g.hint.action : null;
+  const button = (face, action, key, count, label) => {
+    const ok = legal.has(action);
+    const b = el("button", { class: "card" + (ok ? " legal" : " unplayable") + (suggested === action ? " suggested" : ""), type: "button",
+      "data-action": action, "aria-label": `${label}${count > 1 ? ` (${count})` : ""}${ok ? "" : ", not playable now"}`, "aria-disabled": ok ? null : "true",
+      onclick: () => humanAction(action) }, face);
+    if (key) b.append(el("span", { class: "badge key", "aria-hidden": "true", text: key }));
+    if (count > 1) b.append(el("span", { class: "badge count", "aria-hidden": "true", text: `\u00D7${count}` }));
+    return b;
+  };
+  if (isTake5(snap.game)) {
+    if (v.phase === "row choice" && snap.your_turn) {
+      const t = lastTrickOf(g);
+      if (t) hand.append(el("div", { class: "dock-trick", "aria-label": "this trick" }, el("span", { class: "small", text: "This trick:" }),
+        t.cards.map(([c, q]) => el("span", { class: "slot" + (c === v.waiting_row.card ? " waiting" : "") },
+          take5Card(c, { tiny: true }), el("span", { class: "owner", text: q === snap.seat ? "you" : `P${q}` })))));
+      const picks = el("div", { class: "row-picks" });
+      v.rows.forEach((row, r) => {
+        const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
+        picks.append(el("button", { class: "row-pick legal", type: "button", "data-action": 104 + r,
+          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${r + 1}: row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => humanAction(104 + r) }));
+      });
+      hand.append(picks);
+    } else if (v.phase === "draft") {
+      const mine = v.hands[String(snap.seat)] || [];
+      v.pool.forEach((c, i) => hand.append(button(take5Card(c, { tiny: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `draft card ${c}`)));
+      if (mine.length) hand.append(el("span", { class: "small", text: `your hand: ${mine.join(", ")}` }));
+    } else {
+      const mine = (v.hands[String(snap.seat)] || []).filter((c) => !(g.optimistic && g.optimistic === c));
+      mine.forEach((c, i) => hand.append(button(take5Card(c, { tiny: compact() }), c - 1, i < 10 ? String((i + 1) % 10) : "", 1, `card ${c}, ${plural(META.take5_bullheads[c - 1], "bull head")}`)));
+      if (!mine.length && !snap.over) hand.append(el("span", { class: "small", text: "no cards in hand" }));
+    }
+  } else {
+    const counts = (v.hands[String(snap.seat)] || []).slice();
+    if (g.optimistic !== undefined && g.optimistic !== null && g.optimistic < 18 && counts[g.optimistic] > 0) counts[g.optimistic] -= 1;
+    counts.forEach((c, k) => { if (c > 0) hand.append(button(fiveAliveCard(k, { small: compact() }), k, k < 8 ? String(k) : "", c, META.five_alive_kinds[k])); });
+    if (legal.has(18)) hand.append(el("button", { class: "bust legal", type: "button", "data-action": 18, text: "BUST (B): lose a life", onclick: () => humanAction(18) }));
+    if (!counts.some((c) => c > 0)) hand.append(el("span", { class: "small", text: v.alive[snap.seat] ? "no cards in hand" : "eliminated" }));
+  }
+  if (snap.over) {
+    hand.append(el("button", { type: "button", class: "primary", id: "dock-rematch", text: "Rematch (same deal)", onclick: () => rematch(g) }),
+      el("button", { type: "button", id: "dock-new", text: "New game", onclick: () => openNewGame() }));
+  }
+  $("#dock-keys").textContent = isTake5(snap.game)
+    ? "Keys: \u2190 \u2192 move \u00B7 Enter play \u00B7 1\u20139, 0: that card \u00B7 1\u20134: take that row \u00B7 H hint \u00B7 T bot\u2019s view"
+    : "Keys: \u2190 \u2192 move \u00B7 Enter play \u00B7 0\u20137: that number \u00B7 B bust \u00B7 H hint \u00B7 T bot\u2019s view";
+  $("#hint-btn").disabled = !snap.your_turn || play.busy;
+  // keep the focus in the hand: the same card if it is still there, else the first legal one
+  if (!play.busy && (keep !== null || document.activeElement === document.body || document.activeElement === hand || g.wantFocus)) {
+    const target = (keep !== null && $(`#hand [data-action="${keep}"].legal`)) || $("#hand .legal") || $("#hand button");
+    if (target) target.focus({ preventScroll: true });
+    g.wantFocus = false;
+  }
+  requestAnimationFrame(() => document.body.style.setProperty("--dock-h", `${$("#dock").offsetHeight + 12}px`));
+}
+
+function renderTable(g, override = {}) {
+  const snap = g.snap, area = $("#play-area");
+  const o = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true, ...override };
+  if (isTake5(snap.game)) {
+    const t = lastTrickOf(g);
+    if (!o.trick && t) {
+      o.trick = t.cards; o.placed = t.placed;
+      o.trickTitle = snap.view.phase === "row choice" ? "This trick" : "Last trick";
+      if (snap.view.waiting_row) o.waiting = snap.view.waiting_row.card;
+    }
+    if (!override.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) o.onRow = (a) => humanAction(a);
+    renderTake5Table(area, snap.view, o);
+  } else {
+    if (!o.event) {
+      const e = lastPlayOf(g);
+      o.lastPlay = e ? e.action : undefined;
+      const last = g.events.filter((x) => x.type === "play").pop();
+      o.eventText = last ? last.text : "";
+    }
+    renderFiveAliveTable(area, snap.view, o);
   }
 }
 
-function setupForm() {
-  const gameSel = $("#setup-game");
-  const build = () => {
-    const game = gameSel.value;
-    const m = META.games[game];
-    const players = $("#setup-players");
-    players.max = m.players[1];
-    if (Number(players.value) > m.players[1]) players.value = m.players[1];
-    const cfgBox = $("#setup-config");
-    cfgBox.replaceChildren();
-    for (const [field, def] of Object.entries(m.defaults)) {
-      if (field === "num_players" || Array.isArray(def)) continue;
-      let input;
-      if (m.choices[field]) {
-        input = el("select", { "data-field": field }, m.choices[field].map((c) => el("option", { value: c, text: c, selected: c === def })));
-      } else if (typeof def === "boolean") {
-        input = el("input", { type: "checkbox", "data-field": field, checked: def });
-      } else if (typeof def === "number" || def === null) {
-        input = el("input", { type: "number", "data-field": field, value: def === null ? "" : def, placeholder: def === null ? "none" : "" });
-      } else input = el("input", { type: "text", "data-field": field, value: def });
-      cfgBox.append(el("label", { text: field.replace(/_/g, " ") + " " }, input));
+function renderPlay() {
+  const g = cur();
+  document.body.classList.toggle("playing", !!g);
+  $("#log-box").hidden = !g;
+  if (!g) {
+    $("#play-area").replaceChildren(); $("#result").hidden = true; $("#thinking").hidden = true;
+    $("#status").textContent = ""; renderGameTabs(); return;
+  }
+  renderTable(g);
+  renderDock(g);
+  renderResult(g);
+  renderGameTabs();
+  renderThinking(g);
+  const n = Object.keys(play.games).length;
+  $("#status").textContent = `${plural(n, "game")} open`;
+  if (!play.busy && $("#thoughts-toggle").checked) maybeThinkSoon(g);
+}
+
+function renderResult(g) {
+  const snap = g.snap, v = snap.view, box = $("#result");
+  box.replaceChildren();
+  if (snap.error) {
+    box.append(el("h2", { text: "The game ended with an error" }), el("div", { class: "note", text: snap.error }));
+    box.hidden = false; box.classList.add("error"); return;
+  }
+  box.classList.remove("error");
+  if (!snap.over) {
+    if (g.roundNote) { box.append(el("div", { class: "summary round-summary", text: g.roundNote })); box.hidden = false; } else box.hidden = true;
+    return;
+  }
+  const iWon = v.winners.includes(snap.seat);
+  box.append(el("h2", { id: "final-result", text: `Game over \u2014 ${iWon ? "you win!" : "winner: " + v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")}` }));
+  const t = el("table", { class: "board" });
+  if (isTake5(snap.game)) {
+    t.append(el("tr", {}, el("th", { text: "player" }), el("th", { class: "num", text: "final score (bull heads)" })));
+    for (let p = 0; p < v.num_players; p++) t.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { class: "num", text: v.scores[p] })));
+  } else {
+    t.append(el("tr", {}, el("th", { text: "player" }), el("th", { class: "num", text: "lives" }), el("th", { text: "result" })));
+    for (let p = 0; p < v.num_players; p++) t.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { class: "num", text: v.lives[p] }), el("td", { text: v.winners.includes(p) ? "won" : "lost" })));
+  }
+  box.append(el("div", { class: "table-wrap" }, t));
+  const buttons = el("div", { class: "buttons" },
+    el("button", { type: "button", class: "primary", id: "rematch", text: "Rematch (same deal)", onclick: () => rematch(g) }),
+    el("button", { type: "button", text: "Download the record", id: "download-record", onclick: () => downloadRecord(g) }));
+  if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: `#replay/${encodeURIComponent(snap.saved.run)}/${encodeURIComponent(snap.saved.game)}`, text: "Watch the replay" }));
+  else if (snap.saved && snap.saved.error) buttons.append(el("span", { class: "small", text: snap.saved.error }));
+  box.append(buttons, el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
+  box.hidden = false;
+}
+
+async function downloadRecord(g) {
+  try {
+    const res = await fetch(`/api/games/${g.id}/record`, { headers: { "X-Game-Token": g.token, "X-Client": clientId() } });
+    if (!res.ok) throw new Error((await res.json()).error);
+    const url = URL.createObjectURL(new Blob([await res.text()], { type: "application/x-ndjson" }));
+    const a = el("a", { href: url, download: `fiveplay_${g.snap.game}_${g.id}.jsonl` });
+    document.body.append(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
+  } catch (e) { showError(e.message); }
+}
+
+function renderGameTabs() {
+  const tabs = $("#game-tabs");
+  tabs.replaceChildren();
+  for (const id of play.order) {
+    const g = play.games[id];
+    if (!g) continue;
+    const label = `${isTake5(g.snap.game) ? "Take 5" : "5 Alive"} #${id.slice(0, 4)}` + (g.snap.over ? " (over)" : g.snap.your_turn ? " \u2022 your turn" : "");
+    tabs.append(el("span", { class: "game-tab" + (id === play.current ? " current" : "") },
+      el("button", { type: "button", class: "pick", text: label, "aria-current": id === play.current ? "true" : null, onclick: () => { if (!play.busy) { play.current = id; saveGames(); renderLog(); renderPlay(); } } }),
+      el("button", { type: "button", class: "close", "aria-label": `close ${label}`, title: "close this game", text: "\u00D7", onclick: () => closeGame(id) })));
+  }
+}
+
+async function closeGame(id) {
+  const g = play.games[id];
+  if (!g || play.busy) return;
+  try { await api("DELETE", `/api/games/${id}`, undefined, g.token); } catch (e) { /* already gone */ }
+  delete play.games[id];
+  play.order = play.order.filter((x) => x !== id);
+  if (play.current === id) play.current = play.order[play.order.length - 1] || null;
+  saveGames(); renderLog(); renderPlay();
+  if (!play.current) openNewGame();
+}
+
+function renderLog() {
+  const g = cur(), log = $("#play-log");
+  log.replaceChildren();
+  if (g) appendLog(g.events, g.snap.names, g.snap.seat);
+}
+
+function appendLog(events, names, viewer) {
+  const log = $("#play-log");
+  for (const e of events) log.append(el("div", { class: "ev ev-" + e.type, text: nameText(e.text || e.type, names, viewer) }));
+  log.scrollTop = log.scrollHeight;
+}
+
+function roundNote(g, events) {
+  const end = events.filter((e) => e.type === "round_end").pop();
+  if (end && !g.snap.over) return `Round ${end.round} over \u2014 penalties: ${end.penalties.map((x, p) => `${seatName(g.snap.names, p, g.snap.seat)} ${x}`).join(", ")}`;
+  return g.roundNote;
+}
+
+function showError(text) { $("#dock-error").textContent = text || ""; }
+
+// plays the new events back one at a time, then the final table
+async function animate(g, events, prevView) {
+  const snap = g.snap, ms = stepMs();
+  if (ms === 0 || !events.length) return;
+  $("#turn-bar").className = "turn-bar";
+  if (isTake5(snap.game)) {
+    let rows = prevView.rows, trick = null, placed = new Set();
+    const base = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true };
+    const view = { ...snap.view, rows, waiting_row: null };
+    for (const e of events) {
+      if (e.type === "reveal") {
+        trick = e.cards; placed = new Set();
+        renderTake5Table($("#play-area"), view, { ...base, rows, trick, placed, trickTitle: "This trick" });
+        $("#turn-bar").textContent = "The cards are revealed, lowest first\u2026";
+        await sleep(ms * 1.6);
+      } else if (e.type === "place" && trick) {
+        rows = e.rows; placed = new Set([...placed, e.card]);
+        renderTake5Table($("#play-area"), { ...view, rows }, { ...base, rows, trick, placed, flashRow: e.row, trickTitle: "This trick" });
+        $("#turn-bar").textContent = nameText(e.text, snap.names, snap.seat);
+        await sleep(ms);
+      } else if (e.type === "choose_row" || e.type === "round_end") {
+        $("#turn-bar").textContent = nameText(e.text, snap.names, snap.seat);
+        await sleep(ms);
+      }
     }
-    if (game === "take5") { const mode = $('[data-field="mode"]', cfgBox); if (mode) mode.value = "round"; }
-    const dl = $("#agent-names");
-    dl.replaceChildren(...m.agents.filter((a) => !a.endsWith("...") && !a.includes("=N") && !a.includes("SECONDS")).concat(["ismcts:sims=50", "ismcts:sims=200"]).map((a) => el("option", { value: a })));
-    buildSeats();
+    return;
+  }
+  for (const e of events) {
+    if (e.type !== "play") continue;
+    renderFiveAliveTable($("#play-area"), snap.view, { viewer: snap.seat, names: snap.names, handInDock: true, pub: e.after, event: e });
+    $("#turn-bar").textContent = nameText(e.text.split(":")[0], snap.names, snap.seat);
+    const bad = Object.keys(e.lives_lost || {}).length || e.reversed || e.card === "BUST";
+    await sleep(bad ? ms * 1.8 : ms);
+  }
+}
+
+async function takeAnswer(g, next, prevView) {
+  const fresh = next.events || [];
+  g.snap = next;
+  g.events = g.events.slice(0, next.event_base).concat(fresh);
+  g.optimistic = null;
+  appendLog(fresh, next.names, next.seat);
+  await animate(g, fresh, prevView);
+  g.roundNote = roundNote(g, fresh);
+}
+
+async function humanAction(action) {
+  const g = cur();
+  if (!g || play.busy || !g.snap.your_turn) return;
+  const snap = g.snap;
+  if (!snap.legal.includes(action)) {
+    showError(`${actionName(snap.game, action).replace(/^./, (c) => c.toUpperCase())} is not playable now` +
+      (isTake5(snap.game) ? "" : ` (total ${snap.view.total}: a number must keep it at 21 or below)`));
+    return;
+  }
+  showError("");
+  play.busy = true; document.body.dataset.busy = "1";
+  g.hint = null; g.hintText = null; g.thoughts = null;
+  g.optimistic = isTake5(snap.game) ? (action < 104 ? action + 1 : null) : action;
+  const prevView = snap.view;
+  renderDock(g);
+  try {
+    let next = await api("POST", `/api/games/${g.id}/act`, { action, step: snap.steps, since: g.events.length }, g.token);
+    await takeAnswer(g, next, prevView);
+    while (next.pending && !next.over) {
+      renderPlay();
+      next = await api("POST", `/api/games/${g.id}/advance`, { step: next.steps, since: g.events.length }, g.token);
+      await takeAnswer(g, next, next.view);
+    }
+  } catch (e) {
+    g.optimistic = null;
+    showError(e.message);
+    if (e.status === 409 || e.status === 404) await refreshGame(g).catch(() => {});
+  } finally {
+    play.busy = false; document.body.dataset.busy = "0";
+    g.wantFocus = true;
+    renderPlay();
+  }
+}
+
+async function refreshGame(g) {
+  const snap = await api("GET", `/api/games/${g.id}?since=0`, undefined, g.token);
+  g.snap = snap; g.events = snap.events;
+}
+
+async function continuePending(g) {
+  while (g.snap.pending && !g.snap.over) {
+    const next = await api("POST", `/api/games/${g.id}/advance`, { step: g.snap.steps, since: g.events.length }, g.token);
+    await takeAnswer(g, next, g.snap.view);
+    renderPlay();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- hints and thoughts
+function analysisBot(game) {
+  const sel = $("#analysis-bot");
+  if (sel && sel.dataset.game === game && sel.value) return sel.value;
+  const bots = META.games[game].bots;
+  const saved = store.get(`analysis.${game}`, null);
+  if (saved && bots.some((b) => b.name === saved)) return saved;
+  const pol = bots.find((b) => b.group === "Shipped policies");
+  return pol ? pol.name : "ismcts:sims=50";
+}
+
+async function askHint(g, full) {
+  const snap = g.snap;
+  if (!snap.your_turn || play.busy) return;
+  const bot = analysisBot(snap.game), step = snap.steps;
+  g.hintText = `asking ${bot}\u2026`;
+  renderDock(g);
+  try {
+    const h = await api("POST", `/api/games/${g.id}/hint`, { bot, step }, g.token);
+    if (g.snap.steps !== step) return;
+    g.hint = h;
+    g.hintText = `hint (${h.bot}): ${h.label}`;
+    if (full) g.thoughts = h;
+  } catch (e) { g.hintText = null; showError(e.message); }
+  if (cur() === g) { renderDock(g); renderThinking(g); }
+}
+
+function thoughtsBlock(t, game, title) {
+  const box = el("div", { class: "thought" });
+  if (title) box.append(el("h3", { text: title }));
+  if (!t) { box.append(el("div", { class: "small", text: "this bot plays by a fixed rule: it has no probabilities or search statistics to show" })); return box; }
+  if (t.forced) { box.append(el("div", { text: `only one legal move: ${t.chosen_label}` })); return box; }
+  const bars = el("div", { class: "bars" });
+  if (t.kind === "policy") {
+    for (const p of t.probs.slice(0, 12)) {
+      bars.append(el("span", { class: p.action === t.chosen ? "chosen" : "", text: p.label }),
+        el("div", { class: "bar", "aria-hidden": "true" }, barSpan(p.p)),
+        el("span", { class: "num", text: `${(p.p * 100).toFixed(1)}%` }));
+    }
+    box.append(el("div", { class: "small", text: "the policy\u2019s probability of each legal move (it plays the most probable)" }), bars,
+      el("div", { class: "value", text: valueText(t, game) }));
+  } else if (t.kind === "search") {
+    const most = Math.max(1, ...t.candidates.map((c) => c.visits));
+    for (const c of t.candidates.slice(0, 12)) {
+      bars.append(el("span", { class: c.action === t.chosen ? "chosen" : "", text: c.label }),
+        el("div", { class: "bar", "aria-hidden": "true" }, barSpan(c.visits / most)),
+        el("span", { class: "num", text: `${c.visits} \u00B7 ${c.mean === null ? "-" : c.mean.toFixed(2)}` }));
+    }
+    box.append(el("div", { class: "small", text: `search: each candidate\u2019s simulations and mean outcome (higher is better) \u2014 ${t.sims} simulations in ${t.seconds}s` }), bars);
+  }
+  return box;
+}
+
+function valueText(t, game) {
+  if (game === "take5" && t.reward_scale) {
+    const pts = -t.value / t.reward_scale;
+    return `value ${t.value.toFixed(3)}: it expects about ${pts.toFixed(1)} more bull heads` +
+      (t.win_reward ? ` (a win bonus of ${t.win_reward} counted in)` : " by the end of the round");
+  }
+  if (game !== "take5") return `value ${t.value.toFixed(3)}: its estimate of the outcome, from \u22121 (it loses) to +1 (it wins)`;
+  return `value ${t.value.toFixed(3)}: its estimate of its return from here (training units)`;
+}
+
+function barSpan(frac) { const s = el("span"); s.style.width = `${Math.max(1, Math.round(frac * 100))}%`; return s; }
+
+function renderThinking(g) {
+  const box = $("#thinking");
+  const on = $("#thoughts-toggle").checked;
+  box.hidden = !on;
+  if (!on) return;
+  const game = g.snap.game;
+  const sel = el("select", { id: "analysis-bot", "data-game": game, "aria-label": "analysis bot" },
+    META.games[game].bots.filter((b) => b.group !== "Random" && fits(b, g.snap.view.num_players)).map((b) => el("option", { value: b.name, text: b.label, selected: b.name === analysisBot(game) })));
+  sel.addEventListener("change", () => { store.set(`analysis.${game}`, sel.value); g.thoughts = null; g.hint = null; maybeThink(g); });
+  box.replaceChildren(el("div", { class: "setup-row" }, el("label", {}, "Bot\u2019s view of your position: ", sel)));
+  if (g.snap.your_turn && g.thoughts && g.thoughts.step === g.snap.steps) box.append(thoughtsBlock(g.thoughts.thoughts, game, `${g.thoughts.bot} would play ${g.thoughts.label}`));
+  else if (g.snap.your_turn) box.append(el("div", { class: "small", text: "thinking\u2026" }));
+  else box.append(el("div", { class: "small", text: "shown on your turn" }));
+  box.append(el("div", { class: "small", text: "Your opponents\u2019 thoughts stay hidden while the game is on (they would reveal their cards); the replay of a finished game shows them." }));
+}
+
+function maybeThink(g) {
+  if ($("#thoughts-toggle").checked && g && g.snap.your_turn && !play.busy && !(g.thoughts && g.thoughts.step === g.snap.steps)) askHint(g, true);
+  if (g) renderThinking(g);
+}
+
+// ---------------------------------------------------------------------------------------------- keyboard
+function onKey(ev) {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  const tab = (location.hash || "#play").slice(1).split("/")[0];
+  if (tab === "replays" || tab === "replay") { replayKey(ev); return; }
+  if (tab !== "play") return;
+  const g = cur();
+  if (!g) return;
+  const k = ev.key.toLowerCase();
+  if (k === "h") { ev.preventDefault(); askHint(g, false); return; }
+  if (k === "t") { ev.preventDefault(); const c = $("#thoughts-toggle"); c.checked = !c.checked; c.dispatchEvent(new Event("change")); return; }
+  if (k === "n" && !g.snap.your_turn) { ev.preventDefault(); openNewGame(); return; }
+  if (k === "arrowright" || k === "arrowleft") {
+    const btns = $$("#hand button");  // cards, row picks, BUST
+    if (!btns.length) return;
+    ev.preventDefault();
+    let i = btns.indexOf(document.activeElement);
+    i = i < 0 ? 0 : (i + (k === "arrowright" ? 1 : -1) + btns.length) % btns.length;
+    btns[i].focus();
+    return;
+  }
+  if (!g.snap.your_turn || play.busy) return;
+  const v = g.snap.view;
+  if (isTake5(g.snap.game)) {
+    if (!/^[0-9]$/.test(k)) return;
+    ev.preventDefault();
+    const n = k === "0" ? 10 : Number(k);
+    if (v.phase === "row choice") { if (n >= 1 && n <= 4) humanAction(103 + n); return; }
+    const list = v.phase === "draft" ? v.pool : v.hands[String(g.snap.seat)];
+    if (list && n <= list.length) humanAction(list[n - 1] - 1);
+  } else {
+    if (/^[0-7]$/.test(k)) { ev.preventDefault(); humanAction(Number(k)); }
+    else if (k === "b") { ev.preventDefault(); humanAction(18); }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- new game
+const fits = (b, n) => !b.players || b.players.includes(n);
+
+function preferredBot(game, n, config) {
+  const bots = META.games[game].bots;
+  const want = isTake5(game) ? (config.mode === "game" ? "pretrained:take5-game-4p" : "pretrained:take5-round-4p") : "pretrained:five-alive-4p";
+  const b = bots.find((x) => x.name === want && fits(x, n)) || bots.find((x) => fits(x, n) && x.group !== "Random");
+  return b ? b.name : "random";
+}
+
+function botSelect(game, n, value, attrs) {
+  const groups = {};
+  for (const b of META.games[game].bots) if (fits(b, n)) (groups[b.group] = groups[b.group] || []).push(b);
+  const sel = el("select", attrs);
+  for (const [group, list] of Object.entries(groups)) sel.append(el("optgroup", { label: group }, list.map((b) => el("option", { value: b.name, text: b.label, title: b.about, selected: b.name === value }))));
+  return sel;
+}
+
+function openNewGame() { const d = $("#new-game"); d.open = true; $("#setup-game").focus(); }
+
+function setupForm() {
+  const gameSel = $("#setup-game"), presetSel = $("#setup-preset"), players = $("#setup-players"), seatSel = $("#setup-seat");
+  const state = { config: {} };
+  const buildConfig = () => {
+    const game = gameSel.value, m = META.games[game];
+    const box = $("#setup-config");
+    box.replaceChildren(el("div", { class: "small", text: "Engine options (defaults follow the printed rules; see docs/rules.md):" }));
+    for (const [field, def] of Object.entries(m.defaults)) {
+      if (field === "num_players" || Array.isArray(def) || field === "max_cycles") continue;
+      const value = field in state.config ? state.config[field] : def;
+      let input;
+      if (m.choices[field]) input = el("select", { "data-field": field }, m.choices[field].map((c) => el("option", { value: c, text: c, selected: c === value })));
+      else if (typeof def === "boolean") input = el("input", { type: "checkbox", "data-field": field, checked: value });
+      else if (typeof def === "number" || def === null) input = el("input", { type: "number", "data-field": field, value: value === null ? "" : value });
+      else input = el("input", { type: "text", "data-field": field, value });
+      box.append(el("label", {}, field.replace(/_/g, " ") + " ", input));
+    }
   };
   const buildSeats = () => {
-    const game = gameSel.value;
-    const n = Number($("#setup-players").value) || 2;
-    const seat = $("#setup-seat");
-    const keep = Number(seat.value) || 0;
-    seat.replaceChildren(...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}`, selected: p === Math.min(keep, n - 1) })));
-    const bots = $("#setup-bots");
-    const def = META.games[game].agents.find((a) => a.startsWith(game === "take5" ? "take5-" : "five-alive-")) || "random";
-    const old = Array.from(bots.querySelectorAll("input")).map((i) => i.value);
-    bots.replaceChildren(el("span", { text: "Bots:" }));
-    const me = Number(seat.value);
-    let j = 0;
-    for (let p = 0; p < n; p++) {
-      if (p === me) continue;
-      bots.append(el("label", { text: `P${p} ` }, el("input", { list: "agent-names", "data-bot": j, value: old[j] && old[j].length ? old[j] : def, size: 18 })));
-      j++;
-    }
+    const game = gameSel.value, n = Number(players.value) || 2;
+    const keep = Math.min(Number(seatSel.value) || 0, n - 1);
+    seatSel.replaceChildren(...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}`, selected: p === keep })));
+    const def = preferredBot(game, n, state.config);
+    const all = botSelect(game, n, def, { id: "setup-bot" });
+    $("#setup-bot").replaceWith(all);
+    const about = () => { const b = META.games[game].bots.find((x) => x.name === all.value); $("#setup-about").textContent = b ? `${b.label}: ${b.about}` : ""; };
+    const perSeat = () => {
+      const box = $("#setup-bots");
+      box.replaceChildren(el("span", { class: "small", text: "Each seat (or type a registry name):" }));
+      let j = 0;
+      for (let p = 0; p < n; p++) {
+        if (p === Number(seatSel.value)) continue;
+        const s = botSelect(game, n, all.value, { "data-bot-select": j, "aria-label": `bot in seat P${p}` });
+        const txt = el("input", { type: "text", "data-bot": j, size: 14, placeholder: "or a name", "aria-label": `bot name for seat P${p}` });
+        box.append(el("label", {}, `P${p} `, s, txt));
+        j++;
+      }
+    };
+    all.addEventListener("change", () => { about(); perSeat(); });
+    seatSel.onchange = perSeat;
+    about(); perSeat();
   };
-  gameSel.addEventListener("change", () => { $("#setup-bots").replaceChildren(); build(); });
-  $("#setup-players").addEventListener("change", buildSeats);
-  $("#setup-seat").addEventListener("change", buildSeats);
+  const buildPresets = () => {
+    const game = gameSel.value, m = META.games[game];
+    presetSel.replaceChildren(...m.presets.map((p, i) => el("option", { value: p.id, text: p.label, selected: i === 0 })));
+    players.max = m.players[1]; players.min = m.players[0];
+    applyPreset();
+  };
+  const applyPreset = () => {
+    const m = META.games[gameSel.value];
+    const p = m.presets.find((x) => x.id === presetSel.value) || m.presets[0];
+    state.config = { ...p.config };
+    players.value = p.config.num_players;
+    buildConfig(); buildSeats();
+  };
+  gameSel.addEventListener("change", buildPresets);
+  presetSel.addEventListener("change", applyPreset);
+  players.addEventListener("change", () => { state.config.num_players = Number(players.value); buildSeats(); });
   $("#setup").addEventListener("submit", async (ev) => {
     ev.preventDefault();
-    const game = gameSel.value;
-    const config = { num_players: Number($("#setup-players").value) };
-    for (const inp of $("#setup-config").querySelectorAll("[data-field]")) {
-      const f = inp.dataset.field, def = META.games[game].defaults[f];
-      if (inp.type === "checkbox") config[f] = inp.checked;
-      else if (inp.type === "number") config[f] = inp.value === "" ? null : Number(inp.value);
-      else config[f] = inp.value;
-      if (config[f] === def) delete config[f];
+    const game = gameSel.value, m = META.games[game];
+    const config = { num_players: Number(players.value) };
+    for (const inp of $$("#setup-config [data-field]")) {
+      const f = inp.dataset.field, def = m.defaults[f];
+      let v;
+      if (inp.type === "checkbox") v = inp.checked;
+      else if (inp.type === "number") v = inp.value === "" ? null : Number(inp.value);
+      else v = inp.value;
+      if (v !== def) config[f] = v;
     }
-    const bots = Array.from($("#setup-bots").querySelectorAll("input")).map((i) => i.value.trim());
-    const body = { game, config, seat: Number($("#setup-seat").value), bots };
+    const bots = $$("#setup-bots [data-bot-select]").map((s, j) => { const t = $(`#setup-bots [data-bot="${j}"]`).value.trim(); return t || s.value; });
+    const body = { game, config, seat: Number(seatSel.value), bots };
     const seed = $("#setup-seed").value.trim();
-    if (seed) body.seed = Number(seed);
-    showMessage("#message", "Starting...", true);
-    $("#setup-start").disabled = true;
-    try {
-      const snap = await api("POST", "/api/games", body);
-      play.games[snap.id] = { snap, roundNote: null };
-      play.current = snap.id;
-      $("#play-log").replaceChildren();
-      appendLog(snap.events, snap.names, snap.seat);
-      showMessage("#message", "");
-    } catch (e) {
-      showMessage("#message", e.message);
-    } finally {
-      $("#setup-start").disabled = false;
-      renderPlay();
+    if (seed) {
+      if (!/^\d{1,20}$/.test(seed)) { $("#setup-message").textContent = "Seed: expected a whole number (or leave it empty for a random deal)"; return; }
+      body.seed = Number(seed) <= Number.MAX_SAFE_INTEGER ? Number(seed) : seed;
+      if (typeof body.seed === "string") { $("#setup-message").textContent = `Seed: at most ${Number.MAX_SAFE_INTEGER} here`; return; }
     }
+    await startGame(body);
   });
-  build();
+  buildPresets();
+}
+
+async function startGame(body) {
+  const msg = $("#setup-message");
+  msg.textContent = "Starting\u2026"; msg.className = "message info";
+  $("#setup-start").disabled = true;
+  try {
+    const snap = await api("POST", "/api/games", body);
+    const g = { id: snap.id, token: snap.token, snap, events: snap.events, roundNote: null, body, wantFocus: true };
+    for (const d of snap.dropped || []) { delete play.games[d]; play.order = play.order.filter((x) => x !== d); }
+    play.games[snap.id] = g; play.order.push(snap.id); play.current = snap.id;
+    saveGames();
+    msg.textContent = ""; msg.className = "message";
+    $("#new-game").open = false;
+    showError("");
+    renderLog(); renderPlay();
+    await continuePending(g);
+    maybeThink(g);
+  } catch (e) {
+    msg.textContent = e.message; msg.className = "message";
+  } finally {
+    $("#setup-start").disabled = false;
+  }
+}
+
+function rematch(g) {
+  if (!g.snap.over) return;
+  const b = g.body || { game: g.snap.game, config: g.snap.config, seat: g.snap.seat, bots: g.snap.names.filter((n, p) => p !== g.snap.seat) };
+  startGame({ ...b, seed: g.snap.seed });
+}
+
+async function resumeGames() {
+  const saved = store.get("games", []);
+  const want = store.get("current", null);
+  for (const { id, token } of Array.isArray(saved) ? saved : []) {
+    if (typeof id !== "string" || typeof token !== "string") continue;
+    try {
+      const snap = await api("GET", `/api/games/${encodeURIComponent(id)}?since=0`, undefined, token);
+      play.games[id] = { id, token, snap, events: snap.events, roundNote: null, wantFocus: true };
+      play.order.push(id);
+    } catch (e) { /* expired or unknown: forget it */ }
+  }
+  play.current = play.games[want] ? want : play.order[play.order.length - 1] || null;
+  saveGames();
+  renderLog(); renderPlay();
+  const g = cur();
+  if (g) { continuePending(g).catch((e) => showError(e.message)); maybeThink(g); }
+  else $("#new-game").open = true;
 }
 
 // ------------------------------------------------------------------------------------------ Replays
-const rp = { data: null, i: 0, file: null };
+const rp = { src: null, total: 0, frames: new Map(), i: 0, info: null, timer: null, playing: false, loading: null };
 
 async function loadRecordFiles(select) {
   const sel = $("#replay-file");
-  const keep = select || rp.file || sel.value;
+  const keep = select || sel.value;
   const runs = await api("GET", "/api/runs");
   sel.replaceChildren(el("option", { value: "", text: "(choose a recorded game)" }));
-  for (const r of runs.runs) for (const f of r.records) sel.append(el("option", { value: `${r.name}/${f}`, text: `${r.name} / ${f}` }));
+  for (const r of runs.runs) for (const f of r.records) sel.append(el("option", { value: `${r.name}/${f}`, text: `${r.name} / ${f.replace("records/", "")}` }));
   if (keep) sel.value = keep;
 }
 
-async function openReplay(fileOrText, index, upload) {
-  showMessage("#replay-message", "");
-  rp.file = upload ? null : fileOrText;
-  if (!upload) $("#replay-file").value = fileOrText;
+async function fetchPage(start) {
+  const src = rp.src;
+  const q = `start=${start}&count=${META.limits.replay_page}`;
+  let data;
+  if (src.kind === "upload") data = await api("POST", "/api/replay", { text: src.text, index: src.index, start, count: META.limits.replay_page });
+  else if (src.kind === "run") data = await api("GET", `/api/replay?run=${encodeURIComponent(src.run)}&game=${encodeURIComponent(src.game)}&${q}`);
+  else data = await api("GET", `/api/replay?file=${encodeURIComponent(src.file)}&index=${src.index}&${q}`);
+  if (rp.src !== src) return null;
+  data.frames.forEach((f, k) => rp.frames.set(data.start + k, f));
+  return data;
+}
+
+async function frameAt(i) {
+  if (!rp.frames.has(i)) {
+    const page = META.limits.replay_page;
+    const start = Math.floor(i / page) * page;
+    if (!rp.loading || rp.loading.start !== start) rp.loading = { start, p: fetchPage(start) };
+    await rp.loading.p;
+    rp.loading = null;
+  }
+  const next = Math.floor(i / META.limits.replay_page + 1) * META.limits.replay_page;  // prefetch the next page
+  if (next < rp.total && !rp.frames.has(next) && !rp.loading) rp.loading = { start: next, p: fetchPage(next).finally(() => { rp.loading = null; }) };
+  return rp.frames.get(i);
+}
+
+async function openReplay(src) {
+  $("#replay-message").textContent = "";
+  stopAutoplay();
+  rp.src = src; rp.frames = new Map(); rp.i = 0;
   try {
-    const data = upload
-      ? await api("POST", `/api/replay?index=${index}`, fileOrText, true)
-      : await api("GET", `/api/replay?file=${encodeURIComponent(fileOrText)}&index=${index}`);
-    rp.data = data; rp.i = 0;
-    const rounds = [...new Set(data.frames.map((f) => roundOf(f.view)))];
-    $("#rp-round").replaceChildren(...rounds.map((r) => el("option", { value: r, text: `round ${r + 1}` })));
+    const data = await fetchPage(0);
+    if (!data) return;
+    rp.info = data; rp.total = data.total_frames;
+    $("#rp-round").replaceChildren(...data.rounds.map((r) => el("option", { value: r.frame, text: `round ${r.round + 1}` })));
     const n = data.frames[0].view.num_players;
-    $("#rp-seat").replaceChildren(el("option", { value: "all", text: "from above (all hands)" }),
-      ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p]})` : "") })));
+    const me = data.human_seat;
+    $("#rp-seat").replaceChildren(el("option", { value: "all", text: "from above (every hand)" }),
+      ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p] === "you" ? "human" : data.agents[p]})` : "") })));
+    $("#rp-thoughts-label").hidden = !data.has_thoughts;
     $("#replay-controls").hidden = false;
-    renderReplay();
+    const share = src.kind === "run" ? `#replay/${encodeURIComponent(src.run)}/${encodeURIComponent(src.game)}` : null;
+    $("#rp-share").hidden = !share;
+    if (share) $("#rp-share").href = share;
+    await renderReplay();
+    startAutoplay();
   } catch (e) {
-    showMessage("#replay-message", e.message);
+    $("#replay-message").textContent = e.message;
+    $("#replay-controls").hidden = true; $("#replay-area").replaceChildren(); $("#replay-step").textContent = "";
+    $("#replay-thinking").hidden = true;
   }
 }
 
-// The round a frame belongs to, 0-based (a state's ``round`` counts the rounds completed, so the last
-// frame of a finished game still belongs to the last round played).
 const roundOf = (v) => (v.over ? Math.max(0, v.round - 1) : v.round);
 
 function seatView(view, seat) {
@@ -468,84 +894,212 @@ function seatView(view, seat) {
   return v;
 }
 
-function renderReplay() {
-  const d = rp.data;
+async function renderReplay() {
+  const d = rp.info;
   if (!d) return;
-  const f = d.frames[rp.i];
+  const i = rp.i;
+  const f = await frameAt(i);
+  if (!f || rp.i !== i) return;
   const seatSel = $("#rp-seat").value;
   const seat = seatSel === "all" ? null : Number(seatSel);
-  const names = d.agents.length ? d.agents : null;
+  const names = d.agents.length ? d.agents.map((n) => (n === "you" ? "human" : n)) : null;
   const v = seatView(f.view, seatSel === "all" ? "all" : String(seat));
-  const o = { viewer: seat, names, legal: new Set() };
   const area = $("#replay-area");
-  if (d.game === "take5") {
+  if (isTake5(d.game)) {
     const rev = f.events.find((e) => e.type === "reveal");
-    if (rev) o.trick = rev.cards;
-    renderTake5(area, v, o);
-  } else renderFiveAlive(area, v, o);
-  const who = f.player === null ? "" : `${seatName(names, f.player, seat)}: ${f.label}`;
-  const hidden = d.game === "take5" && seat !== null && f.player !== seat && f.events.length === 1 && f.events[0].type === "chose";
-  const evText = f.events.map((e) => e.text).join(" \u00B7 ");
-  $("#replay-step").textContent = f.step === 0 ? "Start of the game" : (hidden ? `${seatName(names, f.player, seat)} has chosen a card` : `${who}${evText ? " \u2014 " + evText : ""}`);
-  $("#rp-pos").textContent = `step ${rp.i} of ${d.frames.length - 1}` + (rp.i === d.frames.length - 1 ? " \u00B7 end of the game" : "");
-  $("#rp-round").value = roundOf(f.view);
-  $("#rp-first").disabled = $("#rp-back").disabled = rp.i === 0;
-  $("#rp-last").disabled = $("#rp-fwd").disabled = rp.i === d.frames.length - 1;
+    const o = { viewer: seat, names };
+    if (rev) { o.trick = rev.cards; o.placed = new Set(f.events.filter((e) => e.type === "place").map((e) => e.card)); o.trickTitle = "This trick"; }
+    else if (f.view.waiting_row) { o.trick = []; }
+    renderTake5Table(area, v, o);
+  } else {
+    const ev = f.events.find((e) => e.type === "play");
+    renderFiveAliveTable(area, v, { viewer: seat, names, event: ev });
+  }
+  const hidden = isTake5(d.game) && seat !== null && f.player !== seat && f.events.length === 1 && f.events[0].type === "chose";
+  const who = f.player === null ? "" : `${seatName(names, f.player, seat)}: ${hidden ? "chooses a card" : f.label}`;
+  const evText = hidden ? "" : f.events.map((e) => e.text).join(" \u00B7 ");
+  $("#replay-step").textContent = f.step === 0 ? "Start of the game" : `${who}${evText ? " \u2014 " + nameText(evText, names, seat) : ""}`;
+  $("#rp-pos").textContent = `step ${i} of ${rp.total - 1}` + (i === rp.total - 1 ? " \u00B7 end of the game" : "");
+  const r = d.rounds.filter((x) => x.frame <= i).pop();
+  if (r) $("#rp-round").value = String(r.frame);
+  $("#rp-first").disabled = $("#rp-back").disabled = i === 0;
+  $("#rp-last").disabled = $("#rp-fwd").disabled = i === rp.total - 1;
+  const tbox = $("#replay-thinking");
+  const showT = d.has_thoughts && $("#rp-thoughts").checked && f.thoughts && !hidden;
+  tbox.hidden = !showT;
+  if (showT && (seat === null || seat === f.thoughts.player)) {
+    tbox.replaceChildren(thoughtsBlock(f.thoughts, d.game, `What ${seatName(names, f.thoughts.player, seat)} thought before playing ${f.thoughts.chosen_label}`));
+  } else if (showT) {  // its thoughts name its cards: not for another seat's view
+    tbox.replaceChildren(el("div", { class: "small", text: `${seatName(names, f.thoughts.player, seat)} thought about this move: view the game from above or from its seat to see its thoughts (they show its hand).` }));
+  }
 }
 
 function replayGo(i) {
-  if (!rp.data) return;
-  rp.i = Math.max(0, Math.min(rp.data.frames.length - 1, i));
-  renderReplay();
+  if (!rp.info) return;
+  rp.i = Math.max(0, Math.min(rp.total - 1, i));
+  renderReplay().catch((e) => { $("#replay-message").textContent = e.message; });
+}
+
+function stopAutoplay() {
+  rp.playing = false;
+  if (rp.timer) clearTimeout(rp.timer);
+  rp.timer = null;
+  $("#rp-play").textContent = "Play";
+}
+
+function startAutoplay() {
+  if (params.get("autoplay") === "0") { stopAutoplay(); return; }
+  rp.playing = true;
+  $("#rp-play").textContent = "Pause";
+  const tick = async () => {
+    if (!rp.playing) return;
+    if (rp.i >= rp.total - 1) { stopAutoplay(); return; }
+    rp.i += 1;
+    await renderReplay().catch(() => {});
+    const ms = { slow: 1600, normal: 800, fast: 200 }[$("#rp-speed").value] || 800;
+    rp.timer = setTimeout(tick, ms);
+  };
+  rp.timer = setTimeout(tick, { slow: 1600, normal: 800, fast: 200 }[$("#rp-speed").value] || 800);
+}
+
+function replayKey(ev) {
+  if (!rp.info) return;
+  const k = ev.key;
+  if (k === "ArrowRight") { ev.preventDefault(); stopAutoplay(); replayGo(rp.i + 1); }
+  else if (k === "ArrowLeft") { ev.preventDefault(); stopAutoplay(); replayGo(rp.i - 1); }
+  else if (k === "Home") { ev.preventDefault(); stopAutoplay(); replayGo(0); }
+  else if (k === "End") { ev.preventDefault(); stopAutoplay(); replayGo(Infinity); }
+  else if (k === " " && ev.target.tagName !== "BUTTON") { ev.preventDefault(); rp.playing ? stopAutoplay() : startAutoplay(); }
 }
 
 function setupReplays() {
-  $("#rp-first").addEventListener("click", () => replayGo(0));
-  $("#rp-back").addEventListener("click", () => replayGo(rp.i - 1));
-  $("#rp-fwd").addEventListener("click", () => replayGo(rp.i + 1));
-  $("#rp-last").addEventListener("click", () => replayGo(Infinity));
-  $("#rp-seat").addEventListener("change", renderReplay);
-  $("#rp-round").addEventListener("change", () => {
-    const r = Number($("#rp-round").value);
-    replayGo(rp.data.frames.findIndex((f) => roundOf(f.view) === r));
-  });
+  const manual = (f) => () => { stopAutoplay(); f(); };
+  $("#rp-first").addEventListener("click", manual(() => replayGo(0)));
+  $("#rp-back").addEventListener("click", manual(() => replayGo(rp.i - 1)));
+  $("#rp-fwd").addEventListener("click", manual(() => replayGo(rp.i + 1)));
+  $("#rp-last").addEventListener("click", manual(() => replayGo(Infinity)));
+  $("#rp-play").addEventListener("click", () => (rp.playing ? stopAutoplay() : (rp.i >= rp.total - 1 && replayGo(0), startAutoplay())));
+  $("#rp-seat").addEventListener("change", () => renderReplay());
+  $("#rp-thoughts").addEventListener("change", () => renderReplay());
+  $("#rp-round").addEventListener("change", manual(() => replayGo(Number($("#rp-round").value))));
   $("#replay-open").addEventListener("click", () => {
     const file = $("#replay-file").value;
-    if (!file) { showMessage("#replay-message", "Choose a record file first (or upload one)."); return; }
-    openReplay(file, Number($("#replay-index").value) || 0, false);
+    if (!file) { $("#replay-message").textContent = "Choose a recorded game first (or upload a record file)."; return; }
+    const m = file.match(/^([^/]+)\/records\/([^/]+)\.jsonl$/);
+    const index = Number($("#replay-index").value) || 0;
+    if (m && index === 0) location.hash = `#replay/${encodeURIComponent(m[1])}/${encodeURIComponent(m[2])}`;
+    else openReplay({ kind: "file", file, index });
   });
   $("#replay-upload").addEventListener("change", async (ev) => {
     const file = ev.target.files[0];
-    if (file) openReplay(await file.text(), Number($("#replay-index").value) || 0, true);
-  });
-  document.addEventListener("keydown", (ev) => {
-    if (!$("#tab-replays").classList.contains("active") || ev.target.tagName === "INPUT") return;
-    if (ev.key === "ArrowRight") replayGo(rp.i + 1);
-    if (ev.key === "ArrowLeft") replayGo(rp.i - 1);
+    if (!file) return;
+    if (file.size > 8 * 1024 * 1024) { $("#replay-message").textContent = "This file is larger than 8 MB: a record file is far smaller."; return; }
+    openReplay({ kind: "upload", text: await file.text(), index: Number($("#replay-index").value) || 0 });
   });
 }
 
 // ------------------------------------------------------------------------------------------ Results
-const fmt = (x, d = 2) => (x === null || x === undefined ? "-" : typeof x === "number" ? x.toFixed(d) : String(x));
+const fmt = (x, d = 2) => (x === null || x === undefined || x === "" ? "-" : typeof x === "number" ? (Number.isInteger(x) ? x.toLocaleString("en") : x.toFixed(d)) : String(x));
 const fmtCi = (m, pct) => {
-  if (!m || m.mean === null) return "-";
+  if (!m || m.mean === null || m.mean === undefined) return "-";
   const k = pct ? 100 : 1, d = pct ? 1 : 2;
-  return `${(m.mean * k).toFixed(d)}${pct ? "%" : ""}` + (m.half_width !== undefined ? ` \u00B1 ${(m.half_width * k).toFixed(d)}` : "");
+  return `${(m.mean * k).toFixed(d)}${pct ? "%" : ""}` + (m.half_width !== undefined && m.half_width !== null ? ` \u00B1 ${(m.half_width * k).toFixed(d)}` : "");
 };
+const COLORS = ["#15604e", "#a3211a", "#1a4fa0", "#8a5a00", "#6a2c8f", "#3d3d3d"];
+
+function lineChart(title, series, xLabel, yLabel, opts = {}) {
+  // series: [{name, points: [[x, y, ci]]}]
+  const W = Math.round(Math.max(300, Math.min(540, window.innerWidth - 44))), H = 290, L = 56, R = 26, T = 26, B = 44;
+  const pts = series.flatMap((s) => s.points);
+  if (!pts.length) return null;
+  let x0 = Math.min(...pts.map((p) => p[0])), x1 = Math.max(...pts.map((p) => p[0]));
+  let y0 = Math.min(...pts.map((p) => p[1] - (p[2] || 0))), y1 = Math.max(...pts.map((p) => p[1] + (p[2] || 0)));
+  if (opts.y0 !== undefined) y0 = Math.min(y0, opts.y0);
+  if (opts.y1 !== undefined) y1 = Math.max(y1, opts.y1);
+  if (opts.pct) { y0 = Math.max(0, y0); y1 = Math.min(1, y1); }
+  if (x1 === x0) { x0 -= 1; x1 += 1; }
+  if (y1 === y0) { y0 -= 1; y1 += 1; }
+  const sx = (x) => L + ((x - x0) / (x1 - x0)) * (W - L - R);
+  const sy = (y) => T + (1 - (Math.min(y1, Math.max(y0, y)) - y0) / (y1 - y0)) * (H - T - B);
+  const s = svg("svg", { viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", "aria-label": title });
+  s.append(svg("text", { x: 4, y: 16, "text-anchor": "start", "font-size": 13, fill: "#1d1d1d" }, `\u2191 ${yLabel}`));
+  for (let k = 0; k <= 4; k++) {
+    const y = y0 + ((y1 - y0) * k) / 4;
+    s.append(svg("line", { x1: L, x2: W - R, y1: sy(y), y2: sy(y), stroke: "#dddddd" }));
+    s.append(svg("text", { x: L - 6, y: sy(y) + 4, "text-anchor": "end", "font-size": 13, fill: "#3a3a3a" }, opts.pct ? `${Math.round(y * 100)}%` : Math.abs(y) >= 100 ? y.toFixed(0) : y.toFixed(1)));
+  }
+  for (let k = 0; k <= 4; k++) {
+    const x = x0 + ((x1 - x0) * k) / 4;
+    s.append(svg("text", { x: sx(x), y: H - B + 18, "text-anchor": k === 0 ? "start" : k === 4 ? "end" : "middle", "font-size": 13, fill: "#3a3a3a" }, x >= 1e6 ? `${(x / 1e6).toFixed(1)}M` : x >= 1e3 ? `${(x / 1e3).toFixed(0)}k` : x.toFixed(0)));
+  }
+  s.append(svg("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle", "font-size": 13, fill: "#1d1d1d" }, xLabel));
+  const colorOf = (ser, k) => COLORS[Math.floor(ser.color ?? k) % COLORS.length];
+  series.forEach((ser, k) => {
+    const c = colorOf(ser, k);
+    const P = ser.points.slice().sort((a, b) => a[0] - b[0]);
+    if (P.some((p) => p[2])) {
+      const band = P.map((p) => `${sx(p[0])},${sy(p[1] + (p[2] || 0))}`).concat(P.slice().reverse().map((p) => `${sx(p[0])},${sy(p[1] - (p[2] || 0))}`));
+      s.append(svg("polygon", { points: band.join(" "), fill: c, "fill-opacity": 0.15, stroke: "none" }));
+    }
+    s.append(svg("polyline", { points: P.map((p) => `${sx(p[0])},${sy(p[1])}`).join(" "), fill: "none", stroke: c, "stroke-width": 2.5, "stroke-dasharray": ser.dashed ? "6 4" : null }));
+    for (const p of P) s.append(svg("circle", { cx: sx(p[0]), cy: sy(p[1]), r: 3, fill: c }));
+  });
+  const legend = el("div", { class: "legend" }, series.map((ser) => el("span", {}, el("span", { class: "sw" + (ser.dashed ? " dashed" : ""), "aria-hidden": "true" }), ser.name)));
+  $$(".sw", legend).forEach((sw, k) => { sw.style.borderColor = colorOf(series[k], k); });
+  return el("div", { class: "chart" }, el("div", { class: "chart-title", text: title }), s, legend);
+}
+
+function curveCharts(rows) {
+  const num = (x) => (x === undefined || x === "" || x === null ? NaN : Number(x));
+  const xKey = ["decisions", "env_steps", "update"].find((k) => rows[0][k] !== undefined);
+  const groups = {};
+  for (const r of rows) (groups[r.baseline || "learner"] = groups[r.baseline || "learner"] || []).push(r);
+  const charts = [];
+  const scoreName = rows[0].score_name || "score";
+  if (rows[0].score_mean !== undefined) {
+    const series = [];
+    for (const [b, rs] of Object.entries(groups)) {
+      series.push({ name: `learner vs ${b}`, color: series.length / 2, points: rs.map((r) => [num(r[xKey]), num(r.score_mean), num(r.score_ci) || 0]).filter((p) => isFinite(p[0]) && isFinite(p[1])) });
+      if (rs[0].opp_score_mean !== undefined) series.push({ name: `${b} (its own mean, same games)`, dashed: true, color: (series.length - 1) / 2, points: rs.map((r) => [num(r[xKey]), num(r.opp_score_mean), 0]).filter((p) => isFinite(p[0]) && isFinite(p[1])) });
+    }
+    charts.push(lineChart(`Mean ${scoreName} per game (${scoreName === "score" ? "lower" : "higher"} is better)`, series, `learner ${xKey.replace("_", " ")}`, scoreName));
+  }
+  if (rows[0].win_mean !== undefined) {
+    charts.push(lineChart("Win rate", Object.entries(groups).map(([b, rs], k) => ({ name: `learner vs ${b}`, color: k, points: rs.map((r) => [num(r[xKey]), num(r.win_mean), num(r.win_ci) || 0]).filter((p) => isFinite(p[0]) && isFinite(p[1])) })), `learner ${xKey.replace("_", " ")}`, "win rate", { pct: true, y0: 0 }));
+  }
+  const means = Object.keys(rows[0]).filter((k) => k.endsWith("_mean") && !["score_mean", "opp_score_mean", "win_mean", "diff_mean"].includes(k));
+  for (const k of means) charts.push(lineChart(k.replace(/_/g, " "), [{ name: k, points: rows.map((r) => [num(r[xKey]), num(r[k]), 0]).filter((p) => isFinite(p[0]) && isFinite(p[1])) }], xKey.replace("_", " "), k.replace(/_/g, " ")));
+  return charts.filter(Boolean);
+}
+
+function flatten(obj, prefix = "", out = []) {
+  for (const [k, v] of Object.entries(obj || {})) {
+    const key = prefix ? `${prefix}.${k}` : k;
+    if (v && typeof v === "object" && !Array.isArray(v) && Object.keys(v).length && out.length < 80) flatten(v, key, out);
+    else out.push([key, Array.isArray(v) ? (v.length <= 6 ? v.map((x) => (typeof x === "object" ? JSON.stringify(x) : fmt(x))).join(", ") : `${v.length} items`) : fmt(v)]);
+  }
+  return out;
+}
+
+function summaryTable(summary) {
+  const dl = el("dl", { class: "kv" });
+  for (const [k, v] of flatten(summary).slice(0, 80)) dl.append(el("dt", { text: k }), el("dd", { text: v }));
+  return dl;
+}
 
 async function loadRuns() {
   const box = $("#runs");
   try {
     const data = await api("GET", "/api/runs");
     box.replaceChildren(el("div", { class: "section-title", text: `Runs under ${data.runs_dir}` }));
-    if (!data.runs.length) { box.append(el("div", { text: "No runs yet: run `make demo` or `python -m experiments.tournament ... --record`." })); return; }
-    const t = el("table", { class: "board", id: "runs-table" }, el("tr", {}, ...["run", "kind", "game", "created", "plots", "records"].map((h) => el("th", { text: h }))));
+    if (!data.runs.length) { box.append(el("div", { text: "No runs yet: play a game here, or run `make demo` or `python -m experiments.tournament ... --record`." })); return; }
+    const list = el("div", { class: "runs-list", id: "runs-table" });
     for (const r of data.runs) {
-      t.append(el("tr", {}, el("td", {}, el("a", { class: "link", text: r.name, onclick: () => loadRun(r.name) })),
-        el("td", { text: r.kind }), el("td", { text: r.game || "-" }), el("td", { text: r.created || "-" }),
-        el("td", { text: r.plots.length }), el("td", { text: r.records.length })));
+      list.append(el("div", { class: "run-card" },
+        el("a", { class: "link name", href: `#results/${encodeURIComponent(r.name)}`, text: r.name }),
+        el("div", { class: "small", text: `${r.kind} \u00B7 ${r.game || "-"} \u00B7 ${plural(r.records.length, "record")} \u00B7 ${plural(r.plots.length, "plot")}${r.checkpoint ? " \u00B7 checkpoint" : ""}` })));
     }
-    box.append(t);
+    box.append(list);
   } catch (e) { box.replaceChildren(el("div", { class: "message", text: e.message })); }
 }
 
@@ -553,59 +1107,92 @@ async function loadRun(name) {
   const box = $("#run-detail");
   try {
     const r = await api("GET", `/api/runs/${encodeURIComponent(name)}`);
-    box.replaceChildren(el("h2", { text: r.name }));
+    box.replaceChildren(el("h2", { class: "wrap-anywhere", text: r.name }));
     const s = r.summary;
     if (s && s.entrants) {
       const metrics = (s.metrics || []).map((m) => m.name);
-      const t = el("table", { class: "board", id: "leaderboard" }, el("tr", {}, ...["#", "entrant", "games", "win rate", ...metrics, "rating \u03BC \u00B1 \u03C3", "ms/decision"].map((h) => el("th", { text: h }))));
+      const head = ["#", "entrant", "games", "win rate", ...metrics, "rating \u03BC \u00B1 \u03C3", "ms/decision"];
+      const t = el("table", { class: "board", id: "leaderboard" }, el("tr", {}, ...head.map((h, k) => el("th", { class: (k >= 2 ? "num" : "") + (k >= head.length - 2 ? " hide-phone" : ""), text: h }))));
       const ents = s.entrants.slice().sort((a, b) => b.rating.ordinal - a.rating.ordinal);
-      ents.forEach((e, i) => t.append(el("tr", {}, el("td", { text: i + 1 }), el("td", { text: e.entrant }), el("td", { text: e.games }),
-        el("td", { text: fmtCi(e.win_rate, true) }), ...metrics.map((m) => el("td", { text: fmtCi(e.metrics[m]) })),
-        el("td", { text: `${fmt(e.rating.mu)} \u00B1 ${fmt(e.rating.sigma)}` }), el("td", { text: fmt(e.ms_per_decision) }))));
-      box.append(el("div", { class: "section-title", text: `Leaderboard (${s.games_completed} of ${s.games_planned} games)` }), t);
+      ents.forEach((e, i) => t.append(el("tr", {}, el("td", { text: i + 1 }), el("td", { class: "wrap-anywhere", text: e.entrant }), el("td", { class: "num", text: e.games }),
+        el("td", { class: "num", text: fmtCi(e.win_rate, true) }), ...metrics.map((m) => el("td", { class: "num", text: fmtCi(e.metrics[m]) })),
+        el("td", { class: "num hide-phone", text: `${fmt(e.rating.mu)} \u00B1 ${fmt(e.rating.sigma)}` }), el("td", { class: "num hide-phone", text: fmt(e.ms_per_decision) }))));
+      box.append(el("div", { class: "section-title", text: `Leaderboard (${s.games_completed} of ${s.games_planned} games; 95% intervals)` }), el("div", { class: "table-wrap" }, t));
     } else if (s) {
-      box.append(el("div", { class: "section-title", text: "Summary" }), el("pre", { text: JSON.stringify(s, null, 1).slice(0, 3000) }));
+      box.append(el("div", { class: "section-title", text: "Summary" }), el("div", { class: "panel", id: "summary-table" }, summaryTable(s)));
     }
     if (r.curves && r.curves.length) {
-      const cols = Object.keys(r.curves[0]).slice(0, 9);
-      const t = el("table", { class: "board" }, el("tr", {}, ...cols.map((c) => el("th", { text: c }))));
-      for (const row of r.curves.slice(-12)) t.append(el("tr", {}, ...cols.map((c) => el("td", { text: row[c] }))));
-      box.append(el("div", { class: "section-title", text: "Learning curve (last evaluations)" }), t);
+      const charts = curveCharts(r.curves);
+      box.append(el("div", { class: "section-title", text: `Learning curves (${plural(r.curves.length, "evaluation")})` }), el("div", { class: "charts", id: "curve-charts" }, charts));
+      const last = {};
+      for (const row of r.curves) last[row.baseline || "learner"] = row;
+      if (Object.values(last)[0].score_mean !== undefined) {
+        const name = Object.values(last)[0].score_name || "score";
+        const t = el("table", { class: "board", id: "curves-last" }, el("tr", {}, ...["against", `learner\u2019s ${name}`, "theirs", "win rate"].map((h, k) => el("th", { class: k ? "num" : "", text: h }))));
+        for (const [b, row] of Object.entries(last)) {
+          const pm = (m, c, pct) => (m === undefined || m === "" ? "-" : pct ? `${(Number(m) * 100).toFixed(1)}% \u00B1 ${(Number(c || 0) * 100).toFixed(1)}` : `${Number(m).toFixed(2)} \u00B1 ${Number(c || 0).toFixed(2)}`);
+          t.append(el("tr", {}, el("td", { class: "wrap-anywhere", text: b }), el("td", { class: "num nowrap", text: pm(row.score_mean, row.score_ci) }),
+            el("td", { class: "num nowrap", text: pm(row.opp_score_mean, row.opp_score_ci) }), el("td", { class: "num nowrap", text: pm(row.win_mean, row.win_ci, true) })));
+        }
+        const lastRow = Object.values(last)[0];
+        box.append(el("div", { class: "section-title", text: `Last evaluation: after ${fmt(Number(lastRow.decisions))} decisions, ${lastRow.games || "?"} games each (95% intervals)` }), el("div", { class: "table-wrap" }, t));
+      }
     }
     if (r.plots.length) {
       box.append(el("div", { class: "section-title", text: "Plots" }),
         el("div", { class: "plots" }, r.plots.map((p) => el("img", { src: `/files/${encodeURIComponent(r.name)}/${encodeURIComponent(p)}`, alt: p, title: p }))));
     }
     if (r.records.length) {
-      const list = el("div", { class: "cards" });
-      for (const f of r.records) list.append(el("a", { class: "link replay-link", text: f.replace("records/", ""), onclick: async () => {
-        rp.file = `${r.name}/${f}`;
-        location.hash = "#replays";
-        await loadRecordFiles(rp.file);
-        openReplay(rp.file, 0, false);
-      } }));
+      const list = el("div", { class: "records" });
+      for (const f of r.records) {
+        const m = f.match(/^records\/(.+)\.jsonl$/);
+        list.append(m ? el("a", { class: "link replay-link", href: `#replay/${encodeURIComponent(r.name)}/${encodeURIComponent(m[1])}`, text: m[1] })
+          : el("button", { type: "button", class: "link replay-link", text: f, onclick: () => { location.hash = "#replays"; openReplay({ kind: "file", file: `${r.name}/${f}`, index: 0 }); } }));
+      }
       box.append(el("div", { class: "section-title", text: `Game records (${r.records.length}): click to replay` }), list);
     }
-    if (r.config) box.append(el("details", {}, el("summary", { text: "config.json" }), el("pre", { text: JSON.stringify(r.config, null, 1) })));
+    if (r.config) box.append(el("details", { class: "panel" }, el("summary", { text: "config.json" }), el("pre", { text: JSON.stringify(r.config, null, 1) })));
   } catch (e) { box.replaceChildren(el("div", { class: "message", text: e.message })); }
 }
 
 // ------------------------------------------------------------------------------------------ tabs
 function showTab() {
-  const tab = (location.hash || "#play").slice(1);
-  for (const s of document.querySelectorAll(".tab")) s.classList.toggle("active", s.id === `tab-${tab}`);
-  for (const a of document.querySelectorAll("nav a")) a.classList.toggle("active", a.dataset.tab === tab);
-  if (tab === "results") loadRuns();
-  if (tab === "replays" && !rp.data) loadRecordFiles().catch((e) => showMessage("#replay-message", e.message));
+  const parts = (location.hash || "#play").slice(1).split("/");
+  let tab = parts[0] || "play";
+  if (tab === "replay") tab = "replays";
+  if (!["play", "replays", "results"].includes(tab)) tab = "play";
+  for (const s of $$(".tab")) s.classList.toggle("active", s.id === `tab-${tab}`);
+  for (const a of $$("nav a")) { a.classList.toggle("active", a.dataset.tab === tab); if (a.dataset.tab === tab) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current"); }
+  document.body.classList.toggle("playing", tab === "play" && !!cur());
+  if (tab !== "replays") stopAutoplay();
+  if (tab === "results") { loadRuns(); if (parts[1]) loadRun(decodeURIComponent(parts[1])); else $("#run-detail").replaceChildren(); }
+  if (tab === "replays") {
+    if (parts[0] === "replay" && parts[1] && parts[2]) {
+      const run = decodeURIComponent(parts[1]), game = decodeURIComponent(parts[2]);
+      loadRecordFiles(`${run}/records/${game}.jsonl`).catch(() => {});
+      if (!rp.src || rp.src.run !== run || rp.src.game !== game) openReplay({ kind: "run", run, game });
+    } else loadRecordFiles().catch((e) => { $("#replay-message").textContent = e.message; });
+  }
 }
 
 async function main() {
   META = await api("GET", "/api/meta");
+  $("#speed").value = SPEED;
+  $("#speed").addEventListener("change", () => { SPEED = $("#speed").value; store.set("speed", SPEED); });
+  $("#hint-btn").addEventListener("click", () => { const g = cur(); if (g) askHint(g, false); });
+  $("#thoughts-toggle").checked = !!store.get("thoughts", false);
+  $("#thoughts-toggle").addEventListener("change", () => { store.set("thoughts", $("#thoughts-toggle").checked); const g = cur(); if (g) maybeThink(g); });
+  document.addEventListener("keydown", onKey);
   setupForm();
   setupReplays();
   window.addEventListener("hashchange", showTab);
+  await resumeGames();
   showTab();
   document.body.dataset.ready = "1";
+  document.body.dataset.busy = "0";
 }
+
+let thinkTimer = null;
+function maybeThinkSoon(g) { clearTimeout(thinkTimer); thinkTimer = setTimeout(() => { if (cur() === g) maybeThink(g); }, 30); }
 
 main().catch((e) => { document.body.prepend(el("div", { class: "message", text: `Could not start: ${e.message}` })); });

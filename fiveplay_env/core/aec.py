@@ -11,7 +11,8 @@ Engine interface the subclass's ``_new_engine`` must return (duck-typed):
     step(action) -> list     every player's reward for this step (raises IllegalActionError)
 Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
 ``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated),
-``_render_text(engine) -> str``.
+``_render_text(engine) -> str``; optional: ``_game_over(engine)`` (the flags of the step that ended
+the game: every agent terminated by default).
 """
 from __future__ import annotations
 
@@ -176,8 +177,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
             self._refresh_infos()
         alive = self._alive(engine)
         if engine.is_over:
-            for a in self.agents:
-                self.terminations[a] = True
+            self._game_over(engine)
         elif alive is not None and (alive is not self._alive_seen or alive.count(True) != self._alive_count):
             # someone was eliminated (survivors only decrease), or the engine's state was replaced
             self._alive_seen, self._alive_count = alive, alive.count(True)
@@ -187,6 +187,12 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self._select()
         if self.render_mode == "human":
             self.render()
+
+    def _game_over(self, engine: Any) -> None:
+        """The step that ended the game: every remaining agent is terminated (subclasses may truncate
+        some instead, for a game ended unfinished)."""
+        for a in self.agents:
+            self.terminations[a] = True
 
     def _infos_changed(self, engine: Any) -> bool:
         """Whether infos must be rebuilt after a step (subclasses may narrow this for speed)."""

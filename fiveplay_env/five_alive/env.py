@@ -103,9 +103,21 @@ class FiveAliveAEC(CardGameAEC):
         self._decisions = [0] * self.config.num_players  # per seat, for max_cycles
         super().reset(seed=seed, options=options)
 
+    def _game_over(self, engine: eng.FiveAliveEngine) -> None:
+        if eng.truncated(engine.state):
+            # the engine's max_steps ended the game unfinished: a truncation, not a termination
+            alive, index = engine.state.alive, self._index
+            for a in self.agents:
+                if alive[index[a]]:
+                    self.truncations[a] = True
+                else:  # eliminated on this step: terminated as usual
+                    self.terminations[a] = True
+            return
+        super()._game_over(engine)
+
     def step(self, action: Any) -> None:
         limit = self.config.max_cycles
-        if limit is None and self.config.max_steps is None:  # nothing to count, no truncation to translate
+        if limit is None:  # nothing to count (a max_steps truncation is _game_over's)
             super().step(action)
             return
         if self.engine is None or not self.agents:
@@ -113,20 +125,12 @@ class FiveAliveAEC(CardGameAEC):
         agent = self.agent_selection
         acting = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
         super().step(action)  # raises IllegalActionError before anything changes
-        if acting:
-            self._decisions[self._index[agent]] += 1
-            if self.engine.is_over and eng.truncated(self.engine.state):
-                # the engine's max_steps ended the game unfinished: a truncation, not a termination
-                alive = self.engine.state.alive
-                for a in self.agents:
-                    if alive[self._index[a]]:  # the eliminated stay terminated
-                        self.terminations[a] = False
-                        self.truncations[a] = True
-                self._select()
+        if not acting:
+            return
+        self._decisions[self._index[agent]] += 1
         # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
         # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
-        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
-                and not self.engine.is_over and self.agents):
+        if self._decisions[self._index[agent]] >= limit and not self.engine.is_over and self.agents:
             for a in self.agents:
                 self.truncations[a] = True
             self._select()

@@ -127,7 +127,7 @@ def test_nested_names():
 
 def test_the_opponent_resolver_of_user_code_opts_in(tmp_path, monkeypatch):
     from agents.registry import user_agent
-    from fiveplay_env.core import single_agent as sa
+    from fiveplay_env import single_agent as sa
 
     assert sa._find_resolver() is user_agent
     with pytest.raises(ValueError, match="got a builtin_function_or_method"):

@@ -12,11 +12,13 @@ Engine interface the subclass's ``_new_engine`` must return (duck-typed):
 Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
 ``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated),
 ``_render_text(engine) -> str``; optional: ``_game_over(engine)`` (the flags of the step that ended
-the game: every agent terminated by default).
+the game: every agent terminated by default) and ``_after_decision(agent)``, an attribute (None: no
+call) run after each step on which ``agent`` acted (for example to count decisions for ``max_cycles``).
 """
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -72,6 +74,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.truncations = {}
         self.infos = {}
         self._rewards_dirty = False
+        self._after_decision: Callable[[str], None] | None = None  # a subclass's per-decision hook (max_cycles)
 
     # --- hooks ---------------------------------------------------------------------------------
     @abstractmethod
@@ -185,6 +188,8 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
                 if not alive[self._index[a]]:
                     self.terminations[a] = True
         self._select()
+        if self._after_decision is not None:
+            self._after_decision(agent)
         if self.render_mode == "human":
             self.render()
 

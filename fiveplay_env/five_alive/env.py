@@ -60,6 +60,8 @@ class FiveAliveAEC(CardGameAEC):
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config_of(FiveAliveConfig, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+        if cfg.max_cycles is not None:  # without it, a step is the shared step with no hook
+            self._after_decision = self._count_decision
 
     def _new_engine(self, seed: int) -> eng.FiveAliveEngine:
         return eng.FiveAliveEngine(self.config, seed)
@@ -115,22 +117,12 @@ class FiveAliveAEC(CardGameAEC):
             return
         super()._game_over(engine)
 
-    def step(self, action: Any) -> None:
-        limit = self.config.max_cycles
-        if limit is None:  # nothing to count (a max_steps truncation is _game_over's)
-            super().step(action)
-            return
-        if self.engine is None or not self.agents:
-            super().step(action)  # ResetNeededError: before reset(), or once every agent is done
-        agent = self.agent_selection
-        acting = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        super().step(action)  # raises IllegalActionError before anything changes
-        if not acting:
-            return
-        self._decisions[self._index[agent]] += 1
-        # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
-        # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
-        if self._decisions[self._index[agent]] >= limit and not self.engine.is_over and self.agents:
+    def _count_decision(self, agent: str) -> None:
+        """PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
+        a player has made max_cycles decisions (no one makes more; everyone makes about as many)."""
+        seat = self._index[agent]
+        self._decisions[seat] += 1
+        if self._decisions[seat] >= self.config.max_cycles and not self.engine.is_over and self.agents:
             for a in self.agents:
                 self.truncations[a] = True
             self._select()

@@ -260,6 +260,10 @@ def make_vec(game: str, num_envs: int, seed: int | None = 0, reuse_obs: bool = F
 
 # --- the reference backend ----------------------------------------------------------------------------------
 
+def _never_truncated(state: Any) -> bool:
+    return False
+
+
 @dataclass(frozen=True)
 class ReferenceGame:
     """What ``LoopVecEnv`` needs of a game's reference engine.
@@ -272,6 +276,8 @@ class ReferenceGame:
         observe: ``(config, state, player) -> float32 [obs_dim]``.
         final: ``(engine) -> (scores, win shares)`` of a finished game, one float per seat (Take 5:
             final scores; 5 Alive: lives left; the win shared by the winners).
+        truncated: ``(state) -> bool``: the finished game was cut short by a length bound (5 Alive's
+            ``max_steps``), not ended by its rules.
     """
 
     config_cls: type
@@ -279,6 +285,7 @@ class ReferenceGame:
     num_actions: int
     observe: Callable[[Any, Any, int], np.ndarray]
     final: Callable[[Any], tuple[list[float], list[float]]]
+    truncated: Callable[[Any], bool] = _never_truncated
 
 
 def reference_game(game: str) -> ReferenceGame:
@@ -290,7 +297,7 @@ def reference_game(game: str) -> ReferenceGame:
         res = g.results(engine, [None] * engine.state.num_players)
         return [float(x) for x in res[g.score]], [float(x) for x in res["win"]]
 
-    return ReferenceGame(g.config_cls, g.engine_cls, g.num_actions, g.observe_state, final)
+    return ReferenceGame(g.config_cls, g.engine_cls, g.num_actions, g.observe_state, final, g.truncated)
 
 
 class LoopVecEnv:
@@ -298,7 +305,8 @@ class LoopVecEnv:
     Python loop: ``make_vec(game, B, seed, backend="reference", **config)``.
 
     ``info()`` holds ``seed`` [B], ``final_scores`` [B, n] (Take 5: scores; 5 Alive: lives; valid where
-    ``terminated``) and ``final_win`` [B, n] (win shares of the finished games).
+    ``terminated``), ``final_win`` [B, n] (win shares of the finished games) and ``truncated`` [B] (of
+    the games that ended at this step, those cut short by a length bound: 5 Alive's ``max_steps``).
     ``engines[i]`` is slot i's game in progress (a new one as soon as a game ends) and, after a step,
     ``ended`` maps each slot whose game that step finished to the finished game's engine.
     ``get_state()`` / ``set_state(state)``: the games in progress as plain data (each game's seed and
@@ -388,7 +396,8 @@ class LoopVecEnv:
                 raise err
         rewards = np.zeros((B, n), np.float32)
         term = np.zeros(B, bool)
-        final = self.ref.final
+        trunc = np.zeros(B, bool)
+        final, truncated = self.ref.final, self.ref.truncated
         self.ended = {}
         for i, e in enumerate(self.engines):
             r = e.step(int(a[i]))
@@ -396,12 +405,14 @@ class LoopVecEnv:
             rewards[i] = r
             if e.is_over:
                 term[i] = True
+                trunc[i] = bool(truncated(e.state))
                 self._final[i], self._final_win[i] = final(e)
                 self.ended[i] = e
                 self.game_index[i] += B
                 self._new(i, seeding.derive(self.base_seed, int(self.game_index[i])))
         obs, mask, cur = self._outputs()
-        info = {"seed": self.seeds.copy(), "final_scores": self._final.copy(), "final_win": self._final_win.copy()}
+        info = {"seed": self.seeds.copy(), "final_scores": self._final.copy(), "final_win": self._final_win.copy(),
+                "truncated": trunc}
         return obs, mask, cur, rewards, term, info
 
     def get_state(self) -> dict[str, Any]:

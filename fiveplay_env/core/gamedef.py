@@ -39,6 +39,8 @@ What a definition holds (the callables are plain functions of the game's config 
 |                        | the canonical state; ``sample_conditioned(config, conditioned, player, rng)``  |
 |                        | draws a world honouring them (``RuntimeError``: none found)                    |
 | ``alive``              | ``(state) -> list[bool] | None``: players still in (None: nobody is eliminated) |
+| ``truncated``          | ``(state) -> bool``: a finished game was cut short by a length bound (5 Alive's |
+|                        | ``max_steps``: no winner) rather than ended by its rules (default: never)      |
 | ``public_event``       | ``(state) -> dict | None``: what the last step did, as every player saw it     |
 | ``describe``, ``history`` | a paragraph and the version history, for the documentation                |
 """
@@ -77,6 +79,10 @@ def placings(keys: Sequence[Any]) -> list[int]:
 
 def _no_elimination(state: Any) -> None:
     return None
+
+
+def _never_truncated(state: Any) -> bool:
+    return False
 
 
 def _no_event(state: Any) -> None:
@@ -119,6 +125,7 @@ class GameDef:
     sample_conditioned: Callable[[Any, Any, int, np.random.Generator], Any] | None = None
     alive: Callable[[Any], list[bool] | None] = _no_elimination
     public_event: Callable[[Any], dict[str, Any] | None] = _no_event
+    truncated: Callable[[Any], bool] = _never_truncated
     describe: str = ""
     history: tuple[tuple[int, str], ...] = ()
 

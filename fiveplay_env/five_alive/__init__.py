@@ -3,7 +3,7 @@ PettingZoo env and batched engine. ``GAME`` is the game's definition
 (``fiveplay_env.core.gamedef.GameDef``), listed in the table ``fiveplay_env.games``."""
 from fiveplay_env.core.gamedef import GameDef
 from fiveplay_env.core.spec import GameSpec
-from fiveplay_env.five_alive import determinize, results
+from fiveplay_env.five_alive import determinize, engine, results
 from fiveplay_env.five_alive.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, FiveAliveConfig
 from fiveplay_env.five_alive.engine import FiveAliveEngine
 from fiveplay_env.five_alive.observation import observation_size, observe
@@ -38,6 +38,7 @@ GAME = GameDef(
     sample_conditioned=determinize.sample_conditioned,
     alive=lambda state: state.alive,
     public_event=results.public_event,
+    truncated=engine.truncated,
     describe=("5 Alive for 2 to 6 players: a shedding game around a running total that must not pass 21, "
               "with wild cards (Reverse, Skip, =21, =10, =0, Draw, Hand In & Re-Deal, Bomb); a player "
               "who cannot play loses a life, the last one alive wins."),

@@ -171,6 +171,10 @@ def test_a_crafted_rllib_folder_runs_nothing(tmp_path, where):
     assert "rllib checkpoint" in str(e.value)
     with pytest.raises(ValueError):  # through the registry name too
         make_agent(f"rllib:{path}", "take5", 0)
+    from fiveplay_env.integrations.rllib import load_module
+
+    with pytest.raises(CheckpointError, match="refused, not loaded"):  # and the integration's public loader
+        load_module(path)
     assert not os.path.exists(marker)
 
 

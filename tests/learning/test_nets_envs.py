@@ -107,7 +107,8 @@ def test_reference_loop_equals_the_batched_engine_and_snapshots_restore():
 
 
 @pytest.mark.parametrize("game,config", [("take5", {"num_players": 3, "mode": "round"}),
-                                         ("five_alive", {"num_players": 4, "variant": "teams"})])
+                                         ("five_alive", {"num_players": 4, "variant": "teams"}),
+                                         ("five_alive", {"num_players": 3, "max_steps": 40})])
 def test_the_vector_apis_reference_backend_equals_the_numpy_one(game, config):
     """``make_vec(..., backend="reference")`` (``LoopVecEnv``) keeps the vector API's contract: the same
     games, rewards, autoresets, seeds and final scores as the batched engine, and the same ``reset``
@@ -127,7 +128,7 @@ def test_the_vector_apis_reference_backend_equals_the_numpy_one(game, config):
             a, b = fast.reset(9), slow.reset(9)
         for u, v in zip(a, b, strict=True):
             np.testing.assert_array_equal(u, v)
-        ended = 0
+        ended = truncated = 0
         for _ in range(150):
             act = random_actions(a[1], rng)
             a, b = fast.step(act), slow.step(act)
@@ -136,8 +137,11 @@ def test_the_vector_apis_reference_backend_equals_the_numpy_one(game, config):
             t = a[4]
             np.testing.assert_array_equal(a[5]["seed"], b[5]["seed"])
             np.testing.assert_array_equal(a[5]["final_scores"][t], b[5]["final_scores"][t])
+            np.testing.assert_array_equal(a[5]["truncated"] & t, b[5]["truncated"])  # max_steps: the same games cut short
+            truncated += int(b[5]["truncated"].sum())
             ended += int(t.sum())
         assert ended > 0
+        assert (truncated > 0) == ("max_steps" in config)
     np.testing.assert_array_equal(fast.engine.game_index, slow.game_index)
 
 

@@ -20,7 +20,7 @@ from fiveplay_env.five_alive import engine as eng
 from fiveplay_env.five_alive import SPEC  # the game's facts, declared with its definition
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.events import event_info  # noqa: F401  (re-exported: it was defined here)
-from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
+from fiveplay_env.five_alive.observation import gather_index, observation_high, observation_size, observe
 from fiveplay_env.five_alive.render import render_text
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
 
@@ -60,6 +60,7 @@ class FiveAliveAEC(CardGameAEC):
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config_of(FiveAliveConfig, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+        self._gather = [gather_index(cfg.num_players, p) for p in range(cfg.num_players)]
         if cfg.max_cycles is not None:  # without it, a step is the shared step with no hook
             self._after_decision = self._count_decision
 
@@ -72,7 +73,8 @@ class FiveAliveAEC(CardGameAEC):
             p = self._player(agent, "observe()")  # raises the right error
         state = self.engine.state
         mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
-        return {"observation": observe(self.config, state, p), "action_mask": mask}
+        # observe(config, state, p) with its gather rows looked up once per env (it runs at every step)
+        return {"observation": state.tab[self._gather[p]], "action_mask": mask}
 
     def _observe(self, engine: eng.FiveAliveEngine, player: int) -> np.ndarray:
         return observe(self.config, engine.state, player)

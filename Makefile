@@ -22,8 +22,11 @@ $(STAMP): pyproject.toml | $(PY)
 demo: $(STAMP)
 	$(PY) -m experiments.demo
 
+# two worker processes (pytest-xdist), a test file per worker at a time (module fixtures and compiled
+# JAX functions are shared within a file); PYTEST_WORKERS=0 runs everything in one process
+PYTEST_WORKERS ?= 2
 test: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 # The local web app (play against the bots, replays, results): http://127.0.0.1:8000
 play: $(STAMP)

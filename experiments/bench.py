@@ -201,11 +201,12 @@ def _jax_random_legal(key, mask):
     return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
 
 
-def _jax_protocol(env, b: int) -> dict:
+def _jax_protocol(env, b: int, compiler_options: dict | None = None) -> dict:
     """Jitted runners for ``env`` (Pgx's Env shape) at batch size ``b``: ``init``, ``loop`` (one step per
     call) and ``scan`` (64 steps per call) with same-step autoreset (the env's ``step_autoreset`` if it
     has one, else ``pgx.experimental.auto_reset``'s contract, which under ``vmap`` runs ``init`` for every
-    game at every step) and random legal actions."""
+    game at every step) and random legal actions. ``compiler_options``: passed to ``jax.jit`` (dry runs
+    lower XLA's optimisation level: compiling dominates them)."""
     import jax
     import jax.numpy as jnp
 
@@ -230,15 +231,18 @@ def _jax_protocol(env, b: int) -> dict:
     def scan(carry):
         return jax.lax.scan(lambda c, _: (one(c), None), carry, None, length=64)[0]
 
-    init = jax.jit(lambda key: (jax.vmap(env.init)(jax.random.split(key, b)), key))
-    return {"init": init, "loop": jax.jit(one), "scan": jax.jit(scan)}
+    def jit(f):
+        return jax.jit(f, compiler_options=compiler_options)
+
+    init = jit(lambda key: (jax.vmap(env.init)(jax.random.split(key, b)), key))
+    return {"init": init, "loop": jit(one), "scan": jit(scan)}
 
 
-def _jax_rates(env, b: int, seconds: float, repeats: int) -> dict:
+def _jax_rates(env, b: int, seconds: float, repeats: int, compiler_options: dict | None = None) -> dict:
     """Decisions per second of ``env`` at batch size ``b`` (loop and scan), compile times, bytes per game."""
     import jax
 
-    fns = _jax_protocol(env, b)
+    fns = _jax_protocol(env, b, compiler_options)
     carry = fns["init"](jax.random.key(0))
     jax.block_until_ready(carry)
     out = {"bytes": sum(x.nbytes for x in jax.tree_util.tree_leaves(carry[0])) / b}

@@ -36,6 +36,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import fiveplay_env.games
+
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.gpu_check", description=__doc__.split("\n\n")[0],
@@ -53,9 +55,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--jax-only", action="store_true", help="only the JAX engines (part 3: no torch needed)")
     ap.add_argument("--jax-batch", nargs="*", type=int, default=None,
                     help="JAX batch sizes (default 2**10 2**14 2**17 2**20 on a GPU, 64 1024 on a CPU)")
+    ap.add_argument("--jax-games", nargs="*", default=None, choices=sorted(fiveplay_env.games.names()),
+                    help="the games of part 3 (default: every game with a JAX engine)")
     ap.add_argument("--jax-equal-steps", type=int, default=300, help="steps of the on-device equality check (default 300)")
     ap.add_argument("--jax-compile-fast", action="store_true",
-                    help="compile the equality check without LLVM's optimisations (short dry runs)")
+                    help="compile without LLVM's optimisations (short dry runs: the rates then understate)")
     return ap
 
 
@@ -159,7 +163,7 @@ def jax_equality(game: str, config: dict[str, Any], batch: int, steps: int, seed
 
 
 def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, res: dict[str, Any], save: Any,
-             compile_fast: bool = False) -> None:
+             compile_fast: bool = False, games: Sequence[str] | None = None) -> None:
     """Part 3 (see the module docstring): throughput rows and the equality checks, into ``res["jax"]``."""
     import jax
 
@@ -170,13 +174,14 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
     out: dict[str, Any] = {"backend": jax.default_backend(), "devices": [str(d) for d in jax.devices()],
                            "jax": jax.__version__, "throughput": [], "equality": []}
     res["jax"] = out
-    for game in ("take5", "five_alive"):
+    opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
+    for game in (games if games else fiveplay_env.games.names()):
         mod = _jax_module(game)
         if mod is None:
             continue
         env = mod.JaxEnv(num_players=4)
         for b in batches:
-            r = _jax_rates(env, b, seconds, 1)
+            r = _jax_rates(env, b, seconds, 1, opts)
             row = {"game": game, "players": 4, "batch": b, "decisions_per_s": r["scan"], "loop_decisions_per_s": r["loop"],
                    "compile_scan_s": r["compile_scan"], "bytes_per_game": r["bytes"]}
             out["throughput"].append(row)
@@ -184,7 +189,6 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
                   f"compile {r['compile_scan']:.1f}s, {r['bytes']:,.0f} bytes/game", flush=True)
             save()
         for config in ({"num_players": 4},):
-            opts = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True} if compile_fast else None
             e = jax_equality(game, config, 64, equal_steps, compiler_options=opts)
             out["equality"].append(e)
             print(f"jax {game:<11} equal to the reference on {e['device']}: {e['decisions_compared']:,} decisions, "
@@ -204,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 json.dump(res, f, indent=2, default=float)
             os.replace(dest + ".tmp", dest)
 
-        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save_only, args.jax_compile_fast)
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save_only, args.jax_compile_fast, args.jax_games)
         print(f"gpu_check: {dest}")
         return res
     import torch
@@ -249,7 +253,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                                                     "win_mean", "diff_mean")} for r in rows]}
         save()
     if args.jax:
-        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save, args.jax_compile_fast)
+        jax_part(args.jax_batch, args.seconds, args.jax_equal_steps, res, save, args.jax_compile_fast, args.jax_games)
     print(f"gpu_check: {dest}")
     return res
 

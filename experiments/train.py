@@ -526,7 +526,9 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         sh = thr["share"]
         say(f"train: {trainer.decisions} decisions in {trainer.update_idx} updates; "
             f"{thr['decisions_per_s']:.0f} decisions/s (engine {sh['engine']:.0%}, network {sh['network']:.0%}, "
-            f"opponents {sh['opponents']:.0%}, update {sh['update']:.0%}, other {sh['other']:.0%})")
+            f"opponents {sh['opponents']:.0%}, " + (f"JAX rollouts {sh['rollout']:.0%}, " if sh["rollout"] else "")
+            + f"update {sh['update']:.0%}, other {sh['other']:.0%})"
+            + (f"; the JAX rollout's compile {trainer.timers.compile:.0f} s not counted" if trainer.timers.compile else ""))
         for b, r in last_eval.items():
             say(f"  vs {b}: {r['score_name']} {r['score'][0]:.2f} +- {r['score'][1]:.2f} (theirs "
                 f"{r['opp_score'][0]:.2f}; difference {r['diff'][0]:+.2f} +- {r['diff'][1]:.2f}), "

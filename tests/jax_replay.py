@@ -48,7 +48,7 @@ def jitted(env: Any) -> dict[str, Any]:
         "observe_all": counted("observe_all", jax.vmap(lambda s: jax.vmap(lambda p: env.observe(s, p))(
             jnp.arange(env.num_players)))),
     }
-    if not env.config.draft:
+    if hasattr(env, "observe_compact") and not env.config.draft:
         fns["compact"] = counted("compact", jax.vmap(env.observe_compact))
     _CACHE[env] = fns
     return fns
@@ -115,6 +115,7 @@ class JaxReplay:
         actions = np.array([rng.choice(np.flatnonzero(self.engine.legal_mask(s))) for s in self.refs], np.int32)
         self.state = self.fns["step"](self.state, jnp.asarray(actions))
         rewards, term = np.asarray(self.state.rewards), np.asarray(self.state.terminated)
+        term = term | np.asarray(self.state.truncated)  # a game ended by a step limit is over too
         ended = []
         for i, s in enumerate(self.refs):
             ref_rewards = self.engine.step(self.cfg, s, int(actions[i]))
@@ -122,7 +123,7 @@ class JaxReplay:
                 self.fail(i, "rewards", rewards[i].tolist(), ref_rewards)
             over = s.phase == self.OVER
             if bool(term[i]) != over:
-                self.fail(i, "terminated", bool(term[i]), over)
+                self.fail(i, "terminated or truncated", bool(term[i]), over)
             self.steps[i] += 1
             if over:
                 self.compare_outcome(i, s)

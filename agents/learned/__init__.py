@@ -28,6 +28,8 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``agent``         | ``PolicyAgent``: a checkpoint as an ``Agent``; the ``ckpt:PATH`` names         |
 | ``names``         | ``policy_agent``: ``ckpt:`` / ``pretrained:`` names resolved without the registry |
 | ``pretrained``    | the shipped policies (package data): ``pretrained:NAME``                       |
+| ``jax``           | ``--backend jax`` (the ``jax`` extra): the networks' forward and the best      |
+|                   | heuristics in JAX, ``JaxCollector`` (a rollout as one compiled ``lax.scan``)   |
 | ``ppo``           | deprecated alias of the old single-module trainer's names                      |
 
 Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``agents.registry`` (its

@@ -92,6 +92,8 @@ class Timers:
     opponents: float = 0.0  # baseline agents' act_batch
     update: float = 0.0     # the algorithm's update (forward, backward, optimizer)
     other: float = 0.0      # bookkeeping while collecting
+    rollout: float = 0.0    # the JAX collector's compiled rollouts (engine, networks and opponents in one call)
+    compile: float = 0.0    # the JAX collector's first rollout of a process: tracing and compiling (not throughput)
     eval: float = 0.0       # periodic evaluation (not part of collection)
 
     def as_dict(self) -> dict[str, float]:

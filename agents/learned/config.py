@@ -154,11 +154,17 @@ class TrainConfig:
                                      cli_default=[128, 128], cli_default_text="(default 128 128)")
     snapshot_interval: int = option(10, "updates between pool snapshots", lo=1, metavar="U")
     pool_size: int = option(8, "snapshots kept in the pool", lo=1)
-    backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, or auto (default)",
-                          choices=("auto", "batched", "reference"), group=GAME_GROUP, cli_default_text="")
+    backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, auto (default), or "
+                                  "jax: the rollouts compiled on the game's JAX engine with the policy and the "
+                                  "opponents inside (agents.learned.jax; the jax extra)",
+                          choices=("auto", "batched", "reference", "jax"), group=GAME_GROUP, cli_default_text="")
     compact_obs: bool = option(False, "take5: collect the compact uint8 observation (fiveplay_env.take5.compact) and "
                                       "decode it in torch (21x less rollout memory; the same training)",
                                group=GAME_GROUP, flag=True, cli_default_text="")
+
+    sparse_input: bool = option(False, "compute the trunk's first layer from the observation's nonzero entries only "
+                                       "(an embedding bag: the same network and checkpoints; measured slower than the "
+                                       "dense product on a CPU, docs/training.md)", flag=True, cli_default_text="")
 
     def __post_init__(self) -> None:
         from agents.learned.defaults import default_arch, game_defaults

@@ -50,8 +50,10 @@ def resolve_backend(game: str, backend: str = "auto", engine_agents: Sequence[st
     ("auto": batched when registered, else reference) when the games seat the agents ``engine_agents``
     (names of agents with ``uses_engine``, which play on the reference loop only: "auto" picks it,
     "batched" is a ``ValueError`` naming the agent)."""
-    if backend not in ("auto", "batched", "reference"):
-        raise ValueError(f"backend: expected one of ['auto', 'batched', 'reference'], got {backend!r}")
+    if backend not in ("auto", "batched", "reference", "jax"):
+        raise ValueError(f"backend: expected one of ['auto', 'batched', 'reference', 'jax'], got {backend!r}")
+    if backend == "jax":  # a JAX-trained run's evaluations (and engine-using agents) play on the numpy engines
+        backend = "auto"
     if engine_agents:
         if backend == "batched":
             raise ValueError(f"backend: agent {engine_agents[0]!r} uses the engine (it reads each game's reference "

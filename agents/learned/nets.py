@@ -67,6 +67,18 @@ def mask_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return torch.where(mask.bool(), logits, torch.full_like(logits, ILLEGAL_LOGIT))
 
 
+def sparse_linear(x: torch.Tensor, linear: nn.Linear) -> torch.Tensor:
+    """``linear(x)`` from the nonzero entries of ``x`` [B, in] only: an embedding bag (sum) over each row's
+    nonzero columns of ``linear.weight``, weighted by their values (the card planes of an observation are
+    mostly zeros). Equal to the dense product up to float summation order."""
+    nz = x != 0
+    k = max(int(nz.sum(dim=1).max()) if x.numel() else 1, 1)
+    idx = torch.argsort(nz.to(torch.int8), dim=1, descending=True, stable=True)[:, :k]
+    vals = torch.gather(x, 1, idx)   # 0 where a row has fewer than k nonzeros: adds nothing
+    out = nn.functional.embedding_bag(idx, linear.weight.t(), per_sample_weights=vals, mode="sum")
+    return out if linear.bias is None else out + linear.bias
+
+
 class MaskedActorCritic(nn.Module):
     """The ``mlp`` architecture (see the module docstring).
 
@@ -96,8 +108,20 @@ class MaskedActorCritic(nn.Module):
         _init(self.policy_head, 0.01)
         _init(self.value_head, 1.0)
 
+    sparse_input = False
+    """Compute the trunk's first layer from the input's nonzero entries only (``sparse_linear``): the same
+    function and weights (a checkpoint does not record it); a computation choice, measured slower than the
+    dense product on a CPU (docs/training.md), so off unless ``TrainConfig.sparse_input`` asks for it."""
+
     def trunk_input_dim(self) -> int:
         return self.obs_dim
+
+    def run_trunk(self, x: torch.Tensor) -> torch.Tensor:
+        """The trunk on its input ``x`` (the first layer sparse with ``sparse_input``)."""
+        if not self.sparse_input:
+            return self.trunk(x)
+        h = torch.relu(sparse_linear(x, self.trunk[0]))
+        return self.trunk[2:](h) if len(self.trunk) > 2 else h
 
     def kwargs(self) -> dict[str, Any]:
         """The constructor arguments (saved in checkpoints)."""
@@ -125,7 +149,7 @@ class MaskedActorCritic(nn.Module):
 
     def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The parameterised part of ``forward``: ``prepare``'s output and the mask -> (logits, value)."""
-        h = self.trunk(prep["x"])
+        h = self.run_trunk(prep["x"])
         return mask_logits(self.policy_head(h), mask), self.value_head(h).squeeze(-1)
 
 
@@ -313,7 +337,7 @@ class Take5ActorCritic(MaskedActorCritic):
 
     def head(self, prep: dict[str, torch.Tensor], mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         mask_b = mask.bool()
-        h = self.trunk(prep["x"])
+        h = self.run_trunk(prep["x"])
         base = self.policy_head(h)
         # score only the legal actions (gathered by ``prepare``), scatter the scores back
         order, valid = prep["order"], prep["valid"]

@@ -79,7 +79,12 @@ class Trainer:
         self.device = resolve_device(device)
         self.timers = Timers()
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
-        self.collector = Collector(cfg, self.rng, user_agent, self.timers)
+        if cfg.backend == "jax":  # the rollouts compiled on the JAX engine (the optional jax extra)
+            from agents.learned.jax.collector import JaxCollector
+
+            self.collector: Any = JaxCollector(cfg, self.rng, user_agent, self.timers)
+        else:
+            self.collector = Collector(cfg, self.rng, user_agent, self.timers)
         col = self.collector
         self.game_config = self._canonical_config()
         self.obs_scale = obs_scale_for(cfg.game, col.n, col.D)
@@ -93,6 +98,7 @@ class Trainer:
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
             self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
         self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
+        self.model.sparse_input = bool(cfg.sparse_input)
         self.algorithm = algorithm.ALGORITHM(cfg, self.model, self.rng, self.device, self.decoder)
         self.gen = torch.Generator().manual_seed(seeding.derive(cfg.seed, 2) & 0x7FFFFFFFFFFFFFFF)
         self.policy = NetworkPolicy(self.model, col.pool, self.gen, self.device, self.decoder)
@@ -198,9 +204,9 @@ class Trainer:
     def throughput(self, wall: float | None = None) -> dict[str, float]:
         """Decisions of experience per second of collection + update time, and each part's share."""
         tm = self.timers
-        total = tm.engine + tm.network + tm.opponents + tm.update + tm.other
-        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan"))
-                  for k in ("engine", "network", "opponents", "update", "other")}
+        parts = ("engine", "network", "opponents", "rollout", "update", "other")
+        total = sum(getattr(tm, k) for k in parts)
+        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan")) for k in parts}
         return {"decisions": self.decisions, "env_steps": self.env_steps, "seconds": total,
                 "decisions_per_s": self.decisions / total if total > 0 else float("nan"),
                 "env_steps_per_s": self.env_steps * self.cfg.num_envs / total if total > 0 else float("nan"),

@@ -170,7 +170,7 @@ def test_the_command_line_is_generated_from_the_configs():
     ("max_grad_norm", 0.0, r"max_grad_norm: expected a number in \(0.0, 1000000000.0\], got 0.0"),
     ("seed", -1, "seed: expected an integer >= 0, got -1"),
     ("lr_schedule", "cosine", r"lr_schedule: expected one of \['constant', 'linear'\], got 'cosine'"),
-    ("backend", "gpu", r"backend: expected one of \['auto', 'batched', 'reference'\], got 'gpu'"),
+    ("backend", "gpu", r"backend: expected one of \['auto', 'batched', 'reference', 'jax'\], got 'gpu'"),
 ])
 def test_bad_settings_are_named(field, value, message):
     from agents.learned.algorithms.ppo import PPOConfig
@@ -236,7 +236,8 @@ def _imports(path: str) -> set[str]:
 
 
 def test_import_boundaries():
-    """Nothing imports the trainer but its command line (and the deprecated alias); the collector, the
+    """Nothing imports the trainer but its command line (and the deprecated alias, and the benchmark that
+    times it against the JAX path); the collector, the
     engine seats and the policy loading never import the agent registry; the vector API never imports
     ``agents``."""
     importers = set()
@@ -247,7 +248,8 @@ def test_import_boundaries():
                     p = os.path.join(d, f)
                     if "agents.learned.trainer" in _imports(p):
                         importers.add(os.path.relpath(p, ROOT))
-    assert importers == {"experiments/train.py", os.path.join("agents", "learned", "ppo.py")}
+    assert importers == {"experiments/train.py", os.path.join("agents", "learned", "ppo.py"),
+                         os.path.join("experiments", "jax_train_bench.py")}
     learned = os.path.join(ROOT, "agents", "learned")
     for name in ("collector.py", "returns.py", "engine_seats.py", "inference.py", "names.py", "agent.py",
                  "defaults.py", "config.py", "envs.py", "checkpoint.py", os.path.join("pretrained", "__init__.py")):

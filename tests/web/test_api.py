@@ -285,7 +285,9 @@ def test_hints(client):
 
 @pytest.mark.parametrize("body, message", [
     ({"game": "chess", "seat": 0, "bots": []}, "game: expected one of"),
-    ({"game": ["take5"], "seat": 0, "bots": []}, "game: expected one of ['five_alive', 'take5'], got list"),
+    ({"game": ["take5"], "seat": 0, "bots": []}, "game: expected one of ['five_alive', 'take5'] (the games the web app draws), got list"),
+    ({"game": "toybid", "seat": 0, "bots": []},  # registered (tests/toy_game) but without a view
+     "game: expected one of ['five_alive', 'take5'] (the games the web app draws), got 'toybid'"),
     ({"game": "take5", "config": {"colour": 1}, "seat": 0, "bots": ["random"] * 3}, "unknown config field 'colour'"),
     ({"game": "take5", "config": {"num_players": 99}, "seat": 0, "bots": []}, "num_players: expected an integer in 2..10"),
     ({"game": "take5", "config": {"num_players": "4"}, "seat": 0, "bots": []}, "num_players"),

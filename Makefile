@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed
 # CPU build is on this machine's disk, while a bare `torch` would fetch a multi-GB CUDA build.
 TORCH  ?= torch==2.13.0
 
-.PHONY: demo test bench play clean
+.PHONY: demo test bench play docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[test,experiments,train,web,distributed,clients]"
+	$(PY) -m pip install -q -e ".[test,experiments,train,web,distributed,clients,docs]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -35,5 +35,11 @@ play: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m experiments.bench
 
+# The documentation site into docs/_build/html: warnings are errors (nitpicky: every internal reference
+# resolves), and the offline link check of README.md and the Markdown sources (docs/_ext/fiveplay_docs)
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -n -q -b html docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
+
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache
+	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/games docs/_generated

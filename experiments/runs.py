@@ -213,13 +213,19 @@ class RunLock:
 def run_cli(main: Callable[[], Any], prog: str, kept: str) -> int:
     """Call ``main()`` as a command-line tool: a usage error (``ValueError``: bad arguments, a locked or
     damaged run folder, a bad checkpoint) exits 2, an ``OSError`` (a disk that filled up or went
-    read-only) exits 1, Ctrl-C exits 130; each prints one line ``<prog>: ...`` (``kept``: what was kept,
+    read-only) or a missing optional package (named with the extra that installs it) exits 1, Ctrl-C
+    exits 130; each prints one line ``<prog>: ...`` (``kept``: what was kept,
     e.g. "every finished game is kept (see --resume)") instead of a traceback."""
     try:
         main()
     except ValueError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # an optional package: name it and the extra that installs it
+        from fiveplay_env.core import extras
+
+        print(f"{prog}: error: {extras.missing(exc, 'this command')}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"{prog}: error: {exc}; {kept}", file=sys.stderr)
         return 1

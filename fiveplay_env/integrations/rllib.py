@@ -72,9 +72,10 @@ def _require_ray() -> Any:
         import ray  # noqa: F401
         from ray.rllib.env.multi_agent_env import MultiAgentEnv
     except ImportError as e:
-        raise ImportError(
-            "fiveplay_env.integrations.rllib needs Ray RLlib and torch: pip install 'fiveplay-env[distributed]'"
-        ) from e
+        from fiveplay_env.core import extras
+
+        raise ImportError("fiveplay_env.integrations.rllib needs Ray RLlib and torch, of the 'distributed' extra: "
+                          + extras.install_hint("distributed")) from e
     return MultiAgentEnv
 
 

@@ -36,8 +36,13 @@ def __getattr__(name: str) -> Any:
 
 
 def _define() -> type:
-    from stable_baselines3.common.vec_env import VecEnv
-    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+    try:
+        from stable_baselines3.common.vec_env import VecEnv
+        from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+    except ModuleNotFoundError as exc:
+        from fiveplay_env.core import extras
+
+        raise extras.missing(exc, "fiveplay_env.integrations.sb3.Sb3VecEnv") from exc
 
     class Sb3VecEnv(VecEnv):
         """An SB3 ``VecEnv`` over ``GymVectorEnv(game, num_envs, ...)`` (see the module docstring)."""

@@ -20,8 +20,14 @@ from fiveplay_env.core.dead_steps import SkipDeadSteps
 
 def tianshou_env(game: str, **config: Any) -> Any:
     """A ``tianshou.env.PettingZooEnv`` playing ``game`` (``"take5"`` or ``"five_alive"``) under the
-    game's config fields ``**config`` (and ``render_mode``). Raises ``ImportError`` without Tianshou."""
-    from tianshou.env.pettingzoo_env import PettingZooEnv
+    game's config fields ``**config`` (and ``render_mode``). Raises ``ImportError`` without Tianshou,
+    naming the extra that installs it."""
+    try:
+        from tianshou.env.pettingzoo_env import PettingZooEnv
+    except ModuleNotFoundError as exc:
+        from fiveplay_env.core import extras
+
+        raise extras.missing(exc, "fiveplay_env.integrations.tianshou") from exc
 
     from fiveplay_env import make
 

@@ -1,0 +1,361 @@
+"""The ``fiveplay`` command: one verb per experiment, and the game table.
+
+    fiveplay games                                   # the games this install knows
+    fiveplay games take5                             # one game: config fields, presets, metrics
+    fiveplay tournament --game take5 --agents take5-safest random random random --games 100
+    fiveplay train --game take5 --config num_players=4 mode=round --max-minutes 5
+    fiveplay replay runs/tournament__take5__0__*/records/game_000000.jsonl
+    fiveplay VERB --help                             # VERB's own options
+    fiveplay --version
+
+``fiveplay VERB ARGS`` is ``python -m MODULE ARGS``: the verb's module parses ``ARGS`` with its own
+parser (there is no copy of any option here) into its typed spec and calls its ``run``; the exit code,
+the one-line errors and what a Ctrl-C keeps are the module's. The forwarding runs the module's own
+``if __name__ == "__main__":`` block in the module as imported, with ``sys.argv`` set to
+``["fiveplay VERB", *ARGS]``; ``python -m experiments VERB ARGS`` is the same command without the
+console script. A verb whose optional packages are not installed exits 1 with one line naming the
+missing package and the extra that provides it (``fiveplay_env.core.extras``).
+
+| verb          | module                    | what                                                     |
+|---------------|---------------------------|----------------------------------------------------------|
+| ``games``     | (here)                    | the game table (``fiveplay_env.games``)                  |
+| ``replay``    | (here)                    | replays records exactly (``fiveplay_env.records``)       |
+| ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
+| ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
+| ``exploit``   | ``experiments.exploit``   | how much a fresh best response gains against an agent    |
+| ``train``     | ``experiments.train``     | PPO self-play training (the ``train`` extra)             |
+| ``rllib-train``| ``experiments.rllib_train``| RLlib training (the ``distributed`` extra)              |
+| ``bench``     | ``experiments.bench``     | engine and environment throughput                        |
+| ``ray-bench`` | ``experiments.ray_bench`` | tournaments and training on Ray                          |
+| ``gpu-check`` | ``experiments.gpu_check`` | the trainer and the JAX engine on an accelerator         |
+| ``ship``      | ``experiments.ship``      | model cards of the shipped policies                      |
+| ``demo``      | ``experiments.demo``      | what ``make demo`` runs: a short training, two tournaments|
+| ``web``       | ``experiments.web``       | the local web app (alias ``play``; the ``web`` extra)     |
+
+The verbs' one-line descriptions are their modules' docstrings, read without importing them (so
+``fiveplay --help`` and ``fiveplay games`` do not load torch or Ray).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import dataclasses
+import importlib
+import importlib.util
+import json
+import re
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from fiveplay_env.core import extras
+
+PROG = "fiveplay"
+
+VERBS: dict[str, str] = {
+    "tournament": "experiments.tournament",
+    "ladder": "experiments.ladder",
+    "exploit": "experiments.exploit",
+    "train": "experiments.train",
+    "rllib-train": "experiments.rllib_train",
+    "bench": "experiments.bench",
+    "ray-bench": "experiments.ray_bench",
+    "gpu-check": "experiments.gpu_check",
+    "ship": "experiments.ship",
+    "demo": "experiments.demo",
+    "web": "experiments.web",
+}
+"""Each forwarding verb and the module ``python -m`` would run for it."""
+
+OWN_PACKAGES = ("fiveplay_env", "agents", "experiments")
+"""This project's top-level packages (a missing one is a broken install, not a missing extra)."""
+
+ALIASES: dict[str, tuple[str, ...]] = {"web": ("play",)}
+"""Other names of a verb."""
+
+
+# --- the modules' own command lines ---------------------------------------------------------------------
+
+
+def main_module(module: str) -> str:
+    """The module whose ``__main__`` block ``python -m module`` runs: ``module`` itself, or a package's
+    ``__main__`` submodule. ``ValueError`` naming the module if it cannot be found."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except ImportError as exc:
+        raise ValueError(f"{module}: expected an importable module, got {exc}") from None
+    if spec is None:
+        raise ValueError(f"{module}: expected an importable module, found none")
+    return f"{module}.__main__" if spec.submodule_search_locations is not None else module
+
+
+def _source(module: str) -> tuple[str, str]:
+    """``(source, file name)`` of a module, read without importing it."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.loader is None or not hasattr(spec.loader, "get_source"):
+        raise ValueError(f"{module}: expected a module with Python source, found none")
+    source = spec.loader.get_source(module)  # type: ignore[union-attr]
+    if source is None:
+        raise ValueError(f"{module}: expected a module with Python source, found none")
+    return source, spec.origin or module
+
+
+def main_block(module: str) -> ast.Module:
+    """The body of ``module``'s top-level ``if __name__ == "__main__":`` block, as a module to compile
+    (``ValueError`` if it has none: it is not a command)."""
+    source, _ = _source(module)
+    for node in ast.parse(source).body:
+        if (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and isinstance(node.test.left, ast.Name)
+                and node.test.left.id == "__name__" and len(node.test.comparators) == 1
+                and isinstance(node.test.comparators[0], ast.Constant) and node.test.comparators[0].value == "__main__"):
+            return ast.Module(body=node.body, type_ignores=[])
+    raise ValueError(f"{module}: expected an 'if __name__ == \"__main__\":' block (a command), found none")
+
+
+def summary(module: str) -> str:
+    """The head of a module's (or package's) docstring (its first sentence up to a colon, semicolon or
+    full stop, reST quotes dropped), read without importing it."""
+    source, _ = _source(module)
+    doc = " ".join((ast.get_docstring(ast.parse(source)) or "").split("\n\n")[0].split())
+    return re.split(r"[:;]\s|\.(?:\s|$)", doc.replace("``", ""), maxsplit=1)[0].strip()
+
+
+def forward(verb: str, argv: Sequence[str]) -> int:
+    """``python -m VERBS[verb] *argv``, in this process: the module is imported as usual, then its own
+    ``__main__`` block runs in it with ``sys.argv = ["fiveplay VERB", *argv]``. Returns the exit code
+    (``SystemExit`` from the block becomes its code: an argparse usage error is 2, ``--help`` 0)."""
+    if verb not in VERBS:
+        raise ValueError(f"{PROG}: expected one of the verbs {sorted(VERBS)}, got {verb!r}")
+    name = main_module(VERBS[verb])
+    code = compile(main_block(name), _source(name)[1], "exec")
+    saved = sys.argv
+    sys.argv = [f"{PROG} {verb}", *argv]
+    try:
+        module = importlib.import_module(name)  # importing it may need an optional package too
+        with _prog_renamed(f"python -m {VERBS[verb]}", f"{PROG} {verb}"):
+            exec(code, vars(module))
+    except SystemExit as exc:
+        return _exit_code(exc.code)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] in OWN_PACKAGES:
+            raise  # a broken install of this project, not an optional package: the traceback says where
+        print(f"{PROG} {verb}: error: {extras.missing(exc, 'this command')}", file=sys.stderr)
+        return 1
+    finally:
+        sys.argv = saved
+    return 0
+
+
+@contextlib.contextmanager
+def _prog_renamed(old: str, new: str) -> Iterator[None]:
+    """While the block runs, a parser built with ``prog=old`` (the modules that name themselves
+    ``python -m MODULE`` in their usage line) is named ``new``: ``fiveplay VERB --help`` and its usage
+    errors say ``fiveplay VERB``. Parsers without a ``prog`` take ``sys.argv[0]``, set by ``forward``."""
+    init = argparse.ArgumentParser.__init__
+
+    def renamed(self: argparse.ArgumentParser, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        if self.prog == old:
+            self.prog = new
+
+    argparse.ArgumentParser.__init__ = renamed  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        argparse.ArgumentParser.__init__ = init  # type: ignore[method-assign]
+
+
+def _exit_code(code: Any) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)  # sys.exit("message") prints it and exits 1
+    return 1
+
+
+# --- fiveplay games -------------------------------------------------------------------------------------
+
+
+def game_facts(game: Any) -> dict[str, Any]:
+    """One game of the table as plain data: what ``fiveplay games`` prints."""
+    config = game.config_cls()
+    return {
+        "name": game.name, "title": game.title, "players": [game.spec.min_players, game.spec.max_players],
+        "actions": game.num_actions, "observation_size": int(game.observation_size(config)),
+        "gym_id": game.gym_id, "env_module": game.env_module, "batched": game.batched,
+        "jax_engine": game.jax_engine, "jax_engine_here": _exists(game.jax_engine), "env_name": game.spec.name, "version": game.spec.version,
+        "config": game.config_dict(config),
+        "presets": {name: game.config_dict(c) if dataclasses.is_dataclass(c) else dict(c)
+                    for name, c in game.presets.items()},
+        "metrics": [{"name": m.name, "lower_is_better": m.lower_is_better, "meaning": m.meaning} for m in game.metrics],
+        "score": game.score,
+    }
+
+
+def _exists(module: str | None) -> bool:
+    """Whether a module named by a definition is in this install (found, not imported)."""
+    if not module:
+        return False
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:
+        return False
+
+
+def _jax(f: dict[str, Any]) -> str:
+    if not f["jax_engine"]:
+        return "-"
+    return f["jax_engine"] + (" (the jax extra)" if f["jax_engine_here"] else " (named, not in this version)")
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def games_text(facts: Sequence[dict[str, Any]]) -> str:
+    """The game table as aligned columns."""
+    rows = [[f["name"], f["title"], "{}-{}".format(*f["players"]), str(f["actions"]), str(f["observation_size"]),
+             f["gym_id"] or "-", "yes" if f["batched"] else "no", "yes" if f["jax_engine_here"] else "no"] for f in facts]
+    return _table(["name", "title", "players", "actions", "observation", "gymnasium id", "batched", "jax"], rows)
+
+
+def game_text(f: dict[str, Any]) -> str:
+    """One game in detail: its facts, config fields with defaults, presets and metrics."""
+    out = [f"{f['name']}: {f['title']}",
+           f"  players {f['players'][0]}-{f['players'][1]}, Discrete({f['actions']}) actions, "
+           f"float32[{f['observation_size']}] observation (default config)",
+           f"  env module {f['env_module']}; Gymnasium id {f['gym_id'] or '-'}; batched engine {f['batched'] or '-'}; "
+           f"JAX engine {_jax(f)}", "", "config fields (defaults; --config FIELD=VALUE):"]
+    out += [f"  {k} = {v!r}" for k, v in f["config"].items()]
+    if f["presets"]:
+        out += ["", "presets (the fields each one changes):"]
+        for name, values in f["presets"].items():
+            changed = {k: v for k, v in values.items() if f["config"].get(k) != v}
+            out.append(f"  {name}: " + (" ".join(f"{k}={v}" for k, v in changed.items()) or "the defaults"))
+    out += ["", f"metrics (score: {f['score']}):"]
+    out += [f"  {m['name']} ({'lower' if m['lower_is_better'] else 'higher'} is better): {m['meaning']}"
+            for m in f["metrics"]]
+    return "\n".join(out)
+
+
+def games_command(args: argparse.Namespace) -> int:
+    from fiveplay_env import games
+
+    try:
+        chosen = [games.get(n) for n in args.names] if args.names else [games.table()[n] for n in sorted(games.table())]
+    except (KeyError, ValueError) as exc:
+        print(f"{PROG} games: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    facts = [game_facts(g) for g in chosen]
+    if args.json:
+        print(json.dumps(facts, indent=2))
+    elif args.names:
+        print("\n\n".join(game_text(f) for f in facts))
+    else:
+        print(games_text(facts))
+    return 0
+
+
+# --- fiveplay replay ------------------------------------------------------------------------------------
+
+
+def replay_command(args: argparse.Namespace) -> int:
+    """Replay every record of a file (or the ``--index`` one) through the reference engine: one line per
+    game; a record that does not replay exactly is a one-line error naming it and the step (exit 2)."""
+    from fiveplay_env import records
+
+    try:
+        recs = records.read_records(args.path)
+        if args.index is not None:
+            if not 0 <= args.index < len(recs):
+                raise ValueError(f"--index: expected 0..{len(recs) - 1} ({len(recs)} records in {args.path}), "
+                                 f"got {args.index}")
+            chosen = [(args.index, recs[args.index])]
+        else:
+            chosen = list(enumerate(recs))
+        for i, rec in chosen:
+            done = records.replay(rec, f"{args.path} record {i}", keep_states=args.states)
+            agents = ", ".join(map(str, rec.get("agents") or ())) or "agents not recorded"
+            print(f"record {i}: {rec['game']}, seed {rec['seed']}, {len(rec['actions'])} actions ({agents}): "
+                  f"replays exactly; final {json.dumps(rec.get('final', records.summary(rec['game'], done.engine.state)))}")
+            if args.states:
+                for step, state in enumerate(done.states):
+                    print(f"  state {step}: {json.dumps(records.summary(rec['game'], state))}")
+    except (ValueError, OSError) as exc:  # RecordError is a ValueError
+        print(f"{PROG} replay: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+# --- the command ----------------------------------------------------------------------------------------
+
+
+def version() -> str:
+    import fiveplay_env
+
+    return fiveplay_env.__version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser: ``--version`` and one subparser per verb. A forwarding verb's subparser has
+    no options of its own (its arguments pass through untouched to its module's parser)."""
+    ap = argparse.ArgumentParser(prog=PROG, description="Take 5 and 5 Alive: tournaments, training, "
+                                 "evaluation, benchmarks and the web app, from one command.",
+                                 epilog=f"'{PROG} VERB --help' shows a verb's options. "
+                                        f"'{PROG} VERB ...' is 'python -m MODULE ...' (the module is in each line above).")
+    ap.add_argument("--version", action="version", version=f"{PROG} {version()}")
+    sub = ap.add_subparsers(dest="verb", metavar="VERB", required=True)
+    g = sub.add_parser("games", help="the game table: name, players, actions, observation, engines",
+                       description="The games of the table (fiveplay_env.games): the built-in ones and those "
+                                   "registered by installed distributions (entry points 'fiveplay.games').")
+    g.add_argument("names", nargs="*", metavar="GAME", help="show these games in detail")
+    g.add_argument("--json", action="store_true", help="print the facts as JSON")
+    r = sub.add_parser("replay", help="replay game records exactly (fiveplay_env.records): a tournament's "
+                                      "--record files, the web app's saved games",
+                       description="Replay each record of a JSON Lines file through the reference engine, checking "
+                                   "every step, the result and the final digest (fiveplay_env.records).")
+    r.add_argument("path", metavar="RECORDS.jsonl", help="a records file (RUN_DIR/records/game_NNNNNN.jsonl)")
+    r.add_argument("--index", type=int, default=None, help="only this record of the file (0-based)")
+    r.add_argument("--states", action="store_true", help="also print the outcome summary after every step")
+    for verb, module in VERBS.items():
+        sub.add_parser(verb, aliases=list(ALIASES.get(verb, ())), add_help=False,
+                       help=f"{summary(module)} (python -m {module})")
+    return ap
+
+
+def canonical_verb(verb: str) -> str:
+    for name, aliases in ALIASES.items():
+        if verb in aliases:
+            return name
+    return verb
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``fiveplay ARGV``; returns the exit code (the console script exits with it)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    ap = build_parser()
+    try:
+        args, rest = ap.parse_known_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (argparse printed it)
+        return _exit_code(exc.code)
+    verb = canonical_verb(args.verb)
+    if verb in BUILT_IN:
+        if rest:
+            print(f"{PROG} {verb}: error: unrecognized arguments: {' '.join(rest)}", file=sys.stderr)
+            return 2
+        return BUILT_IN[verb](args)
+    # everything after the verb goes to the module's parser, in order (parse_known_args keeps it so)
+    return forward(verb, argv[argv.index(args.verb) + 1:])
+
+
+BUILT_IN = {"games": games_command, "replay": replay_command}
+"""The verbs this module runs itself (the others forward to ``VERBS``)."""
+
+
+def console() -> None:
+    """The ``fiveplay`` console script."""
+    sys.exit(main())

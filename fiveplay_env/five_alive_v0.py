@@ -3,10 +3,10 @@
     from fiveplay_env import five_alive_v0
     env = five_alive_v0.env(num_players=4, render_mode="ansi")
 
-Rules: ``shared/RULES.md`` section 2, exactly; every [D] choice is a config field (``FiveAliveConfig``):
+Rules: ``docs/rules.md`` section 2, exactly; every [D] choice is a config field (``FiveAliveConfig``):
 ``num_players`` (2..6), ``variant`` ("standard" | "sudden_death" | "teams", teams for 4 or 6),
 ``first_player`` ("random" | "seat0"), ``allow_voluntary_bust`` (False), ``bomb_zero_optional``
-(False), ``deck_counts`` (the RULES.md 2.1 table), ``bomb_last_card_resolves`` (True), ``draw_order``
+(False), ``deck_counts`` (the docs/rules.md 2.1 table), ``bomb_last_card_resolves`` (True), ``draw_order``
 ("each" | "round_robin"), ``empty_draw_pile`` ("reshuffle" | "skip"), ``max_reshuffles`` (50 per
 round: the bound that makes every game end, whatever the deck), ``new_round_start``
 ("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
@@ -37,7 +37,7 @@ Actions (``Discrete(19)``): one id per card kind, plus BUST.
 
 Bomb answers (``bomb_zero_optional=True`` only): every other survivor acts in turn order with the ids
 **0** = discard a 0 (legal only for a responder holding one) and **18** = lose a life (a responder
-without a 0 has only this one), so whose turn it is never reveals who holds a 0 (RULES.md 2.4); with
+without a 0 has only this one), so whose turn it is never reveals who holds a 0 (docs/rules.md 2.4); with
 ``bomb_zero_optional=False`` a 0 is discarded automatically and a responder without one loses a life.
 
 Observations: ``{"observation": float32[80 + 3n], "action_mask": int8[19]}``; the pieces are the table in
@@ -45,6 +45,23 @@ Observations: ``{"observation": float32[80 + 3n], "action_mask": int8[19]}``; th
 since the last shuffle) per kind, its top card, T (one-hot), the direction, the draw pile's size, the
 phase (play / bomb answer), and per seat relative to the observer: whose turn, lives, hand size. Other
 hands and the draw pile's order never appear. An agent that does not act has an all-zero mask.
+
+| offset | size | piece      | meaning                                                                  |
+|--------|------|------------|--------------------------------------------------------------------------|
+| 0      | 18   | hand       | cards of each kind in the observer's hand                                |
+| 18     | 18   | discard    | cards of each kind in the discard pile: every card played (or discarded  |
+|        |      |            | to a Bomb, or from an eliminated hand) since the last shuffle            |
+| 36     | 18   | top        | one-hot kind of the discard pile's top card (all 0 when it has none)     |
+| 54     | 22   | total      | one-hot running total T = 0..21                                          |
+| 76     | 1    | direction  | 1 clockwise (turn passes to relative seat 1), 0 counter-clockwise        |
+| 77     | 1    | draw_pile  | cards in the draw pile                                                   |
+| 78     | 2    | phase      | one-hot: play, bomb answer (both 0 once the game is over)                |
+| 80     | n    | turn       | one-hot relative seat of the acting player                               |
+| 80+n   | n    | lives      | lives left per relative seat (teams: that seat's team's lives)           |
+| 80+2n  | n    | hand_sizes | cards in hand per relative seat (0 once eliminated)                      |
+
+(``fiveplay_env.five_alive.observation.LAYOUT`` is this table as data; ``observation.pieces(n)`` gives
+each piece's offset and size for code.)
 
 Rewards (``reward``): ``"win_loss"`` (default): +1 to the winner and -1 to every other player, once
 decided (an eliminated player gets -1 at its elimination; teams: +1 to each member of the winning team,
@@ -95,9 +112,11 @@ and the allowed values. ``reset(seed=...)`` is reproducible: every shuffle comes
 ``fiveplay_env.five_alive.engine``).
 
 Engine API (no PettingZoo): ``fiveplay_env.five_alive.engine`` has ``new_game(config, seed)``,
-``legal_mask(state)``, ``step(config, state, action) -> rewards``, ``sample_world(state, player, rng)``
-(determinization for search) and ``FiveAliveEngine``; ``fiveplay_env.five_alive.observation.observe(
-config, state, player)``.
+``legal_mask(state)``, ``step(config, state, action) -> rewards``, ``last_event(state)`` and
+``FiveAliveEngine``; ``fiveplay_env.five_alive.determinize`` has ``sample_world(config, state, player,
+rng)`` and ``canonical(config, state, player)`` (determinization for search, the same signatures as
+Take 5's; ``engine.sample_world`` forwards to it, and its old form ``(state, player, rng)`` still works
+with a ``DeprecationWarning``); ``fiveplay_env.five_alive.observation.observe(config, state, player)``.
 """
 from __future__ import annotations
 

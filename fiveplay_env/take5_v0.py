@@ -4,7 +4,7 @@
     env = take5_v0.env(num_players=4, render_mode="ansi")       # AEC: one decision at a time
     penv = take5_v0.parallel_env(num_players=4)                 # parallel: all cards in one step
 
-Rules: ``shared/RULES.md`` section 1, exactly; every [D] choice is a config field (``Take5Config``):
+Rules: ``docs/rules.md`` section 1, exactly; every [D] choice is a config field (``Take5Config``):
 ``num_players`` (2..10), ``row_pick`` ("player" | "min_bullheads"), ``end_score`` (66),
 ``end_inclusive`` (True), ``mode`` ("game" | "round" | "rounds:K"), ``professional`` (False),
 ``draft`` (False). Env options: ``render_mode`` (None | "ansi" | "human").
@@ -27,6 +27,30 @@ observer, the observer's seat, the phase and the trick; with ``draft=True`` also
 hand, public since every pick was made face up, so the size is then ``848 + 3n + 104 (n - 1)``). Values
 lie in ``[0, observation_high(config)]`` (scores over ``end_score`` can pass 1). In AEC, an agent that
 does not act has an all-zero mask.
+
+| offset | size     | piece     | meaning                                                            |
+|--------|----------|-----------|--------------------------------------------------------------------|
+| 0      | 104      | hand      | 1 where the observer holds card id (number id+1)                   |
+| 104    | 104      | seen      | 1 for every card revealed this round (row starters, played, taken) |
+| 208    | 104      | trick     | cards revealed in the current trick (set while its cards are       |
+|        |          |           | placed, i.e. visible during a row choice)                          |
+| 312    | 104      | pool      | the face-up draft pool (draft phase only)                          |
+| 416    | 416      | rows      | 104 columns per row r = 0..3, in row order: 1 where card id lies   |
+|        |          |           | in row r                                                           |
+| 832    | 12       | row_stats | 3 columns per row r = 0..3, in row order: last card number/104,    |
+|        |          |           | length/5, bull heads/10                                            |
+| 844    | n        | scores    | each player's score / end_score (relative seats)                   |
+| 844+n  | n        | round_pen | each player's penalty this round / end_score (relative seats)      |
+| 844+2n | n        | seat      | one-hot of the observer's absolute seat (AEC choice order, draft   |
+|        |          |           | order)                                                             |
+| 844+3n | 3        | phase     | one-hot: draft, play, row choice (all 0 once the game is over)     |
+| 847+3n | 1        | tricks    | tricks completed this round / 10                                   |
+| 848+3n | 104(n-1) | others    | ``draft=True`` only: 104 per other player (relative seats 1..n-1), |
+|        |          |           | 1 where that player holds card id, its unrevealed choice of this   |
+|        |          |           | trick included (every draft pick is public: docs/rules.md 1.5)     |
+
+(``fiveplay_env.take5.observation.LAYOUT`` is this table as data; ``observation.pieces(n, draft)`` gives
+each piece's offset and size for code.)
 
 Misuse: a bad config value raises ``ValueError`` naming the field; ``config=`` is a ``Take5Config``
 given alone (with other config keywords it is refused); an illegal action raises ``IllegalActionError``

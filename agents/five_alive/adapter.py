@@ -10,8 +10,9 @@ from __future__ import annotations
 from fiveplay_env.five_alive import GAME
 from fiveplay_env.five_alive.determinize import (
     ALL_KINDS, CANONICAL_SEED, CONDITIONED_TRIES, Conditioned, canonical, condition, sample, sample_conditioned,
+    sample_world,
 )
 from fiveplay_env.five_alive.results import public_event, results
 
 __all__ = ["ALL_KINDS", "CANONICAL_SEED", "CONDITIONED_TRIES", "Conditioned", "GAME", "canonical", "condition",
-           "public_event", "results", "sample", "sample_conditioned"]
+           "public_event", "results", "sample", "sample_conditioned", "sample_world"]

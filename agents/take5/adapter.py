@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from fiveplay_env.take5 import GAME
-from fiveplay_env.take5.determinize import canonical
+from fiveplay_env.take5.determinize import canonical, sample_world
 from fiveplay_env.take5.results import results
 
-__all__ = ["GAME", "canonical", "results"]
+__all__ = ["GAME", "canonical", "results", "sample_world"]

@@ -11,11 +11,14 @@ Engine interface the subclass's ``_new_engine`` must return (duck-typed):
     step(action) -> list     every player's reward for this step (raises IllegalActionError)
 Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
 ``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated),
-``_render_text(engine) -> str``.
+``_render_text(engine) -> str``; optional: ``_game_over(engine)`` (the flags of the step that ended
+the game: every agent terminated by default) and ``_after_decision(agent)``, an attribute (None: no
+call) run after each step on which ``agent`` acted (for example to count decisions for ``max_cycles``).
 """
 from __future__ import annotations
 
 from abc import ABCMeta, abstractmethod
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -71,6 +74,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.truncations = {}
         self.infos = {}
         self._rewards_dirty = False
+        self._after_decision: Callable[[str], None] | None = None  # a subclass's per-decision hook (max_cycles)
 
     # --- hooks ---------------------------------------------------------------------------------
     @abstractmethod
@@ -120,6 +124,8 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self._rewards_dirty = False
+        self._alive_seen: list[bool] | None = None  # the engine's alive list when last scanned (step)
+        self._alive_count = -1
         self._refresh_infos()
         self._select()
 
@@ -133,11 +139,15 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         return p
 
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
+        """PettingZoo's ``AECEnv.last``, written out (it runs at every step): the selected agent's
+        observation (None with ``observe=False``), cumulative reward, termination, truncation and infos."""
         if self.engine is None:
             raise ResetNeededError("last() before reset(): call reset() first")
         if not self.agents:
             raise ResetNeededError("last(): the game is over and every agent is done: call reset() to play again")
-        return super().last(observe)
+        agent = self.agent_selection
+        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                self.terminations[agent], self.truncations[agent], self.infos[agent])
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._player(agent, "observe()")
@@ -170,15 +180,24 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
             self._refresh_infos()
         alive = self._alive(engine)
         if engine.is_over:
-            for a in self.agents:
-                self.terminations[a] = True
-        elif alive is not None:
+            self._game_over(engine)
+        elif alive is not None and (alive is not self._alive_seen or alive.count(True) != self._alive_count):
+            # someone was eliminated (survivors only decrease), or the engine's state was replaced
+            self._alive_seen, self._alive_count = alive, alive.count(True)
             for a in self.agents:
                 if not alive[self._index[a]]:
                     self.terminations[a] = True
         self._select()
+        if self._after_decision is not None:
+            self._after_decision(agent)
         if self.render_mode == "human":
             self.render()
+
+    def _game_over(self, engine: Any) -> None:
+        """The step that ended the game: every remaining agent is terminated (subclasses may truncate
+        some instead, for a game ended unfinished)."""
+        for a in self.agents:
+            self.terminations[a] = True
 
     def _infos_changed(self, engine: Any) -> bool:
         """Whether infos must be rebuilt after a step (subclasses may narrow this for speed)."""
@@ -190,10 +209,12 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
 
     def _select(self) -> None:
         """Dead agents step first (PettingZoo's rule); otherwise the engine's acting player."""
-        for a in self.agents:
-            if self.terminations[a] or self.truncations[a]:
-                self.agent_selection = a
-                return
+        terms, truncs = self.terminations, self.truncations
+        if True in terms.values() or True in truncs.values():  # (C-level scans: usually nobody is done)
+            for a in self.agents:
+                if terms[a] or truncs[a]:
+                    self.agent_selection = a
+                    return
         cur = self.engine.current_player
         self.agent_selection = self.possible_agents[cur] if cur >= 0 else (self.agents[0] if self.agents else self.possible_agents[0])
 

@@ -121,9 +121,7 @@ from fiveplay_env.core import seeding
 from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
 from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs, show_value
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
-from fiveplay_env.five_alive.observation import (
-    DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
-)
+from fiveplay_env.five_alive.observation import DIRECTION, LAYOUT, TOP, TOTAL, observation_size
 from fiveplay_env.five_alive.state import (
     BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, EQ0, EQ10, EQ21, MAX_TOTAL, N0, NUM_ACTIONS, NUM_NUMBERS, OVER,
     PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, FiveAliveState,
@@ -235,6 +233,7 @@ class BatchedFiveAlive(BatchedGameBase):
         self.num_players = n = config.num_players
         self.num_actions = NUM_ACTIONS
         self.observation_size = observation_size(n)
+        self._obs_at = LAYOUT.slices(n)  # each observation piece's columns
         self._max_steps = config.max_steps
         self._deck = D = config.deck_size
         self._teams = config.variant == "teams"
@@ -1148,13 +1147,14 @@ class BatchedFiveAlive(BatchedGameBase):
 
         ``out``: an optional C-contiguous float32 [B, 80 + 3n] array to write into and return (a
         training loop can reuse one buffer); by default a new array."""
-        n, size = self.num_players, self.observation_size
+        size = self.observation_size
         obs = self._obs_out(out)
         cur = self._cur
-        obs[:, HAND:HAND + K] = self._hands_rows.take(self._bn0 + cur, axis=0)[:, :K]
-        obs[:, DISCARD:DISCARD + K] = self._disc[:, :K]
-        # top and total are one-hot: zeros, then the ones; "no top card" writes its 1 at the direction
-        # column, which is written just after
+        at = self._obs_at
+        obs[:, at["hand"]] = self._hands_rows.take(self._bn0 + cur, axis=0)[:, :K]
+        obs[:, at["discard"]] = self._disc[:, :K]
+        # top and total are one-hot (and contiguous): zeros, then the ones; "no top card" writes its 1 at
+        # the direction column, which is written just after
         obs[:, TOP:DIRECTION] = 0
         flat = obs.reshape(-1)
         row = self._arange * size
@@ -1162,16 +1162,18 @@ class BatchedFiveAlive(BatchedGameBase):
         flat[row + np.where(top >= 0, TOP + top, DIRECTION)] = 1.0
         flat[row + TOTAL + self._total] = 1.0
         obs[:, DIRECTION] = self._dirbit
-        obs[:, DRAW_PILE] = self._dend - self._dptr
-        obs[:, PHASE] = self._phase == PLAY
-        obs[:, PHASE + 1] = self._phase == BOMB_ANSWER
+        obs[:, at["draw_pile"].start] = self._dend - self._dptr
+        phase = at["phase"].start
+        obs[:, phase] = self._phase == PLAY
+        obs[:, phase + 1] = self._phase == BOMB_ANSWER
         # relative seats: the observer (the acting seat) is seat 0, so the turn piece is always (1, 0, ...)
-        obs[:, SEATS] = 1.0
-        obs[:, SEATS + 1:SEATS + n] = 0.0
+        turn = at["turn"]
+        obs[:, turn.start] = 1.0
+        obs[:, turn.start + 1:turn.stop] = 0.0
         rel = self._rel.take(cur, axis=0)  # (take: several times faster than fancy indexing of rows)
         rel += self._arange_n
-        obs[:, SEATS + n:SEATS + 2 * n] = self._lives_f[rel]
-        obs[:, SEATS + 2 * n:SEATS + 3 * n] = self._hsize_f[rel]
+        obs[:, at["lives"]] = self._lives_f[rel]
+        obs[:, at["hand_sizes"]] = self._hsize_f[rel]
         return obs
 
 

@@ -1,14 +1,19 @@
-"""The 5 Alive reference engine: the rules of RULES.md section 2, one game at a time.
+"""The 5 Alive reference engine: the rules of docs/rules.md section 2, one game at a time.
 
 Rules are functions of ``(config, state, action)``; the state is a ``FiveAliveState`` mutated in place.
 Per-card logic runs on Python ints and lists (several times faster than numpy scalars for one game);
 ``state.tab`` is a float32 mirror of the numeric state that every change writes through, so an
 observation is a single gather (``observation.py``).
 
+This module is the rules. As it resolves a step it records what happened in the event log
+(``events``: ``last_event``, ``event_card``, re-exported here) and what became public about hidden
+cards (``knowledge``: ``add_known``, re-exported); ``determinize`` samples the worlds a player cannot
+tell apart (``sample_world`` here forwards to it).
+
 Turn structure (the AEC order): the acting player plays one legal card or BUST (action table in
 ``state.py``). With ``bomb_zero_optional=True`` a Bomb hands the turn to every other surviving player,
 in turn order, for its answer (0 = discard a 0, BUST = lose a life; a responder without a 0 has BUST
-alone), so whose turn it is never reveals who holds a 0 (RULES.md 2.4). Then the Bomb sets T = 0 and
+alone), so whose turn it is never reveals who holds a 0 (docs/rules.md 2.4). Then the Bomb sets T = 0 and
 the turn passes from the bomber.
 
 Random events, in the order they happen (each draws ``core.seeding`` with the state's counter, then
@@ -26,9 +31,9 @@ increments it), so a batched engine can replay a game from its seed:
     played), kinds ascending; card i goes to ``order[i % m]``, where order is the m survivors clockwise
     (seat + 1, whatever the current direction) starting with the player to P's left, P last.
 
-Choices where RULES.md is silent (each a config field unless it has no consistent alternative):
+Choices where docs/rules.md is silent (each a config field unless it has no consistent alternative):
   * Round-end losses in the standard and sudden-death variants are simultaneous, then eliminations
-    follow. Bomb losses happen one responder at a time in turn order (RULES: "at once"), so the game can
+    follow. Bomb losses happen one responder at a time in turn order (docs/rules.md: "at once"), so the game can
     end in the middle of a Bomb. In teams the round end costs no life for cards left in hand: each
     player who went out costs the other team one life, in turn order from P (P first if among them, as
     for the dealer); the first team to reach 0 lives loses at once, so when players of both teams go
@@ -47,6 +52,7 @@ wins).
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -55,14 +61,18 @@ from fiveplay_env.core import seeding
 from fiveplay_env.core.config import show_value
 from fiveplay_env.core.engine import BoundEngine
 from fiveplay_env.core.errors import IllegalActionError, action_id
+from fiveplay_env.five_alive import determinize, events, knowledge
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
-from fiveplay_env.five_alive.state import (
-    ACTION_NAMES, ANSWER_BITS, BOMB, BOMB_ANSWER, BUST, BUST_BIT, DRAW1, DRAW2, EQ0, EQ10, EQ21, N0,
+from fiveplay_env.five_alive.events import event_card, last_event  # noqa: F401  (re-exported: the engine API)
+from fiveplay_env.five_alive.knowledge import add_known  # noqa: F401  (re-exported: the engine API)
+from fiveplay_env.five_alive.state import (  # noqa: F401  (ALL_KIND_BITS, refresh*: re-exported)
+    ALL_KIND_BITS, ANSWER_BITS, BOMB, BOMB_ANSWER, BUST, BUST_BIT, DRAW1, DRAW2, EQ0, EQ10, EQ21, N0,
     NUM_ACTIONS, NUM_NUMBERS, OVER, PLAY, PLAYABLE_BITS, REDEAL, REVERSE, SKIP, TAB_DIRECTION,
-    TAB_DISCARD, TAB_DRAW, TAB_FIXED, TAB_PHASE, TAB_TOP, TAB_TOTAL, FiveAliveState, build_table,
+    TAB_DISCARD, TAB_DRAW, TAB_FIXED, TAB_PHASE, TAB_TOP, TAB_TOTAL, FiveAliveState, build_table, refresh,
+    refresh_hands,
 )
+from fiveplay_env.five_alive.state import expand as _expand
 
-ALL_KIND_BITS = (1 << NUM_KINDS) - 1
 _SET_TOTAL = {EQ21: 21, EQ10: 10, EQ0: 0}
 
 _MASKS: dict[int, np.ndarray] = {}
@@ -71,18 +81,25 @@ MASK_CACHE_SIZE = 16384
 80% of the masks of random play); the others are cut from two small tables. A hand's bits take up to
 2**19 values, so an unbounded cache would grow with every game played."""
 _LOW_BITS = 10
-_MASK_LOW = np.array([[(b >> a) & 1 for a in range(_LOW_BITS)] for b in range(1 << _LOW_BITS)], np.int8)
-_MASK_HIGH = np.array([[(b >> a) & 1 for a in range(NUM_ACTIONS - _LOW_BITS)]
+# A mask is the sum of two rows of these tables, the low 10 bits' (columns 0..9) and the high bits'.
+_MASK_LOW = np.array([[(b >> a) & 1 if a < _LOW_BITS else 0 for a in range(NUM_ACTIONS)]
+                      for b in range(1 << _LOW_BITS)], np.int8)
+_MASK_HIGH = np.array([[(b >> (a - _LOW_BITS)) & 1 if a >= _LOW_BITS else 0 for a in range(NUM_ACTIONS)]
                        for b in range(1 << (NUM_ACTIONS - _LOW_BITS))], np.int8)
 _CANONICAL: dict[tuple[int, ...], list[int]] = {}
 CANONICAL_CACHE_SIZE = 64  # canonical decks kept (one per deck_counts met; cleared when full)
+
+
+def _new_mask(bits: int) -> np.ndarray:
+    """A new writable int8 [19] mask with the given legal bits (not cached)."""
+    return _MASK_LOW[bits & ((1 << _LOW_BITS) - 1)] + _MASK_HIGH[bits >> _LOW_BITS]
 
 
 def _mask_of(bits: int) -> np.ndarray:
     """The read-only int8 [19] mask with the given legal bits (cached while the cache has room)."""
     m = _MASKS.get(bits)
     if m is None:
-        m = np.concatenate((_MASK_LOW[bits & ((1 << _LOW_BITS) - 1)], _MASK_HIGH[bits >> _LOW_BITS]))
+        m = _new_mask(bits)
         m.setflags(write=False)
         if len(_MASKS) < MASK_CACHE_SIZE:
             _MASKS[bits] = m
@@ -97,11 +114,6 @@ def _canonical(config: FiveAliveConfig) -> list[int]:
             _CANONICAL.clear()
         _CANONICAL[config.deck_counts] = deck
     return deck
-
-
-def _expand(counts: list[int]) -> list[int]:
-    """A multiset given per kind as its canonical list (kinds ascending)."""
-    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
 
 
 # --- setting up ---------------------------------------------------------------------------------------
@@ -162,8 +174,7 @@ def _deal(config: FiveAliveConfig, state: FiveAliveState) -> None:
     state.discard_size = 0
     state.top = -1
     state.total = 0
-    state.known = [{} for _ in range(n)]
-    state.draw_cap = [None] * n
+    knowledge.forget_all(state)
     state.bomber = -1
     state.bomb_queue = []
     state.phase = PLAY
@@ -193,7 +204,8 @@ def from_position(
     n = config.num_players
     if len(hands) != n:
         raise ValueError(f"hands: expected {n} hands, got {len(hands)}")
-    lives = list(lives) if lives is not None else [LIVES] * n
+    lives = [int(v) for v in lives] if lives is not None else [LIVES] * n
+    current, total, direction = int(current), int(total), int(direction)
     counts = []
     for h in hands:
         c = [0] * NUM_KINDS
@@ -213,30 +225,6 @@ def from_position(
     )
     refresh(state)
     return state
-
-
-def refresh_hands(state: FiveAliveState) -> None:
-    """Recompute ``hand_size`` and ``held`` from ``hands`` (for code that edits hands directly)."""
-    for p, h in enumerate(state.hands):
-        state.hand_size[p] = sum(h)
-        state.held[p] = _bits_of(h)
-
-
-def _bits_of(h: list[int]) -> int:
-    bits = 0
-    for k in range(NUM_KINDS):
-        if h[k]:
-            bits |= 1 << k
-    return bits
-
-
-def refresh(state: FiveAliveState) -> None:
-    """Recompute every derived field (hand sizes, held bits, discard size, table) from the primary
-    ones. Hand-built scenarios (tests) set hands, piles, T, lives... and then call this."""
-    refresh_hands(state)
-    state.discard_size = sum(state.discard)
-    state.n_alive = sum(state.alive)
-    state.tab = build_table(state)
 
 
 # --- legality -----------------------------------------------------------------------------------------
@@ -259,9 +247,11 @@ def legal_mask(state: FiveAliveState) -> np.ndarray:
     else:
         bits = legal_bits(state)
     m = _MASKS.get(bits)
-    if m is None:
-        m = _mask_of(bits)
-    return m.copy()
+    if m is not None:
+        return m.copy()
+    if len(_MASKS) < MASK_CACHE_SIZE:
+        return _mask_of(bits).copy()
+    return _new_mask(bits)  # the cache is full: a new array, no copy needed
 
 
 def legal_actions(state: FiveAliveState) -> list[int]:
@@ -300,10 +290,11 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
         a = action if (bits >> action) & 1 else check_action(state, action)
     else:
         a = check_action(state, action)
+    # The event log (``events``): who acted and with what, written inline (every step pays for it).
     state.ev_player = p
     state.ev_action = a
     if state.ev_rare:
-        _clear_events(state)
+        events.clear(state)
     if state.phase == BOMB_ANSWER:
         state.ev_answer = True
         if a == N0:
@@ -333,18 +324,6 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
         for q in state.ev_settled:
             rewards[q] += state.result[q]
     return rewards
-
-
-def _clear_events(state: FiveAliveState) -> None:
-    state.ev_rare = False
-    state.ev_drawn = []
-    state.ev_reshuffled = []
-    state.ev_zeros = []
-    state.ev_losses = []
-    state.ev_elim = []
-    state.ev_out = []
-    state.ev_settled = []
-    state.ev_dealer = -1
 
 
 def _next(state: FiveAliveState, seat: int) -> int:
@@ -408,7 +387,7 @@ def _remove(state: FiveAliveState, p: int, k: int) -> int:
         tab[TAB_TOP + k] = 1.0
         state.top = k
     if state.known[p]:
-        _known_remove(state, p, k)
+        knowledge.card_left(state, p, k)
     return hs
 
 
@@ -432,7 +411,7 @@ _SIMPLE_TOTAL = (-1,) * NUM_NUMBERS + (-1, 21, -1, -1, 0, 10)  # Reverse, =21, S
 
 
 def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> None:
-    """P plays a card of kind k (RULES.md 2.3.3, 2.4), then the turn ends (2.3.4-5).
+    """P plays a card of kind k (docs/rules.md 2.3.3, 2.4), then the turn ends (2.3.4-5).
 
     The common case (a number or a simple wild card that is not P's last card) is written out inline
     (it is most of all steps); Draw, Re-Deal, Bomb and a last card go through ``_play_special``.
@@ -462,7 +441,7 @@ def _play(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int) -> Non
         tab[TAB_TOP + k] = 1.0
         state.top = k
     if state.known[p]:
-        _known_remove(state, p, k)
+        knowledge.card_left(state, p, k)
     if k >= DRAW1 or hs == 0:
         _play_special(config, state, p, k, hs)
         return
@@ -509,7 +488,7 @@ def _play_special(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int
         if hs > 0 or config.bomb_last_card_resolves:
             state.bomber = p
             state.bomb_queue = turn_order(state, _next(state, p))[:-1]  # everyone but P, in turn order
-            state.ev_rare = True
+            events.note(state)
             _bomb_continue(config, state)
             return
         _set_total(state, 0)
@@ -521,11 +500,10 @@ def _play_special(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int
 
 
 def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
-    """P plays nothing (RULES.md 2.3.2): loses a life (teams: the team), keeps the hand, T = 0, the turn
+    """P plays nothing (docs/rules.md 2.3.2): loses a life (teams: the team), keeps the hand, T = 0, the turn
     passes. A forced bust tells everyone that no card in P's hand is playable at T."""
     if not config.allow_voluntary_bust:
-        unplayable = ALL_KIND_BITS & ~PLAYABLE_BITS[state.total]
-        add_known(state, p, unplayable, state.hand_size[p])
+        knowledge.busted(state, p)
     _set_total(state, 0)
     if _lose_life(config, state, p):
         return
@@ -534,7 +512,7 @@ def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
 
 def _draws(config: FiveAliveConfig, state: FiveAliveState, p: int, count: int) -> None:
     """Every other survivor draws ``count`` cards, in turn order from the next player."""
-    state.ev_rare = True
+    events.note(state)
     order = turn_order(state, _next(state, p))[:-1]  # the survivors after P, P (last) left out
     if config.draw_order == "each":
         for q in order:
@@ -557,7 +535,7 @@ def _draw_one(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
     k = state.draw.pop()
     _give(state, q, k)
     state.tab[TAB_DRAW] = len(state.draw)
-    state.ev_drawn.append(q)
+    events.drew(state, q)
     return True
 
 
@@ -582,8 +560,8 @@ def _reshuffle(state: FiveAliveState) -> bool:
     tab = state.tab
     tab[TAB_DISCARD:TAB_DISCARD + NUM_KINDS] = disc
     tab[TAB_DRAW] = size
-    state.draw_cap = [counts] * state.num_players  # never mutated in place: sharing is safe
-    state.ev_reshuffled.append(size)
+    knowledge.reshuffled(state, counts)
+    events.reshuffled(state, size)
     state.reshuffles += 1
     return True
 
@@ -591,20 +569,13 @@ def _reshuffle(state: FiveAliveState) -> bool:
 def _redeal(state: FiveAliveState, p: int) -> None:
     """Hand In & Re-Deal (P has cards left): all surviving hands gathered, shuffled, dealt one at a
     time clockwise (seat + 1, whatever the current direction) from the player to P's left, P last in
-    each pass (RULES.md 2.4)."""
+    each pass (docs/rules.md 2.4)."""
     n = state.num_players
     order = [q for q in ((p + i) % n for i in range(1, n + 1)) if state.alive[q]]
     m = len(order)
     hands = state.hands
     gathered = [sum(c) for c in zip(*(hands[q] for q in order), strict=True)]
-    # What each survivor learns about the draw pile: it is untouched, so it holds none of the cards
-    # the survivor gave away beyond what was hidden from it before (see ``sample_world``).
-    hidden = [g + c for g, c in zip(gathered, state.draw_counts(), strict=True)]
-    caps = state.draw_cap
-    for o in order:
-        pool = [a - b for a, b in zip(hidden, hands[o], strict=True)]
-        cap = caps[o]
-        caps[o] = pool if cap is None else [min(a, b) for a, b in zip(cap, pool, strict=True)]
+    knowledge.before_redeal(state, order, gathered)  # what each survivor learns about the draw pile
     canonical = _expand(gathered)
     size = len(canonical)
     perm = seeding.permutation(state.seed, state.counter, size).tolist()
@@ -625,14 +596,13 @@ def _redeal(state: FiveAliveState, p: int) -> None:
         state.held[q] = bits[i]
         tab[base + NUM_KINDS * q:base + NUM_KINDS * (q + 1)] = h
         tab[TAB_FIXED + 2 * n + q] = hs
-    state.known = [{} for _ in range(n)]
-    state.ev_rare = True
+    knowledge.forget_hands(state)
+    events.note(state)
 
 
 def _discard_zero(state: FiveAliveState, q: int) -> None:
     _remove(state, q, N0)
-    state.ev_zeros.append(q)
-    state.ev_rare = True
+    events.zero_discarded(state, q)
 
 
 def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
@@ -642,7 +612,7 @@ def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
     while queue:
         q = queue.pop(0)
         if config.bomb_zero_optional:
-            # Every responder answers as a step of its own, 0 or not (RULES.md 2.4): the sequence of
+            # Every responder answers as a step of its own, 0 or not (docs/rules.md 2.4): the sequence of
             # public turns is the same whoever holds a 0, so it reveals nothing.
             if state.phase != BOMB_ANSWER:
                 state.phase = BOMB_ANSWER
@@ -653,7 +623,7 @@ def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
         if state.hands[q][N0] > 0:
             _discard_zero(state, q)
         else:
-            add_known(state, q, ALL_KIND_BITS & ~(1 << N0), state.hand_size[q])  # q has no 0
+            knowledge.no_zero(state, q)
             if _lose_life(config, state, q):
                 return
     bomber = state.bomber
@@ -674,21 +644,21 @@ def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
 def _lose_life(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
     """q (teams: q's team) loses one life; eliminations and game end follow at once.
     Returns True if the game is over."""
-    state.ev_rare = True
+    events.note(state)
     n = state.num_players
     tab = state.tab
     if config.variant == "teams":
         for m in range(q % 2, n, 2):
             state.lives[m] -= 1
             tab[TAB_FIXED + n + m] = state.lives[m]
-            state.ev_losses.append(m)
+            events.life_lost(state, m)
         if state.lives[q] == 0:
             _end_game(state, [m for m in range(n) if m % 2 != q % 2])
             return True
         return False
     state.lives[q] -= 1
     tab[TAB_FIXED + n + q] = state.lives[q]
-    state.ev_losses.append(q)
+    events.life_lost(state, q)
     if state.lives[q] > 0:
         return False
     _eliminate(state, q)
@@ -702,7 +672,7 @@ def _lose_life(config: FiveAliveConfig, state: FiveAliveState, q: int) -> bool:
 
 
 def _eliminate(state: FiveAliveState, q: int) -> None:
-    """q is out of the game (RULES.md 2.6); their hand goes to the discard pile beneath its top card."""
+    """q is out of the game (docs/rules.md 2.6); their hand goes to the discard pile beneath its top card."""
     n = state.num_players
     tab = state.tab
     state.alive[q] = False
@@ -719,10 +689,9 @@ def _eliminate(state: FiveAliveState, q: int) -> None:
     state.held[q] = 0
     tab[TAB_FIXED + 3 * n + NUM_KINDS * q:TAB_FIXED + 3 * n + NUM_KINDS * (q + 1)] = 0.0
     tab[TAB_FIXED + 2 * n + q] = 0.0
-    state.known[q] = {}
+    knowledge.forget(state, q)
     state.result[q] = -1
-    state.ev_elim.append(q)
-    state.ev_settled.append(q)
+    events.eliminated(state, q)
 
 
 def _end_game(state: FiveAliveState, winners: list[int]) -> None:
@@ -740,8 +709,8 @@ def _end_game(state: FiveAliveState, winners: list[int]) -> None:
     for q in range(state.num_players):
         if state.result[q] == 0:
             state.result[q] = 1 if q in winners else -1
-            state.ev_settled.append(q)
-    state.ev_rare = True
+            events.settled(state, q)
+    events.note(state)
 
 
 def _truncate(state: FiveAliveState) -> None:
@@ -757,7 +726,7 @@ def _truncate(state: FiveAliveState) -> None:
     state.bomber = -1
     state.bomb_queue = []
     state.winners = []
-    state.ev_rare = True
+    events.note(state)
 
 
 def truncated(state: FiveAliveState) -> bool:
@@ -774,7 +743,7 @@ def hand_value(config: FiveAliveConfig, state: FiveAliveState, q: int) -> int:
 
 
 def _end_sudden_death(config: FiveAliveConfig, state: FiveAliveState) -> None:
-    """RULES.md 2.7: most lives, then lowest hand value, then ``final_tiebreak``."""
+    """docs/rules.md 2.7: most lives, then lowest hand value, then ``final_tiebreak``."""
     cands = [q for q in turn_order(state, state.ev_player) if state.lives[q] > 0]
     best = max(state.lives[q] for q in cands)
     cands = [q for q in cands if state.lives[q] == best]
@@ -784,12 +753,12 @@ def _end_sudden_death(config: FiveAliveConfig, state: FiveAliveState) -> None:
 
 
 def _round_end(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
-    """RULES.md 2.5 (P = the player whose turn it was): losses, eliminations, then a new round."""
-    state.ev_rare = True
+    """docs/rules.md 2.5 (P = the player whose turn it was): losses, eliminations, then a new round."""
+    events.note(state)
     n = state.num_players
     order = turn_order(state, p)
     out = [q for q in order if state.hand_size[q] == 0]
-    state.ev_out = out
+    events.went_out(state, out)
     if config.variant == "teams":
         for q in out:  # each player going out costs the other team one life
             if _lose_life(config, state, (q + 1) % n):
@@ -800,7 +769,7 @@ def _round_end(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
         for q in losers:  # simultaneous losses, then eliminations
             state.lives[q] -= 1
             tab[TAB_FIXED + n + q] = state.lives[q]
-            state.ev_losses.append(q)
+            events.life_lost(state, q)
         dead = [q for q in losers if state.lives[q] == 0]
         for q in dead:
             _eliminate(state, q)
@@ -815,9 +784,9 @@ def _round_end(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
 
 
 def _new_round(config: FiveAliveConfig, state: FiveAliveState, dealer: int) -> None:
-    """The player who went out deals: all cards reshuffled, 10 to each survivor, T = 0 (RULES.md 2.5)."""
+    """The player who went out deals: all cards reshuffled, 10 to each survivor, T = 0 (docs/rules.md 2.5)."""
     state.round += 1
-    state.ev_dealer = dealer
+    events.dealt(state, dealer)
     _deal(config, state)
     if config.new_round_direction == "clockwise":
         state.direction = 1
@@ -825,146 +794,18 @@ def _new_round(config: FiveAliveConfig, state: FiveAliveState, dealer: int) -> N
     state.tab = build_table(state)
 
 
-# --- public knowledge about hidden hands -------------------------------------------------------------
-def add_known(state: FiveAliveState, q: int, allowed: int, count: int) -> None:
-    """Record the public fact "at least ``count`` cards of q's hand are of kinds in ``allowed``".
+# --- determinization (fiveplay_env.five_alive.determinize) ------------------------------------------
+def sample_world(*args: Any, **kwargs: Any) -> FiveAliveState:
+    """``determinize.sample_world(config, state, player, rng)``: the signature both games share.
 
-    The facts come from a laminar family of kind sets ({0}, "no 0", "only numbers >= v"), so
-    intersecting them keeps the family laminar and ``sample_world`` can satisfy them greedily.
-    """
-    if count <= 0:
-        return
-    d = state.known[q]
-    if count >= state.hand_size[q]:  # the whole hand: every older fact narrows to the new set
-        new: dict[int, int] = {allowed: count}
-        for a, c in d.items():
-            b = a & allowed
-            if b:
-                new[b] = max(new.get(b, 0), c)
-    else:
-        new = d.copy()
-        new[allowed] = max(d.get(allowed, 0), count)
-    # Drop the facts implied by another: "c in A" follows from "c' >= c in B" when B is inside A.
-    state.known[q] = {a: c for a, c in new.items()
-                      if not any(b != a and b & a == b and cb >= c for b, cb in new.items())}
-
-
-def _known_remove(state: FiveAliveState, q: int, k: int) -> None:
-    """A card of kind k left q's hand: each fact about a set holding k may now count one card fewer."""
-    d = state.known[q]
-    bit = 1 << k
-    for a in [a for a in d if a & bit]:
-        c = d[a] - 1
-        if c > 0:
-            d[a] = c
-        else:
-            del d[a]
-
-
-def sample_world(state: FiveAliveState, player: int, rng: np.random.Generator) -> FiveAliveState:
-    """A determinization: a copy of ``state`` in which the cards ``player`` cannot see are re-dealt.
-
-    Hidden are the other survivors' hands and the draw pile (composition and order); the copy keeps
-    everything ``player`` sees (own hand, T, direction, turn, lives, hand sizes, draw pile size,
-    discard pile) and is consistent with the public knowledge the state records:
-      * ``known``: a forced bust at T shows that hand holds only numbers > 21 - T; an automatic Bomb
-        answer with a life shows "no 0" (an answer chosen with ``bomb_zero_optional`` shows nothing);
-        each fact is updated as that player's cards are played and dropped when hands are re-dealt;
-      * ``draw_cap[player]``: after a reshuffle the draw pile holds only cards of the reshuffled
-        pile; after a Re-Deal it holds none of the cards ``player`` gave away beyond what was hidden.
-    Not conditioned on (an approximation): which kinds a player drew from a draw pile of known
-    composition, and facts about hands from before a Re-Deal. Within these constraints the hidden
-    cards are shuffled with ``rng`` and dealt greedily (the draw pile first, then the hands' constrained
-    slots, tightest first, then the rest); this always succeeds, but is not exactly uniform over the
-    consistent worlds when facts or caps apply.
-    The copy also gets a fresh seed from ``rng``, so its future shuffles are not the real ones.
-    """
-    world = state.clone()
-    world.seed = int(rng.integers(0, 2**63))
-    if state.phase == OVER:
-        return world
-    others = [q for q in range(state.num_players) if q != player and state.alive[q]]
-    pool = state.draw_counts()
-    for q in others:
-        h = state.hands[q]
-        for k in range(NUM_KINDS):
-            pool[k] += h[k]
-    d = len(state.draw)
-    cap = state.draw_cap[player]
-    groups = _groups(state, others)
-    # The draw pile may take a card only while every fact can still be met by what is left: for each
-    # fact set S, the cards of S left for the hands must cover the slots demanded inside S (Hall's
-    # condition, which suffices for a laminar family). These upper bounds (and the caps) are laminar,
-    # so the feasible draw piles form a polymatroid: one greedy pass in random order always fills it.
-    sets = {a for _, _, a, _ in groups}
-    slack = {}
-    for a in sets:
-        inside = sum(s for _, _, b, s in groups if b & a == b)
-        slack[a] = sum(pool[k] for k in range(NUM_KINDS) if (a >> k) & 1) - inside
-    containing = [[a for a in sets if (a >> k) & 1] for k in range(NUM_KINDS)]
-    cards = _expand(pool)
-    rng.shuffle(cards)
-    draw: list[int] = []
-    rest: list[int] = []
-    taken = [0] * NUM_KINDS
-    for k in cards:
-        if len(draw) < d and (cap is None or taken[k] < cap[k]) and all(slack[a] > 0 for a in containing[k]):
-            draw.append(k)
-            taken[k] += 1
-            for a in containing[k]:
-                slack[a] -= 1
-        else:
-            rest.append(k)
-    result = _fill_hands(state, others, groups, rest) if len(draw) == d else None
-    if result is None:  # pragma: no cover - the true hidden cards satisfy every recorded fact
-        raise RuntimeError("sample_world: the recorded public knowledge is inconsistent")
-    world.draw = list(draw)
-    for q in others:
-        world.hands[q] = result[q]
-    refresh(world)
-    return world
-
-
-def _groups(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int, int]]:
-    """The recorded facts as disjoint slot demands (popcount, q, allowed, slots), tightest first."""
-    groups = []
-    for q in others:
-        facts = sorted(state.known[q].items(), key=lambda f: bin(f[0]).count("1"))
-        placed: list[tuple[int, int]] = []
-        for a, c in facts:
-            inside = sum(s for b, s in placed if b & a == b)
-            if c > inside:
-                placed.append((a, c - inside))
-                groups.append((bin(a).count("1"), q, a, c - inside))
-    groups.sort()
-    return groups
-
-
-def _fill_hands(state: FiveAliveState, others: list[int], groups: list[tuple[int, int, int, int]],
-                rest: list[int]) -> dict[int, list[int]] | None:
-    """Deal ``rest`` (already shuffled) to the other hands: constrained slots first, tightest first
-    (greedy is exact for a laminar family), then the free slots. None if a demand cannot be met."""
-    hands = {q: [0] * NUM_KINDS for q in others}
-    need = {q: state.hand_size[q] for q in others}
-    left = list(rest)
-    for _, q, a, s in groups:
-        keep = []
-        for k in left:
-            if s and (a >> k) & 1:
-                hands[q][k] += 1
-                s -= 1
-                need[q] -= 1
-            else:
-                keep.append(k)
-        if s:
-            return None
-        left = keep
-    pos = 0
-    for q in others:
-        for k in left[pos:pos + need[q]]:
-            hands[q][k] += 1
-        pos += need[q]
-    return hands
+    The old 5 Alive form ``sample_world(state, player, rng)`` (no config) still works, with a
+    ``DeprecationWarning``."""
+    if args and isinstance(args[0], FiveAliveState):
+        warnings.warn("fiveplay_env.five_alive.engine.sample_world(state, player, rng) is deprecated: call "
+                      "sample_world(config, state, player, rng) (fiveplay_env.five_alive.determinize), the "
+                      "signature both games share", DeprecationWarning, stacklevel=2)
+        return determinize.sample_world(None, *args, **kwargs)  # type: ignore[arg-type]  (config unused)
+    return determinize.sample_world(*args, **kwargs)
 
 
 # --- queries ------------------------------------------------------------------------------------------
@@ -975,53 +816,6 @@ def is_over(state: FiveAliveState) -> bool:
 def winners(state: FiveAliveState) -> list[int]:
     """The winning players once the game is over (teams: the winning team's seats); [] before."""
     return state.winners[:]
-
-
-def event_card(state: FiveAliveState) -> str | None:
-    """The name of the last step's action: a card, or for a Bomb answer "discard a 0" or "lose a life";
-    None before the first step."""
-    a = state.ev_action
-    if a < 0:
-        return None
-    if state.ev_answer:
-        return "discard a 0" if a == N0 else "lose a life"
-    return ACTION_NAMES[a]
-
-
-def last_event(state: FiveAliveState) -> dict[str, Any]:
-    """What the last step did, as plain data (the env's ``infos[agent]["event"]`` is its fixed-shape
-    form, ``five_alive.env.event_info``).
-
-    Keys: ``player`` (who acted, -1 before the first step), ``action`` (id), ``card`` (its name;
-    for a Bomb answer "discard a 0" or "lose a life"), ``bomb_answer``, ``total`` (T after the step),
-    ``drawn`` ({player: cards drawn}), ``reshuffled`` (cards moved from the discard to the draw pile),
-    ``zeros_discarded`` (players who discarded a 0 to a Bomb), ``lives_lost`` ({player: lives}),
-    ``eliminated``, ``went_out`` (players whose empty hand ended the round), ``dealer`` (of the new
-    round, None if none started) and ``game_over``.
-    """
-    a = state.ev_action
-    card = event_card(state)
-    drawn: dict[int, int] = {}
-    for q in state.ev_drawn:
-        drawn[q] = drawn.get(q, 0) + 1
-    lost: dict[int, int] = {}
-    for q in state.ev_losses:
-        lost[q] = lost.get(q, 0) + 1
-    return {
-        "player": state.ev_player,
-        "action": a,
-        "card": card,
-        "bomb_answer": state.ev_answer,
-        "total": state.total,
-        "drawn": drawn,
-        "reshuffled": sum(state.ev_reshuffled),
-        "zeros_discarded": state.ev_zeros[:],
-        "lives_lost": lost,
-        "eliminated": state.ev_elim[:],
-        "went_out": state.ev_out[:],
-        "dealer": state.ev_dealer if state.ev_dealer >= 0 else None,
-        "game_over": state.phase == OVER,
-    }
 
 
 class FiveAliveEngine(BoundEngine[FiveAliveConfig, FiveAliveState]):

@@ -19,7 +19,8 @@ from fiveplay_env.core.config import config_of, from_kwargs
 from fiveplay_env.five_alive import engine as eng
 from fiveplay_env.five_alive import SPEC  # the game's facts, declared with its definition
 from fiveplay_env.five_alive.config import FiveAliveConfig
-from fiveplay_env.five_alive.observation import observation_high, observation_size, observe
+from fiveplay_env.five_alive.events import event_info  # noqa: F401  (re-exported: it was defined here)
+from fiveplay_env.five_alive.observation import gather_index, observation_high, observation_size, observe
 from fiveplay_env.five_alive.render import render_text
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
 
@@ -35,51 +36,6 @@ ENV_KEYS = ("render_mode",)
 def make_config(**kwargs: Any) -> FiveAliveConfig:
     """A validated ``FiveAliveConfig`` from keyword arguments (unknown keys raise ``ValueError``)."""
     return from_kwargs(FiveAliveConfig, kwargs, ignore=ENV_KEYS)
-
-
-def event_info(state: FiveAliveState) -> dict[str, Any]:
-    """``engine.last_event`` with a fixed structure (the same keys, types and shapes at every step, as
-    replay buffers such as Tianshou's need): per-seat facts become lists of length n.
-
-    ``player`` (-1 before the first step), ``action`` (-1 likewise), ``card`` (name, "" before the first
-    step), ``bomb_answer``, ``total``, ``drawn`` (int per seat: cards drawn), ``reshuffled`` (cards),
-    ``zeros_discarded`` (bool per seat), ``lives_lost`` (int per seat), ``eliminated`` (bool per seat),
-    ``went_out`` (bool per seat), ``dealer`` (of a new round, -1 if none started), ``game_over``.
-    Read straight from the state's event fields (it runs at every env step); ``engine.last_event`` is
-    the same facts as sparse plain data.
-    """
-    n = state.num_players
-    drawn = [0] * n
-    for q in state.ev_drawn:
-        drawn[q] += 1
-    lost = [0] * n
-    for q in state.ev_losses:
-        lost[q] += 1
-    zeros_l, elim_l, out_l = state.ev_zeros, state.ev_elim, state.ev_out
-    player, action, card, answer = state.ev_player, state.ev_action, eng.event_card(state), state.ev_answer
-    total, reshuffled, dealer, over = state.total, sum(state.ev_reshuffled), state.ev_dealer, state.phase == OVER
-    zeros, elim, out = [False] * n, [False] * n, [False] * n
-    for q in zeros_l:
-        zeros[q] = True
-    for q in elim_l:
-        elim[q] = True
-    for q in out_l:
-        out[q] = True
-    return {
-        "player": int(player),
-        "action": int(action),
-        "card": card or "",
-        "bomb_answer": bool(answer),
-        "total": int(total),
-        "drawn": drawn,
-        "reshuffled": int(reshuffled),
-        "zeros_discarded": zeros,
-        "lives_lost": lost,
-        "eliminated": elim,
-        "went_out": out,
-        "dealer": int(dealer),
-        "game_over": bool(over),
-    }
 
 
 def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -104,15 +60,21 @@ class FiveAliveAEC(CardGameAEC):
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config_of(FiveAliveConfig, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+        self._gather = [gather_index(cfg.num_players, p) for p in range(cfg.num_players)]
+        if cfg.max_cycles is not None:  # without it, a step is the shared step with no hook
+            self._after_decision = self._count_decision
 
     def _new_engine(self, seed: int) -> eng.FiveAliveEngine:
         return eng.FiveAliveEngine(self.config, seed)
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        p = self._player(agent, "observe()")
+        p = self._index.get(agent) if self.engine is not None and agent.__class__ is str else None
+        if p is None:
+            p = self._player(agent, "observe()")  # raises the right error
         state = self.engine.state
         mask = eng.legal_mask(state) if p == state.current else self._zero_mask.copy()
-        return {"observation": observe(self.config, state, p), "action_mask": mask}
+        # observe(config, state, p) with its gather rows looked up once per env (it runs at every step)
+        return {"observation": state.tab[self._gather[p]], "action_mask": mask}
 
     def _observe(self, engine: eng.FiveAliveEngine, player: int) -> np.ndarray:
         return observe(self.config, engine.state, player)
@@ -123,7 +85,17 @@ class FiveAliveAEC(CardGameAEC):
     def _refresh_infos(self) -> None:
         state = self.engine.state
         event = event_info(state)  # one shared, read-only dict per step
-        self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
+        if state.ev_rare or state.phase == OVER:
+            self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
+            return
+        # A common step changes only the event: the other entries are info_of's, written out (the
+        # engine's lives, round and alive are Python ints and bools; no winner before the game is over).
+        lives, alive, rnd, index = state.lives, state.alive, state.round, self._index
+        infos = {}
+        for a in self.agents:  # (a plain loop: cheaper than a comprehension's closure here)
+            p = index[a]
+            infos[a] = {"lives": lives[p], "round": rnd, "alive": alive[p], "winner": False, "event": event}
+        self.infos = infos
 
     def _alive(self, engine: eng.FiveAliveEngine) -> list[bool]:
         return engine.state.alive
@@ -135,27 +107,24 @@ class FiveAliveAEC(CardGameAEC):
         self._decisions = [0] * self.config.num_players  # per seat, for max_cycles
         super().reset(seed=seed, options=options)
 
-    def step(self, action: Any) -> None:
-        if self.engine is None or not self.agents:
-            super().step(action)  # ResetNeededError: before reset(), or once every agent is done
-        agent = self.agent_selection
-        acting = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
-        super().step(action)  # raises IllegalActionError before anything changes
-        if acting:
-            self._decisions[self._index[agent]] += 1
-            if self.engine.is_over and eng.truncated(self.engine.state):
-                # the engine's max_steps ended the game unfinished: a truncation, not a termination
-                alive = self.engine.state.alive
-                for a in self.agents:
-                    if alive[self._index[a]]:  # the eliminated stay terminated
-                        self.terminations[a] = False
-                        self.truncations[a] = True
-                self._select()
-        limit = self.config.max_cycles
-        # PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
-        # a player has made max_cycles decisions (no one makes more; everyone makes about as many)
-        if (limit is not None and acting and self._decisions[self._index[agent]] >= limit
-                and not self.engine.is_over and self.agents):
+    def _game_over(self, engine: eng.FiveAliveEngine) -> None:
+        if eng.truncated(engine.state):
+            # the engine's max_steps ended the game unfinished: a truncation, not a termination
+            alive, index = engine.state.alive, self._index
+            for a in self.agents:
+                if alive[index[a]]:
+                    self.truncations[a] = True
+                else:  # eliminated on this step: terminated as usual
+                    self.terminations[a] = True
+            return
+        super()._game_over(engine)
+
+    def _count_decision(self, agent: str) -> None:
+        """PettingZoo's convention: max_cycles counts each agent's actions, so the game is truncated once
+        a player has made max_cycles decisions (no one makes more; everyone makes about as many)."""
+        seat = self._index[agent]
+        self._decisions[seat] += 1
+        if self._decisions[seat] >= self.config.max_cycles and not self.engine.is_over and self.agents:
             for a in self.agents:
                 self.truncations[a] = True
             self._select()

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from fiveplay_env.five_alive.config import KIND_NAMES, NUM_KINDS
-from fiveplay_env.five_alive.engine import last_event
+from fiveplay_env.five_alive.events import last_event
 from fiveplay_env.five_alive.state import BOMB_ANSWER, OVER, FiveAliveState
 
 

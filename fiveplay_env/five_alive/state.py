@@ -1,4 +1,4 @@
-"""5 Alive constants, the action codec and the game state (RULES.md section 2).
+"""5 Alive constants, the action codec and the game state (docs/rules.md section 2).
 
 Cards of one kind are identical, so a card is its kind (0..17) and every pile is counted per kind.
 
@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fiveplay_env.core.layout import Layout, N, Piece
 from fiveplay_env.five_alive.config import HAND_SIZE, KIND_KEYS, KIND_NAMES, LIVES, NUM_KINDS  # noqa: F401
 
 # Kinds (= action ids 0..17).
@@ -51,26 +52,37 @@ WILD_BITS = sum(1 << k for k in range(NUM_NUMBERS, NUM_KINDS))
 PLAYABLE_BITS: tuple[int, ...] = tuple(
     WILD_BITS | sum(1 << v for v in range(NUM_NUMBERS) if t + v <= MAX_TOTAL) for t in range(MAX_TOTAL + 1)
 )
-"""``PLAYABLE_BITS[T]``: bit k set iff a card of kind k may be played at total T (RULES.md 2.3.1)."""
+"""``PLAYABLE_BITS[T]``: bit k set iff a card of kind k may be played at total T (docs/rules.md 2.3.1)."""
 BUST_BIT = 1 << BUST
 ANSWER_BITS = (1 << N0) | BUST_BIT  # the two Bomb answers
+ALL_KIND_BITS = (1 << NUM_KINDS) - 1  # every card kind (a fact that rules nothing out)
 
 # --- the table: a float32 mirror of the numeric state, in absolute seats -------------------------------
 # The engine keeps ``state.tab`` equal to ``build_table(state)`` after every change, so an observation is
-# one gather (``observation.py``). Layout (n players):
-TAB_DISCARD = 0      # 18: cards of each kind in the discard pile
-TAB_TOP = 18         # 18: one-hot kind of the discard pile's top card (all 0 when it has none)
-TAB_TOTAL = 36       # 22: one-hot T = 0..21
-TAB_DIRECTION = 58   # 1: 1.0 clockwise (seat + 1), 0.0 counter-clockwise
-TAB_DRAW = 59        # 1: cards in the draw pile
-TAB_PHASE = 60       # 2: one-hot play, bomb answer (both 0 once the game is over)
-TAB_FIXED = 62       # end of the seat-independent part
-# then TAB_FIXED + 0n: n turn one-hot; + n: n lives; + 2n: n hand sizes; + 3n: n x 18 hands (seat-major)
+# one gather (``observation.py`` derives it from the two layouts, piece by piece, by name).
+TABLE = Layout((
+    Piece("discard", NUM_KINDS, "cards of each kind in the discard pile"),
+    Piece("top", NUM_KINDS, "one-hot kind of the discard pile's top card (all 0 when it has none)"),
+    Piece("total", MAX_TOTAL + 1, "one-hot T = 0..21"),
+    Piece("direction", 1, "1.0 clockwise (seat + 1), 0.0 counter-clockwise"),
+    Piece("draw_pile", 1, "cards in the draw pile"),
+    Piece("phase", 2, "one-hot play, bomb answer (both 0 once the game is over)"),
+    Piece("turn", N, "one-hot absolute seat of the acting player"),
+    Piece("lives", N, "lives left per seat"),
+    Piece("hand_sizes", N, "cards in hand per seat"),
+    Piece("hands", NUM_KINDS * N, "cards of each kind in each hand, seat-major (seat p at 18p)"),
+))
+"""The layout of ``state.tab`` (absolute seats), declared once; the offsets below are computed from it."""
+TAB_DISCARD, TAB_TOP, TAB_TOTAL, TAB_DIRECTION, TAB_DRAW, TAB_PHASE, TAB_FIXED = (
+    TABLE.start(name) for name in ("discard", "top", "total", "direction", "draw_pile", "phase", "turn"))
+# TAB_FIXED is the end of the seat-independent part: then TAB_FIXED + 0n: n turn one-hot; + n: n lives;
+# + 2n: n hand sizes; + 3n: n x 18 hands (seat-major)
 
 
 def tab_offsets(n: int) -> tuple[int, int, int, int, int]:
     """(turn, lives, sizes, hands, total size) offsets of the per-seat pieces of the table."""
-    return TAB_FIXED, TAB_FIXED + n, TAB_FIXED + 2 * n, TAB_FIXED + 3 * n, TAB_FIXED + 3 * n + NUM_KINDS * n
+    sp = TABLE.spans(n)
+    return sp["turn"][0], sp["lives"][0], sp["hand_sizes"][0], sp["hands"][0], TABLE.size(n)
 
 
 @dataclass
@@ -105,12 +117,12 @@ class FiveAliveState:
         free_bust: ``BUST_BIT`` if ``allow_voluntary_bust`` (BUST legal on every turn), else 0.
         known: [n] public knowledge about each hand: ``{allowed_bits: c}`` = "at least c of the cards in
             this hand are of kinds in allowed_bits" (from forced busts, Bomb answers; see
-            ``engine.sample_world``). Cleared when hands are re-dealt.
+            ``five_alive.knowledge``). Cleared when hands are re-dealt.
         draw_cap: [n] for observer o, None or [K] upper bounds on the draw pile's kinds that o knows of
             (after a reshuffle it was exactly the reshuffled cards; a Re-Deal tells o which of its own
-            cards went to other hands). Used by ``sample_world``.
+            cards went to other hands; ``five_alive.knowledge``). Used by ``five_alive.determinize``.
         tab: float32 mirror of the numeric state (layout above), kept in sync by the engine.
-        ev_*: what the last step did (see ``engine.last_event``).
+        ev_*: what the last step did (the event log: ``five_alive.events``).
     Invariants: for every kind, hands + draw pile + discard pile hold exactly ``deck_counts[k]`` cards;
     ``tab == build_table(state)``; a surviving player's hand is empty only at the end of a round.
     """
@@ -215,3 +227,34 @@ def build_table(state: FiveAliveState) -> np.ndarray:
     for h in state.hands:
         values += h
     return np.array(values, np.float32)
+
+
+def expand(counts: list[int]) -> list[int]:
+    """A multiset given per kind as its canonical list (kinds ascending, one entry per card)."""
+    return [k for k in range(NUM_KINDS) for _ in range(counts[k])]
+
+
+def bits_of(hand: list[int]) -> int:
+    """The held bits of a hand: bit k set iff it holds a card of kind k."""
+    bits = 0
+    for k in range(NUM_KINDS):
+        if hand[k]:
+            bits |= 1 << k
+    return bits
+
+
+def refresh_hands(state: FiveAliveState) -> None:
+    """Recompute ``hand_size`` and ``held`` from ``hands`` (for code that edits hands directly)."""
+    for p, h in enumerate(state.hands):
+        state.hand_size[p] = sum(h)
+        state.held[p] = bits_of(h)
+
+
+def refresh(state: FiveAliveState) -> None:
+    """Recompute every derived field (hand sizes, held bits, discard size, table) from the primary
+    ones. Hand-built scenarios (tests) and re-dealt worlds (``determinize``) set hands, piles, T,
+    lives... and then call this."""
+    refresh_hands(state)
+    state.discard_size = sum(state.discard)
+    state.n_alive = sum(state.alive)
+    state.tab = build_table(state)

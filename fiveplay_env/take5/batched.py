@@ -95,7 +95,7 @@ from fiveplay_env.core import seeding
 from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
 from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs
 from fiveplay_env.take5.config import Take5Config
-from fiveplay_env.take5.observation import ROW_STATS, ROWS, SCORES, observation_size
+from fiveplay_env.take5.observation import LAYOUT, ROW_STAT_DIVS, ROW_STATS, ROWS, TRICK, observation_size
 from fiveplay_env.take5.state import (
     ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, PHASE_NAMES, PLAY,
     ROW_CHOICE, ROW_LIMIT, TOTAL_BULLHEADS,
@@ -113,9 +113,9 @@ _R = np.arange(NUM_ROWS, dtype=np.int16)
 _ROW_PUB = ((_ROW0_BIT << _R) | _SEEN_BIT).astype(np.uint8)  # a card in row r: seen, and row r's bit
 # Row statistics of the observation by table, each entry computed as the reference computes it
 # (a Python float, then float32): last card number / 104 from ekey, length / 5, bull heads / 10.
-_END_F = np.array([(e + 1) / 104.0 for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
-_LEN_F = np.array([x / 5.0 for x in range(ROW_LIMIT + 1)], np.float32)
-_BULL_F = np.array([x / 10.0 for x in range(64)], np.float32)
+_END_F = np.array([(e + 1) / ROW_STAT_DIVS[0] for e in range(-1, NUM_CARDS)], np.float32)  # index: last card + 1
+_LEN_F = np.array([x / ROW_STAT_DIVS[1] for x in range(ROW_LIMIT + 1)], np.float32)
+_BULL_F = np.array([x / ROW_STAT_DIVS[2] for x in range(64)], np.float32)
 _OBS_BLOCK = 1024  # games per block of observe(): 3.5 MB of observations at 4 players
 
 
@@ -237,6 +237,7 @@ class BatchedTake5(BatchedGameBase):
         tail[:, n + 3] /= NUM_TRICKS  # tricks / 10, as the reference encoder computes it
         self._tail = tail.astype(np.float32)
         self._obs_rowbase: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # per block size
+        self._obs_at = LAYOUT.slices(n, draft=config.draft)  # each observation piece's columns
         self.reset(seed)
 
     STATE = ("_loc", "_rkey_b", "_rlen_b", "_rbull_b", "_rows_b", "_pending", "_scores", "_rpen", "_phase",
@@ -761,20 +762,21 @@ class BatchedTake5(BatchedGameBase):
         loc = self._loc[sl, :NUM_CARDS]
         cur = self._cur[sl]
         phase = self._phase[sl]
-        np.equal(loc, cur[:, None], out=obs[:, 0:104])  # hand
-        np.greater_equal(loc, np.int8(QUEUE), out=obs[:, 104:208])  # seen: QUEUE or SEEN
-        # trick, pool and rows are sparse: zeros, then their few ones
-        obs[:, 208:ROW_STATS] = 0
+        at = self._obs_at
+        np.equal(loc, cur[:, None], out=obs[:, at["hand"]])
+        np.greater_equal(loc, np.int8(QUEUE), out=obs[:, at["seen"]])  # seen: QUEUE or SEEN
+        # trick, pool and rows (contiguous) are sparse: zeros, then their few ones
+        obs[:, TRICK:ROW_STATS] = 0
         if self._player_rows:  # a trick waits only during a row choice
             rc = np.flatnonzero(phase == ROW_CHOICE)
             if rc.size:
-                obs[rc, 208:312] = loc[rc] == QUEUE
+                obs[rc, at["trick"]] = loc[rc] == QUEUE
         if self._draft:  # the pool exists only in the draft
             dr = np.flatnonzero(phase == DRAFT)
             if dr.size:
-                obs[dr, 312:416] = loc[dr] == POOL
-        # rows: 1 at 416 + 104 r + card for the cards in row r; a stale slot (at or beyond the row's
-        # length) writes to column 832 instead, which the row statistics overwrite just after
+                obs[dr, at["pool"]] = loc[dr] == POOL
+        # rows: 1 at ROWS + 104 r + card for the cards in row r; a stale slot (at or beyond the row's
+        # length) writes to column ROW_STATS instead, which the row statistics overwrite just after
         base = self._obs_rowbase.get(nb)
         if base is None:
             ar = np.arange(nb, dtype=np.int64) * size
@@ -783,7 +785,7 @@ class BatchedTake5(BatchedGameBase):
         idx = self._rows[:, sl] + base[0]  # [4, nb, 5]
         np.copyto(idx, base[1], where=np.arange(ROW_LIMIT, dtype=np.int8) >= self._rlen[:, sl, None])
         obs.reshape(-1)[idx.reshape(-1)] = 1.0
-        stats = obs[:, ROW_STATS:SCORES].view()
+        stats = obs[:, at["row_stats"]].view()
         stats.shape = (nb, NUM_ROWS, 3)  # a view: raises rather than copying
         stats[:, :, 0] = _END_F[(self._rkey[:, sl] >> self._shift) + 1].T
         stats[:, :, 1] = _LEN_F[self._rlen[:, sl]].T
@@ -791,13 +793,13 @@ class BatchedTake5(BatchedGameBase):
         # scores and round penalties by relative seat, as the reference: (points * (1 / end_score)) as float32
         flat, row = self._tail_index(sl)
         k = 1.0 / self.config.end_score
-        obs[:, SCORES:SCORES + n] = self._scores_f.take(flat) * k
-        obs[:, SCORES + n:SCORES + 2 * n] = self._rpen_f.take(flat) * k
-        # seat one-hot, phase one-hot and tricks / 10, by table
-        tail = SCORES + 3 * n + 4
-        obs[:, SCORES + 2 * n:tail] = self._tail.take(row, axis=0)
+        obs[:, at["scores"]] = self._scores_f.take(flat) * k
+        obs[:, at["round_pen"]] = self._rpen_f.take(flat) * k
+        # seat one-hot, phase one-hot and tricks / 10 (contiguous), by table
+        obs[:, at["seat"].start:at["tricks"].stop] = self._tail.take(row, axis=0)
         if self._draft:  # the other players' public hands: their cards and their unrevealed choices
             pend = self._pending[:, sl]  # [n, nb]
+            others = at["others"].start
             for i in range(1, n):
                 q = (cur.astype(np.int64) + i) % n
                 held = loc == q[:, None].astype(np.int8)
@@ -805,7 +807,7 @@ class BatchedTake5(BatchedGameBase):
                 # seats before the acting one have chosen in this trick (``_pending`` keeps stale cards)
                 has = np.flatnonzero((phase == PLAY) & (q < cur) & (pq >= 0))
                 held[has, pq[has]] = True
-                obs[:, tail + NUM_CARDS * (i - 1):tail + NUM_CARDS * i] = held
+                obs[:, others + NUM_CARDS * (i - 1):others + NUM_CARDS * i] = held
 
 
     # ------------------------------------------------------------------ compact observation
@@ -860,8 +862,7 @@ class BatchedTake5(BatchedGameBase):
         return flat, row
 
     def _observe_compact_block(self, cobs: np.ndarray, lo: int, lay: Any) -> None:
-        nb, size = cobs.shape
-        n = self.num_players
+        nb = cobs.shape[0]
         sl = slice(lo, lo + nb)
         cur = self._cur[sl]
         # a card's byte: its public bits (``pub``) | the hand bit. The hand is the legal mask unless a seat
@@ -874,21 +875,25 @@ class BatchedTake5(BatchedGameBase):
         else:
             card = np.bitwise_or(self._pub[sl], self._mask[sl].view(np.uint8))
         cobs[:, :NUM_CARDS] = card[:, :NUM_CARDS]
-        codes = cobs[:, NUM_CARDS:].view("<u2")  # [nb, 12 + 3n + 4]
+        # the codes: one per float column from the layout's tail_start on, so a piece's code columns
+        # are its float columns shifted by tail_start
+        codes = cobs[:, lay.card_bytes:].view("<u2")  # [nb, 12 + 3n + 4]
+        at, t = self._obs_at, lay.tail_start
         # row statistics one column at a time: a [nb, 4] write from the feature-major rows would
         # run numpy's inner loop over 4 values per game, a column's over all the games
         end = self._rkey[:, sl] >> self._shift
         end += 1
         rlen, rbull = self._rlen[:, sl], self._rbull[:, sl]
+        rs = at["row_stats"].start - t
         for r in range(NUM_ROWS):
-            codes[:, 3 * r] = end[r]
-            codes[:, 3 * r + 1] = rlen[r]
-            codes[:, 3 * r + 2] = rbull[r]
+            codes[:, rs + 3 * r] = end[r]
+            codes[:, rs + 3 * r + 1] = rlen[r]
+            codes[:, rs + 3 * r + 2] = rbull[r]
         fl, row = self._tail_index(sl)
-        t0 = 3 * NUM_ROWS
-        codes[:, t0:t0 + n] = self._scores_f.take(fl)
-        codes[:, t0 + n:t0 + 2 * n] = self._rpen_f.take(fl)
-        codes[:, t0 + 2 * n:] = self._tail_codes.take(row, axis=0)
+        sc, rp = at["scores"], at["round_pen"]
+        codes[:, sc.start - t:sc.stop - t] = self._scores_f.take(fl)
+        codes[:, rp.start - t:rp.stop - t] = self._rpen_f.take(fl)
+        codes[:, at["seat"].start - t:at["tricks"].stop - t] = self._tail_codes.take(row, axis=0)
 
 
 _COMPACT_PLANES = ("hand", "seen", "trick", "pool", "rows0", "rows1", "rows2", "rows3")

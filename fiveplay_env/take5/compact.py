@@ -26,19 +26,40 @@ Codes and their float values (``value = float32((code / div) * mul)``, the float
 | seat, phase  | 0 or 1 (one-hots)                     | 1            | 1              |
 | tricks       | tricks completed this round           | 10           | 1              |
 
-Everything is derived from the float layout (``observation.pieces``), so a new 0/1 plane added before
-``row_stats`` is packed too; a piece this codec does not know raises ``ValueError`` naming it.
+Everything is derived from the float layout's data (``observation.LAYOUT``: each piece's size and its
+``Code``): the leading 0/1 pieces whose size is a multiple of 104 are the planes, every later piece is a
+column of codes with its piece's divisor and scale, so a new 0/1 plane added before ``row_stats`` is
+packed too; a piece without a code raises ``ValueError`` naming it.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from fiveplay_env.take5 import observation as obs_mod
-from fiveplay_env.take5.state import NUM_CARDS, NUM_ROWS, NUM_TRICKS
+from fiveplay_env.take5.state import NUM_CARDS
 
-BINARY_PIECES = ("hand", "seen", "trick", "pool", "rows")
+def _planes_and_tail(lay: Any, n: int) -> tuple[list[tuple[str, int]], list[tuple[str, int, Any]]]:
+    """The float layout for ``n`` players split into packed planes [(name, size)] and coded tail columns
+    [(name, size, code)], in layout order (the ``draft`` piece excluded: the codec has no draft form)."""
+    planes: list[tuple[str, int]] = []
+    tail: list[tuple[str, int, Any]] = []
+    for piece in lay.present():
+        size, code = piece.size(n), piece.code
+        if code is None:
+            raise ValueError(f"compact observation: no code for the observation piece {piece.name!r} "
+                             f"(every piece of observation.LAYOUT needs a Code to be packed)")
+        if not tail and code.binary and size % NUM_CARDS == 0:
+            planes.append((piece.name, size))
+        else:
+            tail.append((piece.name, size, code))
+    return planes, tail
+
+
+BINARY_PIECES = tuple(name for name, _ in _planes_and_tail(obs_mod.LAYOUT, 2)[0])
+"""The float observation's pieces packed as bits: hand, seen, trick, pool, rows."""
 
 
 @dataclass(frozen=True)
@@ -67,31 +88,23 @@ class CompactTake5Layout:
             raise ValueError(f"num_players: expected 2..10, got {self.num_players!r}")
         if not (isinstance(self.end_score, int) and self.end_score >= 1):
             raise ValueError(f"end_score: expected an integer >= 1, got {self.end_score!r}")
-        pcs = obs_mod.pieces(n)
+        lay = obs_mod.LAYOUT
+        scales = {"end_score": float(self.end_score)}
+        plane_pieces, tail = _planes_and_tail(lay, n)
         planes: list[str] = []
+        for name, size in plane_pieces:
+            planes += [name] if size == NUM_CARDS else [f"{name}{r}" for r in range(size // NUM_CARDS)]
         div: list[float] = []
         mul: list[float] = []
-        k = 1.0 / self.end_score
-        pos = 0
-        tail_start = -1
-        for name, (off, size) in sorted(pcs.items(), key=lambda kv: kv[1][0]):
-            if off != pos:
-                raise ValueError(f"compact observation: the float layout has a gap before piece {name!r} (offset {off}, expected {pos})")
-            pos = off + size
-            if tail_start < 0 and size % NUM_CARDS == 0 and (name in BINARY_PIECES or name not in _TAIL_SCALES):
-                planes += [name] if size == NUM_CARDS else [f"{name}{r}" for r in range(size // NUM_CARDS)]
-                continue
-            if name not in _TAIL_SCALES:
-                raise ValueError(f"compact observation: no code for the observation piece {name!r} "
-                                 f"(known: {sorted(_TAIL_SCALES)} and 0/1 planes of {NUM_CARDS} before them)")
-            if tail_start < 0:
-                tail_start = off
-            d, m = _TAIL_SCALES[name](size, k)
-            div += d
-            mul += m
-        if pos != obs_mod.observation_size(n):
-            raise ValueError(f"compact observation: the pieces cover {pos} columns, the observation has "
-                             f"{obs_mod.observation_size(n)}")
+        for name, size, code in tail:
+            if code.per is not None and code.per not in scales:
+                raise ValueError(f"compact observation: piece {name!r} is scaled by {code.per!r}, expected one of "
+                                 f"{list(scales)}")
+            m = 1.0 / scales[code.per] if code.per is not None else 1.0
+            div += [float(code.div[i % len(code.div)]) for i in range(size)]
+            mul += [m] * size
+        pos = NUM_CARDS * len(planes) + len(div)
+        tail_start = NUM_CARDS * len(planes)
         set_ = object.__setattr__
         set_(self, "obs_size", pos)
         set_(self, "planes", tuple(planes))
@@ -128,21 +141,6 @@ class CompactTake5Layout:
         out[:, self.tail_start:] = (codes / self.tail_div) * self.tail_mul
         return out.reshape(*lead, self.obs_size)
 
-
-def _row_stats(size: int, k: float) -> tuple[list[float], list[float]]:
-    if size != 3 * NUM_ROWS:
-        raise ValueError(f"compact observation: expected row_stats of {3 * NUM_ROWS} columns, got {size}")
-    return [104.0, 5.0, 10.0] * NUM_ROWS, [1.0] * size
-
-
-_TAIL_SCALES = {
-    "row_stats": _row_stats,
-    "scores": lambda size, k: ([1.0] * size, [k] * size),
-    "round_pen": lambda size, k: ([1.0] * size, [k] * size),
-    "seat": lambda size, k: ([1.0] * size, [1.0] * size),
-    "phase": lambda size, k: ([1.0] * size, [1.0] * size),
-    "tricks": lambda size, k: ([float(NUM_TRICKS)] * size, [1.0] * size),
-}
 
 _LAYOUTS: dict[tuple[int, int], CompactTake5Layout] = {}
 

@@ -1,4 +1,4 @@
-"""The Take 5 reference engine: the rules of RULES.md section 1, one game at a time.
+"""The Take 5 reference engine: the rules of docs/rules.md section 1, one game at a time.
 
 Rules are functions of ``(config, state, action)``; the state is a ``Take5State`` mutated in place.
 Per-card logic runs on Python scalars and lists (faster than numpy on 4 rows of at most 5 cards);
@@ -11,6 +11,9 @@ order. A too-low card with ``row_pick="player"`` stops the placement and asks it
 (actions 104..107); the rest of the trick is then placed.
 
 ``step`` returns each player's reward for that step: minus the bull heads taken in it.
+
+Determinization (``sample_world``, ``canonical``) lives in ``fiveplay_env.take5.determinize``;
+``sample_world`` is re-exported here.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from fiveplay_env.core.config import show_value
 from fiveplay_env.core.engine import BoundEngine
 from fiveplay_env.core.errors import IllegalActionError, action_id
 from fiveplay_env.take5.config import Take5Config
+from fiveplay_env.take5.determinize import sample_world  # noqa: F401  (re-exported: the engine API)
 from fiveplay_env.take5.state import (
     ACTION_ROW0, BULL, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, PLAY,
     ROW_CHOICE, ROW_LIMIT, Take5State,
@@ -262,54 +266,6 @@ def winners(state: Take5State) -> list[int]:
     """Players with the lowest score (ties share the win); meaningful once the game is over."""
     low = min(state.scores)
     return [p for p, s in enumerate(state.scores) if s == low]
-
-
-def sample_world(config: Take5Config, state: Take5State, player: int, rng: np.random.Generator) -> Take5State:
-    """A determinization: a copy of ``state`` in which every card ``player`` cannot know is re-dealt.
-
-    Hidden are the other players' hands, the card each of them chose this trick if it is not yet
-    revealed, and the set-aside cards. They are shuffled with ``rng`` and dealt back so that every
-    player keeps their hand size and their chosen-or-not status; everything ``player`` knows (own
-    hand, rows, revealed and taken cards, the draft pool, scores) is unchanged. In draft mode every
-    pick is public, so the other hands are known and only their unrevealed choices are re-drawn, each
-    from its owner's own cards. The copy gets a fresh seed from ``rng`` (the real seed fixes every
-    later deal, which nobody may know), and the hidden cards are sorted before shuffling, so the sample
-    depends only on what ``player`` knows and on ``rng``. Search agents simulate on such copies; the no-leak tests use it too.
-    """
-    world = state.clone(view=False)
-    if state.phase in (DRAFT, OVER):
-        return world
-    n = state.num_players
-    others = [q for q in range(n) if q != player]
-    if config.draft:
-        for q in others:
-            if state.pending[q] >= 0:
-                cards = state.hand(q) + [state.pending[q]]
-                choice = cards[int(rng.integers(len(cards)))]
-                world.hands[q, cards] = 1
-                world.hands[q, choice] = 0
-                world.pending[q] = choice
-        return world
-    hidden: list[int] = list(state.set_aside)
-    for q in others:
-        hidden.extend(state.hand(q))
-        if state.pending[q] >= 0:
-            hidden.append(state.pending[q])
-    hidden.sort()  # canonical: the sample must not depend on who really holds which hidden card
-    world.seed = int(rng.integers(2**63))  # later deals follow from the seed, which nobody knows
-    order = rng.permutation(len(hidden))
-    shuffled = [hidden[i] for i in order]
-    pos = 0
-    for q in others:
-        world.hands[q, :] = 0
-        k = state.hand_size[q]
-        world.hands[q, shuffled[pos:pos + k]] = 1
-        pos += k
-        if state.pending[q] >= 0:
-            world.pending[q] = shuffled[pos]
-            pos += 1
-    world.set_aside = sorted(shuffled[pos:])
-    return world
 
 
 class Take5Engine(BoundEngine[Take5Config, Take5State]):

@@ -1,25 +1,29 @@
-"""Take 5 observation encoder: what RULES.md 1.5 lets a player see, as one flat float32 array.
+"""Take 5 observation encoder: what docs/rules.md 1.5 lets a player see, as one flat float32 array.
 
-Layout for ``n`` players; the size is ``848 + 3n``, plus ``104 (n - 1)`` with ``draft=True``.
-Seat-indexed pieces are player-relative: index 0 is the observer, then the following seats in order.
+Layout for ``n`` players (``LAYOUT``, declared once below; the table is its ``LAYOUT.table()``, checked
+by the tests); the size is ``848 + 3n``, plus ``104 (n - 1)`` with ``draft=True``. Seat-indexed pieces
+are player-relative: index 0 is the observer, then the following seats in order.
 
-| offset   | size | piece      | meaning                                                                  |
-|----------|------|------------|--------------------------------------------------------------------------|
-| 0        | 104  | hand       | 1 where the observer holds card id (number id+1)                         |
-| 104      | 104  | seen       | 1 for every card revealed this round (row starters, played, taken)       |
-| 208      | 104  | trick      | cards revealed in the current trick (set while its cards are placed,     |
-|          |      |            | i.e. visible during a row choice)                                        |
-| 312      | 104  | pool       | the face-up draft pool (draft phase only)                                |
-| 416      | 416  | rows       | row r occupies 416+104r .. 519+104r: 1 where card id lies in row r       |
-| 832      | 12   | row_stats  | per row r at 832+3r: last card number/104, length/5, bull heads/10       |
-| 844      | n    | scores     | each player's score / end_score (relative seats)                         |
-| 844+n    | n    | round_pen  | each player's penalty this round / end_score (relative seats)            |
-| 844+2n   | n    | seat       | one-hot of the observer's absolute seat (AEC choice order, draft order)  |
-| 844+3n   | 3    | phase      | one-hot: draft, play, row choice (all 0 once the game is over)           |
-| 847+3n   | 1    | tricks     | tricks completed this round / 10                                         |
-| 848+3n   | 104  | others     | ``draft=True`` only, 104 per other player (relative seats 1..n-1): 1     |
-|          | (n-1)|            | where that player holds card id, its unrevealed choice of this trick     |
-|          |      |            | included (RULES.md 1.5: every draft pick is public)                      |
+| offset | size     | piece     | meaning                                                            |
+|--------|----------|-----------|--------------------------------------------------------------------|
+| 0      | 104      | hand      | 1 where the observer holds card id (number id+1)                   |
+| 104    | 104      | seen      | 1 for every card revealed this round (row starters, played, taken) |
+| 208    | 104      | trick     | cards revealed in the current trick (set while its cards are       |
+|        |          |           | placed, i.e. visible during a row choice)                          |
+| 312    | 104      | pool      | the face-up draft pool (draft phase only)                          |
+| 416    | 416      | rows      | 104 columns per row r = 0..3, in row order: 1 where card id lies   |
+|        |          |           | in row r                                                           |
+| 832    | 12       | row_stats | 3 columns per row r = 0..3, in row order: last card number/104,    |
+|        |          |           | length/5, bull heads/10                                            |
+| 844    | n        | scores    | each player's score / end_score (relative seats)                   |
+| 844+n  | n        | round_pen | each player's penalty this round / end_score (relative seats)      |
+| 844+2n | n        | seat      | one-hot of the observer's absolute seat (AEC choice order, draft   |
+|        |          |           | order)                                                             |
+| 844+3n | 3        | phase     | one-hot: draft, play, row choice (all 0 once the game is over)     |
+| 847+3n | 1        | tricks    | tricks completed this round / 10                                   |
+| 848+3n | 104(n-1) | others    | ``draft=True`` only: 104 per other player (relative seats 1..n-1), |
+|        |          |           | 1 where that player holds card id, its unrevealed choice of this   |
+|        |          |           | trick included (every draft pick is public: docs/rules.md 1.5)     |
 
 Hidden: other players' hands (except with ``draft=True``, where every pick was made face up), which
 card each of them chose for the current trick until the trick is revealed, and the set-aside cards.
@@ -34,43 +38,63 @@ from __future__ import annotations
 
 import numpy as np
 
+from fiveplay_env.core.layout import BITS, Code, Layout, N, Piece
 from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, PROFESSIONAL_MAX_PLAYERS, Take5Config
 from fiveplay_env.take5.state import (
     BULL, BULLHEADS, DRAFT, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, ROW_LIMIT, Take5State,
 )
 
-HAND, SEEN, TRICK, POOL, ROWS, ROW_STATS, SCORES = 0, 104, 208, 312, 416, 832, 844
+LAYOUT = Layout((
+    Piece("hand", NUM_CARDS, "1 where the observer holds card id (number id+1)", code=BITS),
+    Piece("seen", NUM_CARDS, "1 for every card revealed this round (row starters, played, taken)", code=BITS),
+    Piece("trick", NUM_CARDS, "cards revealed in the current trick (set while its cards are placed, i.e. "
+          "visible during a row choice)", code=BITS),
+    Piece("pool", NUM_CARDS, "the face-up draft pool (draft phase only)", code=BITS),
+    Piece("rows", NUM_ROWS * NUM_CARDS, "104 columns per row r = 0..3, in row order: 1 where card id lies in row r",
+          code=BITS),
+    Piece("row_stats", 3 * NUM_ROWS, "3 columns per row r = 0..3, in row order: last card number/104, length/5, "
+          "bull heads/10", code=Code(div=(float(NUM_CARDS), float(ROW_LIMIT), 10.0))),
+    Piece("scores", N, "each player's score / end_score (relative seats)", code=Code(per="end_score")),
+    Piece("round_pen", N, "each player's penalty this round / end_score (relative seats)", code=Code(per="end_score")),
+    Piece("seat", N, "one-hot of the observer's absolute seat (AEC choice order, draft order)", code=BITS),
+    Piece("phase", 3, "one-hot: draft, play, row choice (all 0 once the game is over)", code=BITS),
+    Piece("tricks", 1, "tricks completed this round / 10", code=Code(div=(float(NUM_TRICKS),))),
+    Piece("others", NUM_CARDS * (N - 1), "``draft=True`` only: 104 per other player (relative seats 1..n-1), 1 "
+          "where that player holds card id, its unrevealed choice of this trick included (every draft pick is "
+          "public: docs/rules.md 1.5)", when="draft", code=BITS),
+))
+"""The observation layout (the table above), declared once: offsets, sizes, ``pieces()``, the compact
+codec (``fiveplay_env.take5.compact``) and the batched encoder's slices are computed from it."""
+
+# Offsets of the pieces that sit at the same place for every player count (the seat pieces follow SCORES).
+HAND, SEEN, TRICK, POOL, ROWS, ROW_STATS, SCORES = (
+    LAYOUT.start(name) for name in ("hand", "seen", "trick", "pool", "rows", "row_stats", "scores"))
+ROW_STAT_DIVS: tuple[float, ...] = LAYOUT.piece("row_stats").code.div  # type: ignore[union-attr]
+"""(104.0, 5.0, 10.0): a row's statistics are its last card number, length and bull heads over these."""
+_END_DIV, _LEN_DIV, _BULL_DIV = ROW_STAT_DIVS
 
 
 def observation_size(num_players: int, draft: bool = False) -> int:
     """``848 + 3n``, plus ``104 (n - 1)`` (the other players' public hands) with ``draft``."""
-    return SCORES + 3 * num_players + 4 + (NUM_CARDS * (num_players - 1) if draft else 0)
+    return LAYOUT.size(num_players, draft=draft)
 
 
 def players_of_size(size: int) -> tuple[int, bool]:
     """``(num_players, draft)`` of a Take 5 observation of ``size`` floats; ``ValueError`` if none has it."""
-    n, rem = divmod(size - (SCORES + 4), 3)
-    if not rem and MIN_PLAYERS <= n <= MAX_PLAYERS:
-        return n, False
-    n, rem = divmod(size - (SCORES + 4 - NUM_CARDS), 3 + NUM_CARDS)
-    if not rem and MIN_PLAYERS <= n <= PROFESSIONAL_MAX_PLAYERS:
-        return n, True
-    raise ValueError(f"observation: expected a Take 5 observation of 848 + 3n floats (n = 2..10), or "
-                     f"848 + 3n + 104 (n - 1) with draft=True (n = 2..6), got {size}")
+    for draft, hi in ((False, MAX_PLAYERS), (True, PROFESSIONAL_MAX_PLAYERS)):
+        total = LAYOUT.total(draft=draft)
+        n, rem = divmod(size - total.base, total.per_player)
+        if not rem and MIN_PLAYERS <= n <= hi:
+            return n, draft
+    plain, draft_total = LAYOUT.total(draft=False), LAYOUT.total(draft=True)
+    raise ValueError(f"observation: expected a Take 5 observation of {plain.base} + {plain.per_player}n floats "
+                     f"(n = {MIN_PLAYERS}..{MAX_PLAYERS}), or {draft_total} with draft=True "
+                     f"(n = {MIN_PLAYERS}..{PROFESSIONAL_MAX_PLAYERS}), got {size}")
 
 
 def pieces(num_players: int, draft: bool = False) -> dict[str, tuple[int, int]]:
-    """Each named piece as (offset, size): the table above, for code."""
-    n = num_players
-    out = {
-        "hand": (HAND, 104), "seen": (SEEN, 104), "trick": (TRICK, 104), "pool": (POOL, 104),
-        "rows": (ROWS, 416), "row_stats": (ROW_STATS, 12), "scores": (SCORES, n),
-        "round_pen": (SCORES + n, n), "seat": (SCORES + 2 * n, n), "phase": (SCORES + 3 * n, 3),
-        "tricks": (SCORES + 3 * n + 3, 1),
-    }
-    if draft:
-        out["others"] = (SCORES + 3 * n + 4, NUM_CARDS * (n - 1))
-    return out
+    """Each named piece as (offset, size): the table above, for code (``LAYOUT.spans``)."""
+    return LAYOUT.spans(num_players, draft=draft)
 
 
 def _public_hands(state: Take5State) -> np.ndarray:
@@ -106,13 +130,30 @@ def _row_stats(row: list[int]) -> tuple[float, float, float]:
     b = 0
     for c in row:
         b += BULL[c]
-    return ((row[-1] + 1) / 104.0, len(row) / 5.0, b / 10.0)
+    return ((row[-1] + 1) / _END_DIV, len(row) / _LEN_DIV, b / _BULL_DIV)
+
+
+_AT: dict[tuple[int, bool], tuple[int, int, int, int, int, int, int]] = {}
+
+
+def _at(n: int, draft: bool) -> tuple[int, int, int, int, int, int, int]:
+    """Offsets of the pieces that move with n (scores, round_pen, seat, phase, tricks, others, size) for
+    ``n`` players, from ``LAYOUT`` (cached; ``others`` is the size when there is no such piece)."""
+    key = (n, draft)
+    at = _AT.get(key)
+    if at is None:
+        sp = LAYOUT.spans(n, draft=draft)
+        size = LAYOUT.size(n, draft=draft)
+        at = _AT[key] = (sp["scores"][0], sp["round_pen"][0], sp["seat"][0], sp["phase"][0], sp["tricks"][0],
+                         sp["others"][0] if "others" in sp else size, size)
+    return at
 
 
 def encode(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
     """float32 [observation_size]: ``player``'s observation, computed from scratch."""
     n = state.num_players
-    obs = np.zeros(observation_size(n, config.draft), np.float32)
+    o_scores, o_pen, o_seat, o_phase, o_tricks, o_others, size = _at(n, config.draft)
+    obs = np.zeros(size, np.float32)
     obs[HAND:HAND + NUM_CARDS] = state.hands[player, :NUM_CARDS]
     obs[SEEN:SEEN + NUM_CARDS] = state.seen
     if state.trick_cards:
@@ -124,14 +165,15 @@ def encode(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
         obs[ROW_STATS + 3 * r:ROW_STATS + 3 * r + 3] = _row_stats(row)
     k = 1.0 / config.end_score
     rel = [(player + i) % n for i in range(n)]
-    obs[SCORES:SCORES + 2 * n] = [state.scores[q] * k for q in rel] + [state.round_pen[q] * k for q in rel]
-    obs[SCORES + 2 * n + player] = 1.0
+    obs[o_scores:o_scores + n] = [state.scores[q] * k for q in rel]
+    obs[o_pen:o_pen + n] = [state.round_pen[q] * k for q in rel]
+    obs[o_seat + player] = 1.0
     if state.phase != OVER:
-        obs[SCORES + 3 * n + state.phase] = 1.0
-    obs[SCORES + 3 * n + 3] = state.trick / NUM_TRICKS
+        obs[o_phase + state.phase] = 1.0
+    obs[o_tricks] = state.trick / NUM_TRICKS
     if config.draft:
         pub = _public_hands(state)
-        obs[SCORES + 3 * n + 4:] = pub[[(player + i) % n for i in range(1, n)]].reshape(-1)
+        obs[o_others:] = pub[[(player + i) % n for i in range(1, n)]].reshape(-1)
     return obs
 
 
@@ -139,7 +181,8 @@ _GATHER: dict[int, np.ndarray] = {}
 
 
 def _gather(n: int) -> np.ndarray:
-    """Index matrix [n, 3n+4] that turns the absolute vector ``ext`` into each observer's tail.
+    """Index matrix [n, 3n+4] that turns the absolute vector ``ext`` into each observer's pieces from
+    ``scores`` to ``tricks`` (they are contiguous in ``LAYOUT``).
 
     ``ext`` = [scores (n), round penalties (n), 0.0, 1.0, phase one-hot (3), tricks]; row p picks the
     scores and penalties in p-relative seat order, a 1.0 at p's own seat (0.0 elsewhere), then the
@@ -158,8 +201,10 @@ def _gather(n: int) -> np.ndarray:
 def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
     """Compute ``state.view`` (every player's observation) with whole-table operations; return it."""
     n = state.num_players
-    view = np.empty((n, observation_size(n, config.draft)), np.float32)
+    o_scores, _, _, _, o_tricks, o_others, size = _at(n, config.draft)
+    view = np.empty((n, size), np.float32)
     view[:, HAND:HAND + NUM_CARDS] = state.hands[:, :NUM_CARDS]
+    # the public pieces seen .. row_stats, the same for every observer, built once
     pub = np.zeros(SCORES - SEEN, np.float32)
     pub[0:NUM_CARDS] = state.seen
     phase = state.phase
@@ -173,18 +218,18 @@ def rebuild(config: Take5Config, state: Take5State) -> np.ndarray:
     if rows:
         stats: list[float] = []
         for row in rows:
-            stats += ((row[-1] + 1) / 104.0, len(row) / 5.0, sum([BULL[c] for c in row]) / 10.0)
-        pub[ROW_STATS - SEEN:ROW_STATS - SEEN + 12] = stats
+            stats += ((row[-1] + 1) / _END_DIV, len(row) / _LEN_DIV, sum([BULL[c] for c in row]) / _BULL_DIV)
+        pub[ROW_STATS - SEEN:ROW_STATS - SEEN + 3 * NUM_ROWS] = stats
     view[:, SEEN:SCORES] = pub
     k = 1.0 / config.end_score
     ext = np.array([x * k for x in state.scores] + [x * k for x in state.round_pen]
                    + [0.0, 1.0, float(phase == 0), float(phase == 1), float(phase == 2), state.trick / NUM_TRICKS],
                    np.float32)
-    view[:, SCORES:SCORES + 3 * n + 4] = ext[_gather(n)]
+    view[:, o_scores:o_tricks + 1] = ext[_gather(n)]
     if config.draft:
         pub = _public_hands(state)
         others = np.array([[(p + i) % n for i in range(1, n)] for p in range(n)])
-        view[:, SCORES + 3 * n + 4:] = pub[others].reshape(n, -1)
+        view[:, o_others:] = pub[others].reshape(n, -1)
     state.view = view
     return view
 
@@ -198,4 +243,4 @@ def observe(config: Take5Config, state: Take5State, player: int) -> np.ndarray:
 
 
 __all__ = ["observe", "encode", "rebuild", "observation_size", "observation_high", "players_of_size", "pieces",
-           "NUM_ROWS"]
+           "LAYOUT", "NUM_ROWS"]

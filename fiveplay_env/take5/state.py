@@ -1,4 +1,4 @@
-"""Take 5 constants, the action codec and the game state (RULES.md section 1).
+"""Take 5 constants, the action codec and the game state (docs/rules.md section 1).
 
 Card ids are 0..103 for the cards numbered 1..104 (card number = id + 1).
 
@@ -31,7 +31,7 @@ PHASE_NAMES = ("draft", "play", "row choice", "over")
 
 
 def bullheads_of(number: int) -> int:
-    """Bull heads on the card with this number (1..104), RULES.md 1.1: the first matching line applies."""
+    """Bull heads on the card with this number (1..104), docs/rules.md 1.1: the first matching line applies."""
     if number == 55:
         return 7
     if number % 11 == 0:

@@ -43,7 +43,7 @@ def _other_world(game_name: str, engine: object, player: int, rng: np.random.Gen
         state = t5eng.sample_world(engine.config, engine.state, player, rng)
         state.seed = int(rng.integers(2**63))
         return t5eng.Take5Engine(engine.config, state=state)
-    state = faeng.sample_world(engine.state, player, rng)
+    state = faeng.sample_world(engine.config, engine.state, player, rng)
     return faeng.FiveAliveEngine(engine.config, state=state)
 
 

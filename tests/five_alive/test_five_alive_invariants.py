@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fiveplay_env.five_alive import determinize
 from fiveplay_env.five_alive import engine as eng
 from fiveplay_env.five_alive.config import LIVES, FiveAliveConfig
 from fiveplay_env.five_alive.observation import observe
@@ -182,7 +183,7 @@ def test_no_leak_resampling_hidden_cards_leaves_the_observation_unchanged(kw):
         for p in range(s.num_players):
             if not s.alive[p]:
                 continue
-            world = eng.sample_world(s, p, rng)
+            world = determinize.sample_world(cfg, s, p, rng)
             assert np.array_equal(observe(cfg, world, p), observe(cfg, s, p))
             if p == s.current:
                 assert np.array_equal(eng.legal_mask(world), eng.legal_mask(s))
@@ -241,7 +242,7 @@ def test_sample_world_respects_a_forced_bust_and_bomb_answers():
     seen = set()
     zero_in_2 = set()
     for _ in range(200):
-        w = eng.sample_world(s, 1, rng)
+        w = determinize.sample_world(cfg, s, 1, rng)
         assert all(k in (N2, N7) for k in w.hand(0))  # numbers >= 2 (only 2s and 7s exist)
         zero_in_2.add(N0 in w.hand(2))
         seen.add((tuple(w.hand(0)), tuple(w.hand(2))))
@@ -256,5 +257,28 @@ def test_sample_world_respects_the_composition_of_a_reshuffled_draw_pile():
     eng.step(cfg, s, DRAW2)  # reshuffle: the draw pile holds only 3s and 2s from now on
     rng = np.random.default_rng(0)
     for _ in range(100):
-        w = eng.sample_world(s, 0, rng)
+        w = determinize.sample_world(cfg, s, 0, rng)
         assert set(w.draw) <= {N2, N3}
+
+
+def test_the_engine_keeps_the_old_sample_world_signature_with_a_warning():
+    """``engine.sample_world`` is ``determinize.sample_world(config, state, player, rng)``; the old form
+    ``(state, player, rng)`` gives the same world, with a ``DeprecationWarning``."""
+    cfg = FiveAliveConfig(num_players=4)
+    s = next(random_positions(cfg, 1, 3))
+    new = eng.sample_world(cfg, s, 1, np.random.default_rng(7))
+    with pytest.warns(DeprecationWarning, match=r"sample_world\(config, state, player, rng\)"):
+        old = eng.sample_world(s, 1, np.random.default_rng(7))
+    assert old.hands == new.hands and old.draw == new.draw and old.seed == new.seed
+    assert new.hands != s.hands or new.draw != s.draw
+
+
+def test_canonical_depends_only_on_what_the_player_knows():
+    cfg = FiveAliveConfig(num_players=4)
+    rng = np.random.default_rng(5)
+    for s in random_positions(cfg, 6, 4):
+        p = s.current
+        other = determinize.sample_world(cfg, s, p, rng)  # the same information set for p
+        a, b = determinize.canonical(cfg, s, p), determinize.canonical(cfg, other, p)
+        assert a.hands == b.hands and a.draw == b.draw and a.seed == b.seed
+        assert np.array_equal(observe(cfg, a, p), observe(cfg, s, p))

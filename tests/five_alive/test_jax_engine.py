@@ -234,7 +234,7 @@ def test_observe_has_no_hidden_information_leak():
         if s.phase == OVER:
             break
         if t % 4 == 0:
-            worlds = [s] + [eng.sample_world(s, p, rng) for p in range(n)]
+            worlds = [s] + [eng.sample_world(cfg, s, p, rng) for p in range(n)]
             states = [_jax_state_of(w) for w in worlds]
             obs = np.asarray(obs_all(vec, jax.tree_util.tree_map(lambda *x: jnp.asarray(np.stack(x)), *states)))
             for p in range(n):

@@ -66,21 +66,17 @@ def test_compact_vec_env_and_out_buffer():
 
 
 def test_layout_follows_the_float_layout(monkeypatch):
-    """The codec is derived from ``observation.pieces``: a new 0/1 plane before row_stats is packed (a
-    second byte per card), and an unknown tail piece is refused by name."""
-    real = obs_mod.pieces
+    """The codec is derived from the data of ``observation.LAYOUT``: a new 0/1 plane before row_stats is
+    packed (a second byte per card), and a piece without a code is refused by name."""
+    from fiveplay_env.core.layout import BITS, Layout, N, Piece
 
-    def with_plane(n):
-        p = real(n)
-        shift = 104
-        out = {k: ((o + shift) if o >= obs_mod.ROW_STATS else o, s) for k, (o, s) in p.items()}
-        out["drafted"] = (obs_mod.ROW_STATS, 104)
-        return out
-
-    monkeypatch.setattr(obs_mod, "pieces", with_plane)
-    monkeypatch.setattr(obs_mod, "observation_size", lambda n: obs_mod.SCORES + 104 + 3 * n + 4)
+    real = obs_mod.LAYOUT
+    i = real.names.index("row_stats")
+    with_plane = Layout(real.pieces[:i] + (Piece("drafted", 104, "a ninth plane", code=BITS),) + real.pieces[i:])
+    monkeypatch.setattr(obs_mod, "LAYOUT", with_plane)
     lay = compact.CompactTake5Layout(4, 66)
     assert lay.planes[-1] == "drafted" and lay.bytes_per_card == 2 and lay.tail_start == obs_mod.ROW_STATS + 104
+    assert lay.obs_size == with_plane.size(4) == real.size(4) + 104 and lay.size == 208 + 2 * (12 + 3 * 4 + 4)
     rng = np.random.default_rng(0)
     x = np.zeros((3, lay.obs_size), np.float32)
     x[:, :9 * 104] = rng.random((3, 9 * 104)) < 0.3
@@ -90,8 +86,8 @@ def test_layout_follows_the_float_layout(monkeypatch):
     c[:, :208] = packed.reshape(3, 208)
     assert np.array_equal(lay.decode(c)[:, :9 * 104], x[:, :9 * 104])
 
-    monkeypatch.setattr(obs_mod, "pieces", lambda n: {**real(n), "mystery": (obs_mod.SCORES + 3 * n + 4, 2)})
-    monkeypatch.setattr(obs_mod, "observation_size", lambda n: obs_mod.SCORES + 3 * n + 6)
+    mystery = Layout(real.pieces[:-1] + (Piece("mystery", 2 * N, "no code declared"), real.pieces[-1]))
+    monkeypatch.setattr(obs_mod, "LAYOUT", mystery)
     with pytest.raises(ValueError, match="no code for the observation piece 'mystery'"):
         compact.CompactTake5Layout(4, 66)
 

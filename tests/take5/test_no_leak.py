@@ -76,3 +76,30 @@ def test_sample_depends_only_on_what_the_player_knows():
     b = eng.sample_world(cfg, other, 0, np.random.default_rng(1))
     assert a.hands.tobytes() == b.hands.tobytes() and a.set_aside == b.set_aside
     assert a.seed == b.seed != s.seed
+
+
+@pytest.mark.parametrize("cfg", [Take5Config(num_players=4), Take5Config(num_players=3, professional=True, draft=True)],
+                         ids=["n4", "draft"])
+def test_canonical_depends_only_on_what_the_player_knows(cfg):
+    """``determinize.canonical``: two states that differ only in hidden cards (hands, unrevealed choices,
+    set-aside cards) give the same canonical copy; it keeps everything the player sees."""
+    from fiveplay_env.take5 import determinize
+
+    rng = np.random.default_rng(3)
+    s = eng.new_game(cfg, seed=4)
+    while s.phase == 0:
+        eng.step(cfg, s, pick(eng.legal_mask(s), rng))
+    eng.step(cfg, s, s.hand(0)[0])  # player 0 has chosen, not revealed
+    for p in (1, 2):
+        other = next(w for w in (determinize.sample_world(cfg, s, p, rng) for _ in range(50))
+                     if w.pending[0] != s.pending[0] or w.hands.tobytes() != s.hands.tobytes())
+        a, b = determinize.canonical(cfg, s, p), determinize.canonical(cfg, other, p)
+        assert a.hands.tobytes() == b.hands.tobytes() and a.pending == b.pending and a.set_aside == b.set_aside
+        assert a.view is None  # no stale observation buffer (other seats' hands changed)
+        np.testing.assert_array_equal(observe(cfg, a, p), observe(cfg, s, p))
+        assert sorted(a.card_locations()) == list(range(cfg.deck_size))
+        if cfg.draft:  # the choice is the owner's lowest card; the owner's cards are unchanged
+            assert a.pending[0] == min(s.hand(0) + [s.pending[0]])
+        else:
+            assert a.set_aside == sorted(a.set_aside)
+    assert eng.sample_world is determinize.sample_world  # the engine re-exports it

@@ -916,7 +916,7 @@ class FiveAliveState(pyspiel.State):
             raise ValueError("resample_from_infostate: expected a decision or terminal node, got a chance node")
         self._sync()
         rng = np.random.default_rng(_seed_from(probability_sampler))
-        world = faeng.sample_world(c.st, int(player_id), rng)
+        world = faeng.sample_world(c.config, c.st, int(player_id), rng)
         core = c.copy()
         core.st = world
         core.events = _resampled_events(c.events, int(player_id), n,

@@ -527,7 +527,7 @@ def test_openspiel_agents_never_read_hidden_state(game_name, config):
     for i, (engine, player) in enumerate(_positions(game_name, config, 3, seed=7)):
         other = game.new_engine(config, 0)
         other.state = (t5eng.sample_world(config, engine.state, player, np.random.default_rng(i)) if game_name == "take5"
-                       else faeng.sample_world(engine.state, player, np.random.default_rng(i)))
+                       else faeng.sample_world(config, engine.state, player, np.random.default_rng(i)))
         assert np.array_equal(game.observe(other, player), game.observe(engine, player))
         for name in ("openspiel:ismcts:sims=6", "openspiel:mcts:sims=4,worlds=2"):
             chosen = []

@@ -15,9 +15,10 @@ A game's env subclasses ``JaxEnvBase`` with the class attributes ``CONFIG`` (its
 and writes ``_setup()`` (its part of the constructor), ``_fresh(seed)`` (a new game of a seed pair) and
 ``_mask(state)``. A game's vector wrapper subclasses ``JaxVecBase`` with the hooks of one game's step
 (``_game_step_reference``, ``_game_step_jax``: the env's ``_step`` with the next game's seed or key),
-``_finals`` (the finished games' outputs, computed on the device; ``FINALS`` names their dtypes, each
-[B, n]) and ``_game_info`` (its entries of ``info()``); ``CONFIG`` is its config class (``from_fields``,
-what its ``make_vec`` returns), and ``state_field`` makes a host property of a ``State`` field.
+``_finals`` (the finished games' outputs, computed on the device; ``FINALS`` names their dtype or
+dtypes, each [B, n]) and ``_game_info`` (its entries of ``info()``); ``CONFIG`` is its config class
+(``from_fields``: what its ``make_vec`` returns), and ``state_field`` makes a host property of a
+``State`` field.
 
 Importing this module imports jax; without jax it raises ``ImportError`` naming the extra.
 """
@@ -214,8 +215,10 @@ class JaxVecBase(BatchedActions):
 
     CONFIG: type
     """The game's config class (``from_fields``)."""
-    FINALS: tuple[type, ...] = (np.int32,)
-    """The dtypes of the finished-game outputs ``_finals`` returns (each [B, n]; zeros after ``reset``)."""
+    FINALS: Any = np.int32
+    """The dtype of the finished-game output ``_finals`` returns (an array [B, n]), or a tuple of dtypes (a
+    tuple of such arrays); zeros after ``reset``. ``_vstep`` reports it as it is: the JAX collector
+    (``agents.learned.jax.collector``) reads a tuple's last entry as win shares, an array as scores."""
 
     def __init__(self, config: Any, num_envs: int, seed: int | None, make_env: Callable[[], JaxEnvBase],
                  compiler_options: dict[str, Any] | None) -> None:
@@ -274,10 +277,10 @@ class JaxVecBase(BatchedActions):
         """One game's step (``chance="jax"``), its draws and a new game's from ``key``."""
         raise NotImplementedError
 
-    def _finals(self, state: Any, ended: Any, final: Any) -> tuple[Any, ...]:
-        """The finished-game outputs (one array [B, n] per ``FINALS`` dtype) from the batched step's
-        ``final``; ``ended`` (bool [B]): the games that ended."""
-        return (final,)
+    def _finals(self, state: Any, ended: Any, final: Any) -> Any:
+        """The finished-game output (as ``FINALS`` says) from the batched step's ``final``; ``ended`` (bool
+        [B]): the games that ended. By default ``final`` as it is."""
+        return final
 
     def _game_info(self) -> dict[str, np.ndarray]:
         """The game's entries of ``info()``."""
@@ -298,11 +301,16 @@ class JaxVecBase(BatchedActions):
         self._index = jnp.asarray(index)
         self._base = jnp.asarray(js.from_uint64(self.base_seed))
         self.state, self._key = self._vinit(self._index, self._base, self._key)
-        self._fin = tuple(np.zeros((B, n), dtype) for dtype in self.FINALS)
+        self._fin = self._host_finals(self.FINALS, lambda dtype: np.zeros((B, n), dtype))
         self._pull()
         self.rewards = np.zeros((B, n), np.float32)
         self.terminated = np.zeros(B, bool)
         self.truncated = np.zeros(B, bool)
+
+    @staticmethod
+    def _host_finals(spec: Any, f: Callable[[Any], np.ndarray]) -> Any:
+        """``f`` of ``spec``, or of each of its entries when it is a tuple (``FINALS``' form)."""
+        return tuple(f(x) for x in spec) if isinstance(spec, tuple) else f(spec)
 
     def _pull(self) -> None:
         self._set_mask(np.asarray(self.state.legal_action_mask).view(np.int8))
@@ -318,7 +326,7 @@ class JaxVecBase(BatchedActions):
         self.rewards = np.asarray(self.state.rewards)
         self.truncated = np.asarray(self.state.truncated)
         self.terminated = np.asarray(self.state.terminated) | self.truncated
-        self._fin = tuple(np.asarray(x) for x in fin)
+        self._fin = self._host_finals(fin, np.asarray)
         self._pull()
         return self.rewards
 

@@ -642,7 +642,7 @@ class JaxVecTake5(JaxVecBase):
     @property
     def final_scores(self) -> np.ndarray:
         """int32 [B, n]: the scores of the games that ended at the last step (rows where ``terminated``)."""
-        return np.where(self.terminated[:, None], self._fin[0], 0).astype(np.int32)
+        return np.where(self.terminated[:, None], self._fin, 0).astype(np.int32)
 
     scores = state_field("scores", "int32 [B, n]: each game's scores (the reference's ``scores``).")
     round_penalty = state_field("round_pen", "int32 [B, n]: the bull heads taken this round (``round_pen``).")

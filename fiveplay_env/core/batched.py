@@ -7,7 +7,9 @@ of one game on numpy arrays. What does not depend on the game lives here, once:
   ``seeding.derive(base_seed, i + k*B)``; ``reset(seed, seeds)`` starts or continues the run, and
   ``_next_games`` moves finished slots on (same-step autoreset);
 - ``current_player``, ``legal_action_mask``, ``seeds`` and ``game_index``;
-- the validation of a step's actions against the cached mask (``_check_actions``, ``_illegal``);
+- the validation of a step's actions against the cached mask (``_check_actions``, ``_illegal``) and of
+  ``observe``'s ``out`` (``_obs_out``): ``BatchedActions``, which the JAX engines' host wrapper
+  (``core.jax_vec.JaxVecBase``) shares;
 - ``bench_batched``: decisions per second under random legal play.
 
 A subclass builds its state in ``__init__`` (the attributes listed below, then ``self.reset(seed)``)
@@ -80,7 +82,77 @@ def check_games(ok: np.ndarray, name: str, expected: str, got: Any) -> None:
     raise ValueError(f"{_ARRAYS}[{name!r}]: game {i}: expected {expected}, got {show_value(value)}")
 
 
-class BatchedGameBase(ABC):
+class BatchedActions:
+    """The acting seats, the cached legal mask and the check of a step's actions: the members shared by
+    every batched engine, numpy's (``BatchedGameBase``) and JAX's (``core.jax_vec.JaxVecBase``).
+
+    The engine sets ``batch_size``, ``num_actions``, ``observation_size``, ``_arange_a`` and ``_cur``, and
+    caches its mask with ``_set_mask`` after every step.
+    """
+
+    batch_size: int
+    num_actions: int
+    observation_size: int
+    _arange_a: np.ndarray    # int64 [B]: b * num_actions, game b's first entry in the flat mask
+    _cur: np.ndarray         # int [B]: the acting seat
+    _mask: np.ndarray        # int8 [B, num_actions], read-only: the cached legal mask
+    _mask_f: np.ndarray      # the same, flat
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int32 [B]: the acting seat of each game."""
+        return self._cur.astype(np.int32)
+
+    @property
+    def legal_action_mask(self) -> np.ndarray:
+        """int8 [B, num_actions], read-only, a new array after every step: the acting seat's legal actions."""
+        return self._mask
+
+    def _set_mask(self, m: np.ndarray) -> None:
+        """Cache ``m`` (int8 [B, num_actions], a new array) as the legal mask: read-only, and flat."""
+        m.setflags(write=False)
+        self._mask = m
+        self._mask_f = m.reshape(-1)
+
+    def _obs_out(self, out: np.ndarray | None) -> np.ndarray:
+        """The array ``observe`` writes into: ``out`` after checking it (C-contiguous float32
+        [B, observation_size]), or a new one."""
+        B, size = self.batch_size, self.observation_size
+        if out is None:
+            return np.empty((B, size), np.float32)
+        if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
+                or not out.flags.c_contiguous:
+            raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
+                             f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
+        return out
+
+    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        """``actions`` as a private int64 [B] copy, after checking the shape, the dtype and each action
+        against the cached mask; raises ``ValueError`` or ``IllegalActionError`` (via ``_illegal``)."""
+        B = self.batch_size
+        a = np.asarray(actions)
+        if a.shape != (B,):
+            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
+        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
+        inside = a.view(np.uint64) < self.num_actions  # negative ids wrap to huge unsigned values
+        if not inside.all():
+            self._illegal(int(np.flatnonzero(~inside)[0]), a)
+        ok = self._mask_f[self._arange_a + a]
+        if not ok.all():
+            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
+        return a
+
+    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
+        """Raise ``IllegalActionError`` for game ``i``'s action ``a[i]`` (its ``game_index`` attribute: i)."""
+        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
+                                 np.flatnonzero(self._mask[i]))
+        err.game_index = i  # type: ignore[attr-defined]
+        raise err
+
+
+class BatchedGameBase(BatchedActions, ABC):
     """B games of one game stepped together: the members every batched engine shares.
 
     The subclass's ``__init__`` sets the attributes annotated here (``base_seed`` excepted, which
@@ -96,12 +168,8 @@ class BatchedGameBase(ABC):
     rewards: np.ndarray      # float32 [B, n]: every player's reward for the last step
     terminated: np.ndarray   # bool [B]: the games that ended at the last step (already replaced)
     _arange: np.ndarray      # int64 [B]: 0..B-1, the slots
-    _arange_a: np.ndarray    # int64 [B]: b * num_actions, game b's first entry in the flat mask
-    _cur: np.ndarray         # int [B]: the acting seat
     _seeds: np.ndarray       # uint64 [B]: the seed of each slot's current game
     _game_index: np.ndarray  # int64 [B]: each slot's current game's index in the run
-    _mask: np.ndarray        # int8 [B, num_actions], read-only: the cached legal mask
-    _mask_f: np.ndarray      # the same, flat
     _round: np.ndarray       # int [B]: rounds completed in each game
 
     STATE: tuple[str, ...] = ()
@@ -275,16 +343,6 @@ class BatchedGameBase(ABC):
         return sorted(probe.assigned)
 
     @property
-    def current_player(self) -> np.ndarray:
-        """int32 [B]: the acting seat of each game."""
-        return self._cur.astype(np.int32)
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, num_actions], read-only, a new array after every step: the acting seat's legal actions."""
-        return self._mask
-
-    @property
     def round(self) -> np.ndarray:
         """int32 [B]: rounds completed in each game."""
         return self._round.astype(np.int32)
@@ -306,49 +364,6 @@ class BatchedGameBase(ABC):
         derived seed. The caller then starts the games."""
         self._game_index[g] += self.batch_size
         self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
-
-    def _set_mask(self, m: np.ndarray) -> None:
-        """Cache ``m`` (int8 [B, num_actions], a new array) as the legal mask: read-only, and flat."""
-        m.setflags(write=False)
-        self._mask = m
-        self._mask_f = m.reshape(-1)
-
-    def _obs_out(self, out: np.ndarray | None) -> np.ndarray:
-        """The array ``observe`` writes into: ``out`` after checking it (C-contiguous float32
-        [B, observation_size]), or a new one."""
-        B, size = self.batch_size, self.observation_size
-        if out is None:
-            return np.empty((B, size), np.float32)
-        if not isinstance(out, np.ndarray) or out.dtype != np.float32 or out.shape != (B, size) \
-                or not out.flags.c_contiguous:
-            raise ValueError(f"out: expected a C-contiguous float32 array of shape ({B}, {size}), got "
-                             f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-        return out
-
-    def _check_actions(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
-        """``actions`` as a private int64 [B] copy, after checking the shape, the dtype and each action
-        against the cached mask; raises ``ValueError`` or ``IllegalActionError`` (via ``_illegal``)."""
-        B = self.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,):
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
-        inside = a.view(np.uint64) < self.num_actions  # negative ids wrap to huge unsigned values
-        if not inside.all():
-            self._illegal(int(np.flatnonzero(~inside)[0]), a)
-        ok = self._mask_f[self._arange_a + a]
-        if not ok.all():
-            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
-        return a
-
-    def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
-        """Raise ``IllegalActionError`` for game ``i``'s action ``a[i]`` (its ``game_index`` attribute: i)."""
-        err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
-                                 np.flatnonzero(self._mask[i]))
-        err.game_index = i  # type: ignore[attr-defined]
-        raise err
 
 
 def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> float:

@@ -122,8 +122,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without jax
     raise ImportError("the JAX engines need jax: pip install -e '.[jax]'") from exc
 
 from fiveplay_env.core import jax_seeding as js
-from fiveplay_env.core import seeding
-from fiveplay_env.core.config import check_int, from_kwargs
+from fiveplay_env.core.config import check_int
+from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, random_actions, register_state, state_field  # noqa: F401 (re-exported)
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.observation import (
     DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
@@ -134,7 +134,6 @@ from fiveplay_env.five_alive.state import (
 )
 
 VERSION = "v0"
-CHANCES = ("jax", "reference")
 OBSERVATIONS = ("float", "none")
 K = NUM_KINDS
 NT = MAX_TOTAL + 1  # 22 values of T
@@ -154,16 +153,11 @@ if not (all(_PLAYABLE[: _PLAYABLE_UP_TO[k] + 1, k].all() for k in range(K))
 
 # ----------------------------------------------------------------------------------------------- state
 @dataclasses.dataclass(frozen=True)
-class State:
+class State(PgxState):
     """One 5 Alive game (see the module docstring's table); a pytree of fixed-shape arrays."""
 
-    current_player: Any
-    observation: Any
-    legal_action_mask: Any
-    rewards: Any
-    terminated: Any
-    truncated: Any
-    _step_count: Any
+    ENV_ID = "five_alive"  # a class attribute (``env_id``), not a field
+
     hands: Any
     draw: Any
     dhead: Any
@@ -182,17 +176,8 @@ class State:
     seed: Any
     counter: Any
 
-    def replace(self, **changes: Any) -> "State":
-        """A copy with ``changes`` (Pgx's ``State.replace``)."""
-        return dataclasses.replace(self, **changes)
 
-    @property
-    def env_id(self) -> str:
-        return "five_alive"
-
-
-_FIELDS = [f.name for f in dataclasses.fields(State)]
-jax.tree_util.register_dataclass(State, data_fields=_FIELDS, meta_fields=[])
+_FIELDS = register_state(State)
 
 
 def _select(pred: Any, a: Any, b: Any) -> Any:
@@ -370,32 +355,19 @@ def _options_of(vec: Any) -> _Options:
 
 
 # ------------------------------------------------------------------------------------------- the env
-class FiveAliveJaxEnv:
+class FiveAliveJaxEnv(JaxEnvBase):
     """5 Alive under one ``FiveAliveConfig`` as Pgx v2's ``Env`` (see the module docstring).
 
     ``FiveAliveJaxEnv(config=None, *, chance="jax", observation="float", illegal_action_penalty=-1.0,
-    **fields)``: ``config`` a ``FiveAliveConfig`` or None (then ``FiveAliveConfig(**fields)``; unknown or
-    bad fields raise ``ValueError`` naming the field, as the reference validates them). The object is
-    hashable by its settings, so it can be a static argument; every method is pure.
+    **fields)``, as ``core.jax_vec.JaxEnvBase`` (``config`` a ``FiveAliveConfig`` or None, then
+    ``FiveAliveConfig(**fields)``); its rule options are constants of the traced code. Every method is pure.
     """
 
-    def __init__(self, config: FiveAliveConfig | None = None, *, chance: str = "jax", observation: str = "float",
-                 illegal_action_penalty: float = -1.0, **fields: Any) -> None:
-        if config is None:
-            config = from_kwargs(FiveAliveConfig, fields)
-        elif fields:
-            raise ValueError(f"config: expected a FiveAliveConfig or config fields, got both (fields {sorted(fields)})")
-        if not isinstance(config, FiveAliveConfig):
-            raise ValueError(f"config: expected a FiveAliveConfig, got {type(config).__name__}")
-        if chance not in CHANCES:
-            raise ValueError(f"chance: expected one of {CHANCES}, got {chance!r}")
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation: expected one of {OBSERVATIONS}, got {observation!r}")
-        self.config = config
-        self.chance = chance
-        self.observation_kind = observation
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.n = config.num_players
+    CONFIG, ID, VERSION, NUM_ACTIONS, OBSERVATIONS = FiveAliveConfig, "five_alive", VERSION, NUM_ACTIONS, OBSERVATIONS
+
+    def _setup(self) -> None:
+        """The options as constants, the deck's widths, and the sparse rare steps and shuffles."""
+        config = self.config
         self._o = _static_options(config)
         self._width = config.deck_size  # slots of the draw pile and of every shuffle
         self._obs_size = observation_size(self.n)
@@ -409,44 +381,14 @@ class FiveAliveJaxEnv:
         self._deal = _sparse(self._deal_fn, 0.3)
         self._pile = _sparse(self._pile_fn, 0.2)
 
-    # --- Pgx's Env attributes -------------------------------------------------------------------
+    # --- Pgx's Env attributes (the rest: JaxEnvBase) --------------------------------------------
     def _key(self) -> tuple[Any, ...]:
-        return (type(self), self.config, self.chance, self.observation_kind, self.illegal_action_penalty, self._width)
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, FiveAliveJaxEnv) and self._key() == other._key()
-
-    def __repr__(self) -> str:
-        return f"FiveAliveJaxEnv({self.config}, chance={self.chance!r}, observation={self.observation_kind!r})"
-
-    @property
-    def id(self) -> str:
-        return "five_alive"
-
-    @property
-    def version(self) -> str:
-        return VERSION
-
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    @property
-    def num_actions(self) -> int:
-        return NUM_ACTIONS
+        return super()._key() + (self._width,)
 
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """The shape of ``State.observation``: (80 + 3n,), or (0,) with ``observation="none"``."""
         return (self._obs_size,) if self.observation_kind == "float" else (0,)
-
-    @property
-    def observation_size(self) -> int:
-        """Floats in an observation (``observation.observation_size``)."""
-        return self._obs_size
 
     # --- seats ------------------------------------------------------------------------------------
     def _seats(self) -> Any:
@@ -499,10 +441,6 @@ class FiveAliveJaxEnv:
         hands = jnp.einsum("wn,wk->nk", _f(to), _f(kind))  # exact: small integers in float32
         return sh.astype(jnp.uint8), hands.astype(jnp.uint8)
 
-    def _key_seed(self, key: Any) -> Any:
-        """A uint32 pair drawn from ``key`` (a typed key or a raw uint32 [2] key)."""
-        return jax.random.bits(key, (2,), jnp.uint32)
-
     # --- init -------------------------------------------------------------------------------------
     def _fresh(self, seed: Any, first: Any = None) -> State:
         """A new game of ``seed`` (a pair): ``engine.new_game`` (the deal is event 0, the random first
@@ -547,19 +485,7 @@ class FiveAliveJaxEnv:
         k1, k2 = jax.random.split(key)
         return self._fresh(self._key_seed(k1), jax.random.randint(k2, (), 0, self.n, jnp.int32))
 
-    def init_seeded(self, seed: Any) -> State:
-        """The reference engine's game ``new_game(config, seed)``: ``seed`` a uint32 pair
-        (``jax_seeding.from_uint64(s)``). Needs ``chance="reference"`` (its later shuffles follow the seed)."""
-        if self.chance != "reference":
-            raise ValueError("init_seeded: expected an env made with chance='reference' (the later shuffles "
-                             f"follow the seed), got chance={self.chance!r}")
-        return self._fresh(jnp.asarray(seed, jnp.uint32))
-
     # --- masks and observations -------------------------------------------------------------------
-    def legal_action_mask(self, state: State) -> Any:
-        """bool [19]: the acting seat's legal actions (all True once the game is over, Pgx's convention)."""
-        return self._mask(state)
-
     def _mask(self, s: State) -> Any:
         held = _row(s.hands, self._seats() == s.current_player) > 0  # [K]
         cards = held & (s.total <= jnp.asarray(_PLAYABLE_UP_TO))
@@ -1034,25 +960,14 @@ class _OptionsEnv(FiveAliveJaxEnv):
         return self._with(vec, self.step, state, action)
 
 
-def random_actions(key: Any, mask: Any) -> Any:
-    """int32 [...]: one legal action per row of ``mask`` (bool [..., A]), uniformly at random, from one
-    uniform float per row (cheaper than Pgx's ``act_randomly``, a categorical draw over every action):
-    the rank r of the action among the row's legal ones, found through a running count (an
-    ``associative_scan``: XLA's CPU ``cumsum`` over a row is quadratic in its length)."""
-    u = jax.random.uniform(key, mask.shape[:-1])
-    run = lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=mask.ndim - 1)
-    count = run[..., -1]
-    r = jnp.minimum((u * count).astype(jnp.int32), count - 1)
-    return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
-
-
-class JaxVecFiveAlive:
+class JaxVecFiveAlive(JaxVecBase):
     """``num_envs`` 5 Alive games on the JAX engine with the ``BatchedGame`` shape of ``fiveplay_env.vector``
     (``make_vec``): numpy arrays on the host, same-step autoreset, slot i's k-th game seeded
     ``seeding.derive(seed, i + k*B)`` (``chance="reference"``, the default: the very games of the numpy
     batched engine ``make_vec("five_alive", B, seed)``); with ``chance="jax"`` the shuffles come from a key
     derived from the seed instead. One jitted call per step; the state stays on the device
-    (``jax_state``), and ``to_torch`` hands a device array to torch without a copy (DLPack).
+    (``jax_state``), and ``to_torch`` hands a device array to torch without a copy (DLPack). The members
+    every JAX engine shares: ``core.jax_vec.JaxVecBase``.
 
     After ``reset`` and every ``step``: ``current_player`` int32 [B], ``legal_action_mask`` int8 [B, 19]
     (read-only), ``rewards`` float32 [B, n], ``terminated`` bool [B]; ``observe()`` float32 [B, 80 + 3n];
@@ -1063,6 +978,9 @@ class JaxVecFiveAlive:
     engine's: a truncated game's slot reports ``terminated`` too (the slot moves on to its next game).
     ``max_cycles`` is refused, as by the numpy batched engine (it is the AEC env's per-agent rule)."""
 
+    CONFIG = FiveAliveConfig
+    FINALS = (np.int32, np.int32, np.float32)  # lives left, results, win shares
+
     def __init__(self, config: FiveAliveConfig, num_envs: int, seed: int | None = 0, *, chance: str = "reference",
                  observation: str = "float", compiler_options: dict[str, Any] | None = None) -> None:
         if not isinstance(config, FiveAliveConfig):
@@ -1070,136 +988,29 @@ class JaxVecFiveAlive:
         if config.max_cycles is not None:
             raise ValueError(f"max_cycles: expected None (the batched engines have no per-agent truncation), "
                              f"got {config.max_cycles}")
-        self.config = config
-        self.batch_size = B = check_int("num_envs", num_envs, 1)
-        self.env = env = FiveAliveJaxEnv(config, chance=chance, observation=observation)
-        self.num_players = n = config.num_players
-        self.num_actions = NUM_ACTIONS
-        self.observation_size = env.observation_size
-        self._arange = np.arange(B)
-        teams = config.variant == "teams"
+        self._teams = config.variant == "teams"
+        super().__init__(config, num_envs, seed,
+                         lambda: FiveAliveJaxEnv(config, chance=chance, observation=observation), compiler_options)
 
-        def vstep(states: State, index: Any, base: Any, key: Any, actions: Any) -> tuple[Any, ...]:
-            key, sub = jax.random.split(key)
-            nxt_index = js.add(index, jnp.uint32(B))
-            if chance == "reference":
-                new_seeds = js.derive(base, nxt_index)
-                st, final = jax.vmap(lambda s, a, ns: env._step(s, a, None, (ns, None)))(states, actions, new_seeds)
-            else:
-                def one(s: State, a: Any, k: Any) -> Any:
-                    k1, k2, k3 = jax.random.split(k, 3)
-                    first = jax.random.randint(k3, (), 0, n, jnp.int32)
-                    return env._step(s, a, env._step_seeds(k1), (env._key_seed(k2), first))
-                st, final = jax.vmap(one)(states, actions, jax.random.split(sub, B))
-            ended = st.terminated | st.truncated
-            index = jnp.where(ended[:, None], nxt_index, index)
-            lives, result = final
-            won = result == 1
-            share = jnp.where(teams, 1.0, 1.0 / jnp.maximum(won.sum(1, keepdims=True), 1)).astype(jnp.float32)
-            fin = (jnp.where(ended[:, None], lives, 0), jnp.where(ended[:, None], result, 0),
-                   jnp.where(ended[:, None] & won, share, jnp.float32(0)))
-            return st, index, key, fin
+    def _game_step_reference(self, s: State, a: Any, new_seed: Any) -> tuple[State, Any]:
+        return self.env._step(s, a, None, (new_seed, None))
 
-        def vinit(index: Any, base: Any, key: Any) -> tuple[State, Any]:
-            if chance == "reference":
-                return jax.vmap(env.init_seeded)(js.derive(base, index)), key
-            key, sub = jax.random.split(key)
-            return jax.vmap(env.init)(jax.random.split(sub, B)), key
+    def _game_step_jax(self, s: State, a: Any, key: Any) -> tuple[State, Any]:
+        env = self.env
+        k1, k2, k3 = jax.random.split(key, 3)
+        first = jax.random.randint(k3, (), 0, self.num_players, jnp.int32)
+        return env._step(s, a, env._step_seeds(k1), (env._key_seed(k2), first))
 
-        jit = lambda f: jax.jit(f, compiler_options=compiler_options)  # noqa: E731
-        self._vstep = jit(vstep)
-        self._vinit = jit(vinit)
-        self._observe = jit(jax.vmap(env.observe))
-        self.reset(seed)
+    def _finals(self, st: State, ended: Any, final: Any) -> tuple[Any, ...]:
+        lives, result = final
+        won = result == 1
+        share = jnp.where(self._teams, 1.0, 1.0 / jnp.maximum(won.sum(1, keepdims=True), 1)).astype(jnp.float32)
+        return (jnp.where(ended[:, None], lives, 0), jnp.where(ended[:, None], result, 0),
+                jnp.where(ended[:, None] & won, share, jnp.float32(0)))
 
-    # --- BatchedGame ----------------------------------------------------------------------------
-    def reset(self, seed: int | None = None) -> None:
-        """``seed``: start the run over (slot i's first game: ``derive(seed, i)``); None: every slot moves on
-        to its next game of the run (at construction None draws a fresh base seed)."""
-        B, n = self.batch_size, self.num_players
-        fresh = seed is not None or not hasattr(self, "base_seed")
-        if fresh:
-            self.base_seed = seeding.normalize_seed(seed)
-            index = js.from_uint64(np.arange(B, dtype=np.uint64))
-            self._key = jax.random.key(self.base_seed & 0x7FFFFFFF)
-        else:
-            index = js.from_uint64(js.to_uint64(self._index) + np.uint64(B))
-        self._index = jnp.asarray(index)
-        self._base = jnp.asarray(js.from_uint64(self.base_seed))
-        self.state, self._key = self._vinit(self._index, self._base, self._key)
-        self._fin = (np.zeros((B, n), np.int32), np.zeros((B, n), np.int32), np.zeros((B, n), np.float32))
-        self._pull()
-        self.rewards = np.zeros((B, n), np.float32)
-        self.terminated = np.zeros(B, bool)
-        self.truncated = np.zeros(B, bool)
-
-    def _pull(self) -> None:
-        m = np.asarray(self.state.legal_action_mask).view(np.int8)
-        m.setflags(write=False)
-        self._mask = m
-        self._cur = np.asarray(self.state.current_player)
-
-    def step(self, actions: np.ndarray) -> np.ndarray:
-        """One action per game (int [B]); returns ``rewards`` (float32 [B, n]). Raises ``ValueError`` for a
-        bad shape or dtype and ``IllegalActionError`` naming the first game with an illegal action; nothing
-        changes then."""
-        from fiveplay_env.core.errors import IllegalActionError
-
-        B = self.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,):
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64)
-        ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = self._mask[self._arange[ok], a[ok]] != 0
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]),
-                                     np.flatnonzero(self._mask[i]).tolist())
-            err.game_index = i  # type: ignore[attr-defined]
-            raise err
-        self.state, self._index, self._key, fin = self._vstep(self.state, self._index, self._base, self._key,
-                                                               jnp.asarray(a, jnp.int32))
-        self.rewards = np.asarray(self.state.rewards)
-        self.truncated = np.asarray(self.state.truncated)
-        self.terminated = np.asarray(self.state.terminated) | self.truncated
-        self._fin = tuple(np.asarray(x) for x in fin)
-        self._pull()
-        return self.rewards
-
-    @property
-    def current_player(self) -> np.ndarray:
-        """int32 [B]: the acting seat of each game."""
-        return self._cur.astype(np.int32)
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, 19], read-only: the acting seats' legal actions."""
-        return self._mask
-
-    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, 80 + 3n]: each game's acting seat's observation (``observation.observe``)."""
-        if self.env.observation_kind == "float":
-            obs = np.asarray(self.state.observation)
-        else:
-            obs = np.asarray(self._observe(self.state, self.state.current_player))
-        if out is None:
-            return obs.copy() if not obs.flags.writeable else obs
-        if not isinstance(out, np.ndarray) or out.shape != obs.shape or out.dtype != np.float32:
-            raise ValueError(f"out: expected a float32 array of shape {obs.shape}, got "
-                             f"{getattr(out, 'dtype', type(out).__name__)} {getattr(out, 'shape', '')}")
-        out[...] = obs
-        return out
-
-    def info(self) -> dict[str, np.ndarray]:
-        """Per-game extras (fresh arrays): see the class docstring."""
-        st = self.state
-        return {"seed": self.seeds, "lives": np.asarray(st.lives), "alive": np.asarray(st.alive),
-                "round": np.asarray(st.round), "final_scores": self._fin[0].copy(),
-                "final_result": self._fin[1].copy(), "final_win": self._fin[2].copy(),
-                "truncated": self.truncated.copy()}
+    def _game_info(self) -> dict[str, np.ndarray]:
+        return {"lives": self.lives, "alive": self.alive, "final_scores": self.final_lives,
+                "final_result": self.final_result, "final_win": self.final_win, "truncated": self.truncated.copy()}
 
     @property
     def final_lives(self) -> np.ndarray:
@@ -1216,45 +1027,8 @@ class JaxVecFiveAlive:
         """float32 [B, n]: win shares of the games that ended at the last step."""
         return self._fin[2].copy()
 
-    @property
-    def lives(self) -> np.ndarray:
-        return np.asarray(self.state.lives)
-
-    @property
-    def alive(self) -> np.ndarray:
-        return np.asarray(self.state.alive)
-
-    @property
-    def round(self) -> np.ndarray:
-        return np.asarray(self.state.round)
-
-    @property
-    def game_index(self) -> np.ndarray:
-        """int64 [B]: slot i holds game ``game_index[i]`` of the run."""
-        return js.to_uint64(self._index).astype(np.int64)
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """uint64 [B]: the seed of each slot's current game (``chance="reference"``: ``engine.new_game(config,
-        seed)`` replays it; with ``chance="jax"`` the shuffles do not follow it)."""
-        return seeding.batch_derive(self.base_seed, self.game_index)
-
-    @property
-    def jax_state(self) -> State:
-        """The batched ``State`` on the device (a new one after every step)."""
-        return self.state
-
-    def to_torch(self, array: Any) -> Any:
-        """A torch tensor sharing ``array``'s memory (DLPack; same device, no copy)."""
-        import torch
-
-        return torch.utils.dlpack.from_dlpack(array)
-
-    def bytes_per_game(self) -> float:
-        """Bytes of game state per game (the ``State`` arrays, the observation and mask included, and the
-        slot's game index)."""
-        leaves = jax.tree_util.tree_leaves(self.state)
-        return (sum(x.nbytes for x in leaves) + self._index.nbytes) / self.batch_size
+    lives = state_field("lives", "int32 [B, n]: lives left (teams: the seat's team's).")
+    alive = state_field("alive", "bool [B, n]: the seats still in the game.")
 
 
 def make_vec(num_envs: int, seed: int | None = 0, *, chance: str = "reference", observation: str = "float",
@@ -1263,8 +1037,8 @@ def make_vec(num_envs: int, seed: int | None = 0, *, chance: str = "reference", 
     ``fiveplay_env.vector.make_vec("five_alive", ..., backend="jax")`` calls; unknown config keys raise
     ``ValueError`` naming the key. ``compiler_options``: passed to ``jax.jit`` (e.g. a lower XLA
     optimisation level for short runs, where compiling dominates)."""
-    return JaxVecFiveAlive(from_kwargs(FiveAliveConfig, fields), num_envs, seed, chance=chance,
-                           observation=observation, compiler_options=compiler_options)
+    return JaxVecFiveAlive.from_fields(num_envs, seed, chance=chance, observation=observation,
+                                       compiler_options=compiler_options, **fields)
 
 
 __all__ = ["State", "FiveAliveJaxEnv", "JaxEnv", "JaxVecFiveAlive", "make_vec", "random_actions"]

@@ -104,8 +104,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without jax
     raise ImportError("the JAX engines need jax: pip install -e '.[jax]'") from exc
 
 from fiveplay_env.core import jax_seeding as js
-from fiveplay_env.core import seeding
-from fiveplay_env.core.config import from_kwargs
+from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, random_actions, register_state, state_field  # noqa: F401 (re-exported)
 from fiveplay_env.take5 import compact as compact_mod
 from fiveplay_env.take5.batched import sorting_network
 from fiveplay_env.take5.config import Take5Config
@@ -134,21 +133,15 @@ _SLOTS = np.arange(ROW_LIMIT, dtype=np.int8)
 _ROW_IDS = np.arange(NUM_ROWS, dtype=np.int8)
 OBSERVATIONS = ("float", "compact", "none")
 _SCORE_TABLE_MAX = 1 << 16  # scores beyond: float32 products, which may differ from the reference in the last bit
-CHANCES = ("jax", "reference")
 
 
 # ----------------------------------------------------------------------------------------------- state
 @dataclasses.dataclass(frozen=True)
-class State:
+class State(PgxState):
     """One Take 5 game (see the module docstring's table); a pytree of fixed-shape arrays."""
 
-    current_player: Any
-    observation: Any
-    legal_action_mask: Any
-    rewards: Any
-    terminated: Any
-    truncated: Any
-    _step_count: Any
+    ENV_ID = "take5"  # a class attribute (``env_id``), not a field
+
     loc: Any
     rows: Any
     rlen: Any
@@ -164,17 +157,8 @@ class State:
     seed: Any
     counter: Any
 
-    def replace(self, **changes: Any) -> "State":
-        """A copy with ``changes`` (Pgx's ``State.replace``)."""
-        return dataclasses.replace(self, **changes)
 
-    @property
-    def env_id(self) -> str:
-        return "take5"
-
-
-_FIELDS = [f.name for f in dataclasses.fields(State)]
-jax.tree_util.register_dataclass(State, data_fields=_FIELDS, meta_fields=[])
+_FIELDS = register_state(State)
 
 
 def _f(b: Any) -> Any:
@@ -206,35 +190,23 @@ def _select(pred: Any, a: State, b: State, outputs: bool = True) -> State:
 
 
 # ------------------------------------------------------------------------------------------- the env
-class Take5JaxEnv:
+class Take5JaxEnv(JaxEnvBase):
     """Take 5 under one ``Take5Config`` as Pgx v2's ``Env`` (see the module docstring).
 
     ``Take5JaxEnv(config=None, *, chance="jax", observation="float", illegal_action_penalty=-1.0,
-    **fields)``: ``config`` a ``Take5Config`` or None (then ``Take5Config(**fields)``, unknown or bad
-    fields raise ``ValueError`` naming the field, as the reference validates them). The object is
-    hashable by its settings, so it can be a static argument; every method is pure.
+    **fields)``, as ``core.jax_vec.JaxEnvBase`` (``config`` a ``Take5Config`` or None, then
+    ``Take5Config(**fields)``); ``observation="compact"`` is refused with ``draft``. Every method is pure.
     """
 
-    def __init__(self, config: Take5Config | None = None, *, chance: str = "jax", observation: str = "float",
-                 illegal_action_penalty: float = -1.0, **fields: Any) -> None:
-        if config is None:
-            config = from_kwargs(Take5Config, fields)
-        elif fields:
-            raise ValueError(f"config: expected a Take5Config or config fields, got both (fields {sorted(fields)})")
-        if not isinstance(config, Take5Config):
-            raise ValueError(f"config: expected a Take5Config, got {type(config).__name__}")
-        if chance not in CHANCES:
-            raise ValueError(f"chance: expected one of {CHANCES}, got {chance!r}")
-        if observation not in OBSERVATIONS:
-            raise ValueError(f"observation: expected one of {OBSERVATIONS}, got {observation!r}")
-        if observation == "compact" and config.draft:
+    CONFIG, ID, VERSION, NUM_ACTIONS, OBSERVATIONS = Take5Config, "take5", VERSION, NUM_ACTIONS, OBSERVATIONS
+
+    def _setup(self) -> None:
+        """The deal's and the observation's constants, and the sparse deal and draft rows."""
+        config = self.config
+        if self.observation_kind == "compact" and config.draft:
             raise ValueError("observation: expected 'float' or 'none' with draft=True: the compact observation does "
                              "not cover the draft's public hands")
-        self.config = config
-        self.chance = chance
-        self.observation_kind = observation
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        n = self.n = config.num_players
+        n = self.n
         self._deck = config.deck_size
         self._net = sorting_network(n)
         self._player_rows = config.row_pick == "player"
@@ -259,35 +231,7 @@ class Take5JaxEnv:
             lambda loc: jnp.nonzero(loc == POOL, size=NUM_ROWS, fill_value=0)[0].astype(jnp.int8),
             min(1.0, 3.0 / (HAND_SIZE * n + 1)))
 
-    # --- Pgx's Env attributes -------------------------------------------------------------------
-    def _key(self) -> tuple[Any, ...]:
-        return (self.config, self.chance, self.observation_kind, self.illegal_action_penalty)
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Take5JaxEnv) and self._key() == other._key()
-
-    def __repr__(self) -> str:
-        return f"Take5JaxEnv({self.config}, chance={self.chance!r}, observation={self.observation_kind!r})"
-
-    @property
-    def id(self) -> str:
-        return "take5"
-
-    @property
-    def version(self) -> str:
-        return VERSION
-
-    @property
-    def num_players(self) -> int:
-        return self.n
-
-    @property
-    def num_actions(self) -> int:
-        return NUM_ACTIONS
-
+    # --- Pgx's Env attributes (the rest: JaxEnvBase) --------------------------------------------
     @property
     def observation_shape(self) -> tuple[int, ...]:
         """The shape of ``State.observation``: the float observation's, the compact one's or (0,)."""
@@ -296,11 +240,6 @@ class Take5JaxEnv:
         if self.observation_kind == "compact":
             return (self._layout.size,)
         return (0,)
-
-    @property
-    def observation_size(self) -> int:
-        """Floats in the float observation (``observation.observation_size``)."""
-        return self._obs_size
 
     # --- chance -----------------------------------------------------------------------------------
     def _deal_fn(self, seed: Any, counter: Any) -> tuple[Any, Any]:
@@ -312,10 +251,6 @@ class Take5JaxEnv:
         codes = jnp.where(j < HAND_SIZE * n, j // HAND_SIZE, jnp.where(j < HAND_SIZE * n + NUM_ROWS, SEEN, ASIDE))
         loc = jnp.full(NUM_CARDS, OUT, jnp.int8).at[perm].set(codes.astype(jnp.int8))
         return loc, perm[HAND_SIZE * n:HAND_SIZE * n + NUM_ROWS].astype(jnp.int8)
-
-    def _key_seed(self, key: Any) -> Any:
-        """A uint32 pair drawn from ``key`` (a typed key or a raw uint32 [2] key)."""
-        return jax.random.bits(key, (2,), jnp.uint32)
 
     # --- init -------------------------------------------------------------------------------------
     def _blank(self, seed: Any) -> State:
@@ -369,19 +304,7 @@ class Take5JaxEnv:
         reference's ``new_game(config, seed)`` for the 64-bit seed drawn from the key (kept in ``seed``)."""
         return self._fresh(self._key_seed(key))
 
-    def init_seeded(self, seed: Any) -> State:
-        """The reference engine's game ``new_game(config, seed)``: ``seed`` a uint32 pair
-        (``jax_seeding.from_uint64(s)``). Needs ``chance="reference"`` (its later deals follow the seed)."""
-        if self.chance != "reference":
-            raise ValueError("init_seeded: expected an env made with chance='reference' (the later deals follow "
-                             f"the seed), got chance={self.chance!r}")
-        return self._fresh(jnp.asarray(seed, jnp.uint32))
-
     # --- masks and observations -------------------------------------------------------------------
-    def legal_action_mask(self, state: State) -> Any:
-        """bool [109]: the acting seat's legal actions (all True once the game is over, Pgx's convention)."""
-        return self._mask(state)
-
     def _mask(self, s: State) -> Any:
         phase = s.phase
         target = jnp.where(phase == DRAFT, jnp.int8(POOL), s.current_player.astype(jnp.int8))
@@ -671,142 +594,33 @@ class Take5JaxEnv:
 JaxEnv = Take5JaxEnv
 
 
-def random_actions(key: Any, mask: Any) -> Any:
-    """int32 [...]: one legal action per row of ``mask`` (bool [..., A]), uniformly at random, from one
-    uniform float per row (cheaper than Pgx's ``act_randomly``, a categorical draw over every action):
-    the rank r of the action among the row's legal ones, found through a running count (an
-    ``associative_scan``: XLA's CPU ``cumsum`` over a row is quadratic in its length)."""
-    u = jax.random.uniform(key, mask.shape[:-1])
-    run = lax.associative_scan(jnp.add, mask.astype(jnp.int32), axis=mask.ndim - 1)
-    count = run[..., -1]
-    r = jnp.minimum((u * count).astype(jnp.int32), count - 1)
-    return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
-
-
-class JaxVecTake5:
+class JaxVecTake5(JaxVecBase):
     """``num_envs`` Take 5 games on the JAX engine with the ``BatchedGame`` shape of ``fiveplay_env.vector``
     (``make_vec``): numpy arrays on the host, same-step autoreset, slot i's k-th game seeded
     ``seeding.derive(seed, i + k*B)`` (``chance="reference"``, the default: the very games of the numpy
     batched engine ``make_vec("take5", B, seed)``); with ``chance="jax"`` the deals come from a key
     derived from the seed instead. One jitted call per step; the state stays on the device
-    (``jax_state``), and ``to_torch`` hands a device array to torch without a copy (DLPack)."""
+    (``jax_state``), and ``to_torch`` hands a device array to torch without a copy (DLPack). The members
+    every JAX engine shares: ``core.jax_vec.JaxVecBase``.
+
+    ``info()``: ``seed``, ``scores``, ``round_penalty``, ``round`` of the current games and, for the games
+    that ended at the last step (rows where ``terminated``), ``final_scores``; ``observe_compact()``
+    beside ``observe()`` (not for draft)."""
+
+    CONFIG = Take5Config
 
     def __init__(self, config: Take5Config, num_envs: int, seed: int | None = 0, *, chance: str = "reference",
                  observation: str = "float", compiler_options: dict[str, Any] | None = None) -> None:
-        from fiveplay_env.core.config import check_int
+        super().__init__(config, num_envs, seed, lambda: Take5JaxEnv(config, chance=chance, observation=observation),
+                         compiler_options)
+        self._observe_compact = None if config.draft else self._jit(jax.vmap(self.env.observe_compact))
 
-        self.config = config
-        self.batch_size = B = check_int("num_envs", num_envs, 1)
-        self.env = Take5JaxEnv(config, chance=chance, observation=observation)
-        self.num_players = config.num_players
-        self.num_actions = NUM_ACTIONS
-        self.observation_size = self.env.observation_size
-        self._arange = np.arange(B)
-        env = self.env
+    def _game_step_reference(self, st: State, a: Any, new_seed: Any) -> tuple[State, Any]:
+        return self.env._step(st, a, st.seed, new_seed)
 
-        def vstep(states: State, index: Any, base: Any, key: Any, actions: Any) -> tuple[Any, ...]:
-            key, sub = jax.random.split(key)
-            keys = jax.random.split(sub, B)
-            nxt_index = js.add(index, jnp.uint32(B))
-            if chance == "reference":
-                new_seeds = js.derive(base, nxt_index)
-                f = jax.vmap(lambda st, a, ns: env._step(st, a, st.seed, ns))
-                st, final = f(states, actions, new_seeds)
-            else:
-                def one(st: State, a: Any, k: Any) -> Any:
-                    k1, k2 = jax.random.split(k)
-                    return env._step(st, a, env._round_seed(st, k1), env._key_seed(k2))
-                st, final = jax.vmap(one)(states, actions, keys)
-            index = jnp.where(st.terminated[:, None], nxt_index, index)
-            return st, index, key, final
-
-        def vinit(index: Any, base: Any, key: Any) -> tuple[State, Any]:
-            seeds = js.derive(base, index)
-            if chance == "reference":
-                return jax.vmap(env.init_seeded)(seeds), key
-            key, sub = jax.random.split(key)
-            return jax.vmap(env.init)(jax.random.split(sub, B)), key
-
-        jit = lambda f: jax.jit(f, compiler_options=compiler_options)  # noqa: E731
-        self._vstep = jit(vstep)
-        self._vinit = jit(vinit)
-        self._observe = jit(jax.vmap(env.observe))
-        self._observe_compact = None if config.draft else jit(jax.vmap(env.observe_compact))
-        self.reset(seed)
-
-    # --- BatchedGame ----------------------------------------------------------------------------
-    def reset(self, seed: int | None = None) -> None:
-        """``seed``: start the run over (slot i's first game: ``derive(seed, i)``); None: every slot moves on
-        to its next game of the run (at construction None draws a fresh base seed)."""
-        B = self.batch_size
-        fresh = seed is not None or not hasattr(self, "base_seed")
-        if fresh:
-            self.base_seed = seeding.normalize_seed(seed)
-            index = js.from_uint64(np.arange(B, dtype=np.uint64))
-        else:
-            index = js.from_uint64(js.to_uint64(self._index) + np.uint64(B))
-        self._index = jnp.asarray(index)
-        self._base = jnp.asarray(js.from_uint64(self.base_seed))
-        self._key = jax.random.key(self.base_seed & 0x7FFFFFFF) if fresh else self._key
-        self.state, self._key = self._vinit(self._index, self._base, self._key)
-        self._final = np.zeros((B, self.num_players), np.int32)
-        self._pull()
-        self.rewards = np.zeros((B, self.num_players), np.float32)
-        self.terminated = np.zeros(B, bool)
-
-    def _pull(self) -> None:
-        m = np.asarray(self.state.legal_action_mask).view(np.int8)
-        m.setflags(write=False)
-        self._mask = m
-        self._cur = np.asarray(self.state.current_player)
-
-    def step(self, actions: np.ndarray) -> np.ndarray:
-        """One action per game (int [B]); returns ``rewards`` (float32 [B, n]). Raises ``ValueError`` for a
-        bad shape or dtype and ``IllegalActionError`` naming the first game with an illegal action; nothing
-        changes then."""
-        from fiveplay_env.core.errors import IllegalActionError
-
-        B = self.batch_size
-        a = np.asarray(actions)
-        if a.shape != (B,):
-            raise ValueError(f"actions: expected an integer array of shape ({B},), got shape {a.shape}")
-        if a.dtype.kind not in "iu":
-            raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
-        a = a.astype(np.int64)
-        ok = (a >= 0) & (a < NUM_ACTIONS)
-        ok[ok] = self._mask[self._arange[ok], a[ok]] != 0
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
-            err = IllegalActionError(f"player_{int(self._cur[i])} of game {i}", int(a[i]), np.flatnonzero(self._mask[i]))
-            err.game_index = i  # type: ignore[attr-defined]
-            raise err
-        self.state, self._index, self._key, final = self._vstep(self.state, self._index, self._base, self._key,
-                                                                 jnp.asarray(a, jnp.int32))
-        self.rewards = np.asarray(self.state.rewards)
-        self.terminated = np.asarray(self.state.terminated)
-        self._final = np.asarray(final)
-        self._pull()
-        return self.rewards
-
-    @property
-    def current_player(self) -> np.ndarray:
-        return self._cur.astype(np.int32)
-
-    @property
-    def legal_action_mask(self) -> np.ndarray:
-        """int8 [B, 109], read-only: the acting seats' legal actions."""
-        return self._mask
-
-    def observe(self, out: np.ndarray | None = None) -> np.ndarray:
-        """float32 [B, observation_size]: each game's acting seat's observation (``observation.observe``)."""
-        if self.env.observation_kind == "float":
-            obs = np.asarray(self.state.observation)
-        else:
-            obs = np.asarray(self._observe(self.state, self.state.current_player))
-        if out is None:
-            return obs.copy() if not obs.flags.writeable else obs
-        out[...] = obs
-        return out
+    def _game_step_jax(self, st: State, a: Any, key: Any) -> tuple[State, Any]:
+        k1, k2 = jax.random.split(key)
+        return self.env._step(st, a, self.env._round_seed(st, k1), self.env._key_seed(k2))
 
     def observe_compact(self, out: np.ndarray | None = None) -> np.ndarray:
         """uint8 [B, 136 + 6n]: the compact observations (``fiveplay_env.take5.compact``); not for draft."""
@@ -822,55 +636,16 @@ class JaxVecTake5:
         out[...] = c
         return out
 
-    def info(self) -> dict[str, np.ndarray]:
-        st = self.state
-        return {"scores": np.asarray(st.scores), "round_penalty": np.asarray(st.round_pen),
-                "round": np.asarray(st.round), "seed": self.seeds,
-                "final_scores": np.where(self.terminated[:, None], self._final, 0).astype(np.int32)}
+    def _game_info(self) -> dict[str, np.ndarray]:
+        return {"scores": self.scores, "round_penalty": self.round_penalty, "final_scores": self.final_scores}
 
     @property
     def final_scores(self) -> np.ndarray:
-        return np.where(self.terminated[:, None], self._final, 0).astype(np.int32)
+        """int32 [B, n]: the scores of the games that ended at the last step (rows where ``terminated``)."""
+        return np.where(self.terminated[:, None], self._fin, 0).astype(np.int32)
 
-    @property
-    def scores(self) -> np.ndarray:
-        return np.asarray(self.state.scores)
-
-    @property
-    def round_penalty(self) -> np.ndarray:
-        return np.asarray(self.state.round_pen)
-
-    @property
-    def round(self) -> np.ndarray:
-        return np.asarray(self.state.round)
-
-    @property
-    def game_index(self) -> np.ndarray:
-        """int64 [B]: slot i holds game ``game_index[i]`` of the run."""
-        return js.to_uint64(self._index).astype(np.int64)
-
-    @property
-    def seeds(self) -> np.ndarray:
-        """uint64 [B]: the seed of each slot's current game (``chance="reference"``: ``engine.new_game(config,
-        seed)`` replays it; with ``chance="jax"`` the deals do not follow it)."""
-        return seeding.batch_derive(self.base_seed, self.game_index)
-
-    @property
-    def jax_state(self) -> State:
-        """The batched ``State`` on the device (a new one after every step)."""
-        return self.state
-
-    def to_torch(self, array: Any) -> Any:
-        """A torch tensor sharing ``array``'s memory (DLPack; same device, no copy)."""
-        import torch
-
-        return torch.utils.dlpack.from_dlpack(array)
-
-    def bytes_per_game(self) -> float:
-        """Bytes of game state per game (the ``State`` arrays, the observation and mask included, and the
-        slot's game index)."""
-        leaves = jax.tree_util.tree_leaves(self.state)
-        return (sum(x.nbytes for x in leaves) + self._index.nbytes) / self.batch_size
+    scores = state_field("scores", "int32 [B, n]: each game's scores (the reference's ``scores``).")
+    round_penalty = state_field("round_pen", "int32 [B, n]: the bull heads taken this round (``round_pen``).")
 
 
 def make_vec(num_envs: int, seed: int | None = 0, *, chance: str = "reference", observation: str = "float",
@@ -878,8 +653,8 @@ def make_vec(num_envs: int, seed: int | None = 0, *, chance: str = "reference", 
     """``JaxVecTake5(Take5Config(**fields), num_envs, seed)``: the factory ``fiveplay_env.vector.make_vec("take5",
     ..., backend="jax")`` calls; unknown config keys raise ``ValueError`` naming the key. ``compiler_options``:
     passed to ``jax.jit`` (e.g. a lower XLA optimisation level for short runs, where compiling dominates)."""
-    return JaxVecTake5(from_kwargs(Take5Config, fields), num_envs, seed, chance=chance, observation=observation,
-                       compiler_options=compiler_options)
+    return JaxVecTake5.from_fields(num_envs, seed, chance=chance, observation=observation,
+                                   compiler_options=compiler_options, **fields)
 
 
 __all__ = ["State", "Take5JaxEnv", "JaxEnv", "JaxVecTake5", "make_vec", "random_actions", "PENDING", "POOL", "ASIDE",

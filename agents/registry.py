@@ -15,6 +15,8 @@ Names:
 |                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
 | ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
 | ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
+| ``openspiel:ismcts[:k=v]``  | both       | OpenSpiel's IS-MCTS, or ``openspiel:mcts`` determinized |
+|                             |            | MCTS (``agents.openspiel_agent``; ``openspiel`` extra)   |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
@@ -61,7 +63,8 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return dict(games.kit(game).heuristics)
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained"}
+_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained",
+                  "openspiel": "agents.openspiel_agent"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 

@@ -320,3 +320,14 @@ def test_replay_checks_a_tournaments_records(tmp_path, capsys):
     assert code == 2 and err.startswith("fiveplay replay: error: ") and "final" in err
     code, _, err = run(capsys, "replay", path, "--index", "3")
     assert code == 2 and "--index: expected 0..0" in err
+
+
+def test_the_web_app_without_its_extra_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
+    """uvicorn (the web extra) made unimportable: ``python -m experiments.web`` says which extra, exit 1."""
+    from experiments.web.__main__ import main as web_main
+
+    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    assert web_main(["--runs", str(tmp_path), "--port", "8765"]) == 1  # refused before anything binds
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("web: error: the web app needs uvicorn, of the 'web' extra: pip install -e '.[web]'"), err
+    assert "\n" not in err

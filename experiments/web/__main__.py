@@ -43,22 +43,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"web: error: idle-minutes: expected a number > 0, got {args.idle_minutes}", file=sys.stderr)
         return 2
     from agents.registry import make_agent
+    from experiments.web.sessions import web_games
 
     for name in args.allow_agent:  # the operator's names are checked now, as the other tools check theirs
         try:
-            for game in ("take5", "five_alive"):
+            for game in web_games():
                 try:
                     make_agent(name, game, seed=0, allow_import=True)
                     break
                 except ValueError:
-                    if game == "five_alive":
+                    if game == web_games()[-1]:
                         raise
         except ValueError as e:
             print(f"web: error: allow-agent {name!r}: {e}", file=sys.stderr)
             return 2
-    import uvicorn
+    try:
+        import uvicorn
 
-    from experiments.web.app import create_app
+        from experiments.web.app import create_app
+    except ModuleNotFoundError as exc:  # the web extra: name it and how to install it
+        from fiveplay_env.core.extras import missing
+
+        print(f"web: error: {missing(exc, 'the web app')}", file=sys.stderr)
+        return 1
 
     app = create_app(args.runs, max_games=args.max_games, per_client=args.per_client, allow_agents=args.allow_agent,
                      allowed_hosts=args.allowed_host + ([args.host] if args.host not in ("0.0.0.0", "::") else []),

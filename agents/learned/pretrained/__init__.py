@@ -94,7 +94,9 @@ def make_pretrained_agent(rest: str, game: str, seed: int | None) -> Any:
     try:
         import torch  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError("pretrained agents need torch: install the train extra (pip install 'fiveplay-env[train]')") from exc
+        from fiveplay_env.core.extras import install_hint
+
+        raise ValueError(f"pretrained agents need torch: install the train extra ({install_hint('train')})") from exc
     return PretrainedAgent.from_checkpoint(path_of(name), game=game, seed=seed, greedy=greedy, temperature=temperature)
 
 

@@ -24,6 +24,7 @@ intervals, mean and max ms per decision, games) and the exact command, ready for
 from __future__ import annotations
 
 import argparse
+import csv
 import os
 import shlex
 import sys
@@ -32,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents import games as games_mod
-from experiments import runs, tournament
+from experiments import rankings, runs, tournament
 
 DEFAULT_CONFIG: dict[str, dict[str, Any]] = {"take5": {"num_players": 4, "mode": "game"}, "five_alive": {"num_players": 4}}
 """The ladder's game config when none is given (another game: its default config)."""
@@ -93,6 +94,23 @@ def markdown(summary: dict[str, Any], command: str) -> str:
             f"{n} players per game, seats rotated{'' if summary['seat_balanced'] else ' (not seat-balanced)'}; "
             f"parity win rate {100.0 / n:.0f}%.")
     return "\n".join([note, "", *lines, "", f"Command: `{command}`", ""])
+
+
+def head_to_heads(games_csv: str, names: Sequence[str]) -> list[tuple[list[int], list[float]]]:
+    """The games of a tournament's ``games.csv`` as ``experiments.rankings`` games: for each game, the
+    entrants' indices in ``names`` (by seat) and their placings (rows of other entrants are skipped)."""
+    index = {n: i for i, n in enumerate(names)}
+    by_game: dict[str, list[tuple[int, int, float]]] = {}
+    with open(games_csv, encoding="utf-8", newline="") as f:
+        for row in csv.DictReader(f):
+            if row["entrant"] not in index:
+                continue
+            by_game.setdefault(row["game"], []).append((int(row["seat"]), index[row["entrant"]], float(row["placing"])))
+    out = []
+    for rows in by_game.values():
+        rows.sort()
+        out.append(([r[1] for r in rows], [r[2] for r in rows]))
+    return out
 
 
 @dataclass(frozen=True)
@@ -180,7 +198,14 @@ def run(spec: LadderSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
         out=spec.out, workers=spec.workers, progress=False, plots=spec.plots, quiet=spec.quiet))
     command = "python -m experiments.ladder " + (" ".join(argv) if argv is not None else shlex.join(spec.to_argv()))
     path = os.path.join(summary["run_dir"], "ladder.md")
-    runs.atomic_write(path, markdown(summary, command))
+    text = markdown(summary, command)
+    names = [e["entrant"] for e in sorted(summary["entrants"], key=lambda e: -e["rating"]["mu"])]
+    played = head_to_heads(os.path.join(summary["run_dir"], "games.csv"), names)
+    if played:
+        text += ("\nGame-theoretic rankings from the same games (each pair of entrants at a table is a head-to-head, "
+                 "won by the better placing; 95% bootstrap intervals over games; `experiments.rankings`):\n\n"
+                 + rankings.report(names, played, seed=spec.seed) + "\n")
+    runs.atomic_write(path, text)
     summary["ladder_md"] = path
     if not spec.quiet:
         print(f"ladder table: {path}", flush=True)

@@ -202,9 +202,8 @@ def run(spec: LadderSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
     names = [e["entrant"] for e in sorted(summary["entrants"], key=lambda e: -e["rating"]["mu"])]
     played = head_to_heads(os.path.join(summary["run_dir"], "games.csv"), names)
     if played:
-        text += ("\nGame-theoretic rankings from the same games (each pair of entrants at a table is a head-to-head, "
-                 "won by the better placing; 95% bootstrap intervals over games; `experiments.rankings`):\n\n"
-                 + rankings.report(names, played, seed=spec.seed) + "\n")
+        text += ("\nGame-theoretic rankings from the same games (Nash averaging and alpha-Rank, "
+                 "`experiments.rankings`):\n\n" + rankings.report(names, played, seed=spec.seed) + "\n")
     runs.atomic_write(path, text)
     summary["ladder_md"] = path
     if not spec.quiet:

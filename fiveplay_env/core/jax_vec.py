@@ -42,7 +42,7 @@ from fiveplay_env.core import seeding
 from fiveplay_env.core.batched import BatchedActions
 from fiveplay_env.core.config import check_int, from_kwargs
 
-_S = TypeVar("_S", bound="PgxState")
+S = TypeVar("S", bound="PgxState")
 
 CHANCES = ("jax", "reference")
 """The ``chance`` settings of a JAX env: fresh draws from the step's key, or the reference's seed and counter."""
@@ -68,7 +68,7 @@ class PgxState:
     def env_id(self) -> str:
         return self.ENV_ID
 
-    def replace(self: _S, **changes: Any) -> _S:
+    def replace(self: S, **changes: Any) -> S:
         """A copy with ``changes`` (Pgx's ``State.replace``)."""
         return dataclasses.replace(self, **changes)
 

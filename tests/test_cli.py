@@ -273,8 +273,14 @@ def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, 
 
 
 def test_the_command_names_the_extra_for_a_module_without_its_own_handler(tmp_path, capsys, monkeypatch):
-    """experiments.web prints no such line itself: the command does (uvicorn, the web extra)."""
-    monkeypatch.setitem(sys.modules, "uvicorn", None)
+    """A module whose entry point lets a ModuleNotFoundError out: the command names the extra (here the web
+    app's entry point made to raise what a bare ``import uvicorn`` would)."""
+    import experiments.web.__main__ as web_main
+
+    def no_uvicorn(argv=None):
+        raise ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn")
+
+    monkeypatch.setattr(web_main, "main", no_uvicorn)
     code = cli.main(["web", "--runs", str(tmp_path), "--port", "8123"])
     err = capsys.readouterr().err
     assert code == 1 and err.startswith("fiveplay web: error: this command needs uvicorn, of the 'web' extra: "

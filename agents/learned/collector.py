@@ -112,6 +112,17 @@ class SnapshotPool:
     def __len__(self) -> int:
         return len(self.items)
 
+    def add(self, snapshot: Any, update: int) -> int:
+        """Append ``snapshot`` (taken at ``update``) and drop the oldest beyond ``capacity``; returns how
+        many were dropped (the callers shift the pool indices of the games in progress by it)."""
+        self.items.append(snapshot)
+        self.updates.append(int(update))
+        drop = max(0, len(self.items) - self.capacity)
+        if drop:
+            self.items = self.items[drop:]
+            self.updates = self.updates[drop:]
+        return drop
+
 
 @dataclass
 class Rollout:
@@ -247,13 +258,8 @@ class Collector:
 
     def add_snapshot(self, snapshot: Any, update: int) -> None:
         """Put ``snapshot`` (taken at ``update``) into the pool; the oldest are dropped beyond its capacity."""
-        pool = self.pool
-        pool.items.append(snapshot)
-        pool.updates.append(int(update))
-        if len(pool.items) > pool.capacity:
-            drop = len(pool.items) - pool.capacity
-            pool.items = pool.items[drop:]
-            pool.updates = pool.updates[drop:]
+        drop = self.pool.add(snapshot, update)
+        if drop:
             # slots playing a dropped snapshot keep a valid index (their game finishes against another copy)
             self.slot_snap = np.where(self.slot_snap >= 0, np.maximum(self.slot_snap - drop, 0), self.slot_snap)
 

@@ -180,13 +180,8 @@ class JaxCollector:
     def add_snapshot(self, snapshot: Any, update: int) -> None:
         """Put ``snapshot`` (a frozen torch network) into the pool, as ``Collector.add_snapshot``: the oldest
         dropped beyond capacity, the slots playing a dropped one moved to a kept one."""
-        pool = self.pool
-        pool.items.append(snapshot)
-        pool.updates.append(int(update))
-        if len(pool.items) > pool.capacity:
-            drop = len(pool.items) - pool.capacity
-            pool.items = pool.items[drop:]
-            pool.updates = pool.updates[drop:]
+        drop = self.pool.add(snapshot, update)
+        if drop:
             s = self.cs["slot_snap"]
             self.cs = {**self.cs, "slot_snap": jnp.where(s >= 0, jnp.maximum(s - drop, 0), s)}
 

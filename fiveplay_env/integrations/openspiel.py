@@ -338,25 +338,34 @@ def _layout(pieces: Mapping[str, tuple[int, int]], shapes: Mapping[str, tuple[in
     return size, out
 
 
+def _game_type(short_name: str, long_name: str, dynamics: Any, min_players: int, max_players: int,
+               config_cls: type) -> Any:
+    """An OpenSpiel game type of this module: chance deals explicit, imperfect information, general-sum
+    terminal rewards, every information/observation string and tensor provided, parameters from
+    ``config_cls``; only the name, the dynamics and the players range differ between the games."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=dynamics,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=max_players,
+        min_num_players=min_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=True,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_param_spec(config_cls),
+        default_loadable=True,
+        provides_factored_observation_string=False,
+    )
+
+
 # --- Take 5 --------------------------------------------------------------------------------------------
-TAKE5_TYPE = pyspiel.GameType(
-    short_name=TAKE5,
-    long_name="fiveplay Take 5 (6 nimmt!)",
-    dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=T5_MAX_PLAYERS,
-    min_num_players=T5_MIN_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_param_spec(Take5Config),
-    default_loadable=True,
-    provides_factored_observation_string=False,
-)
+TAKE5_TYPE = _game_type(TAKE5, "fiveplay Take 5 (6 nimmt!)", pyspiel.GameType.Dynamics.SIMULTANEOUS,
+                        T5_MIN_PLAYERS, T5_MAX_PLAYERS, Take5Config)
 """The Take 5 game type (see the module docstring's table)."""
 
 
@@ -672,24 +681,8 @@ class Take5State(pyspiel.State):
 
 
 # --- 5 Alive -------------------------------------------------------------------------------------------
-FIVE_ALIVE_TYPE = pyspiel.GameType(
-    short_name=FIVE_ALIVE,
-    long_name="fiveplay 5 Alive",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=FA_MAX_PLAYERS,
-    min_num_players=FA_MIN_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_param_spec(FiveAliveConfig),
-    default_loadable=True,
-    provides_factored_observation_string=False,
-)
+FIVE_ALIVE_TYPE = _game_type(FIVE_ALIVE, "fiveplay 5 Alive", pyspiel.GameType.Dynamics.SEQUENTIAL,
+                             FA_MIN_PLAYERS, FA_MAX_PLAYERS, FiveAliveConfig)
 """The 5 Alive game type (see the module docstring's table)."""
 
 

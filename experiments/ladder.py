@@ -122,7 +122,8 @@ class LadderSpec:
         agents: the entrants (None: ``ladder_agents(game)``, every shipped agent); at least 2.
         config: game config fields (None: ``DEFAULT_CONFIG[game]``).
         games: games in all; seed: the tournament seed; workers: processes playing games.
-        out: the folder holding run folders; plots: write the PNG plots; quiet: print nothing.
+        out: the folder holding run folders; plots: write the PNG plots; progress: a progress bar on stderr
+        (games played, rate, time left); quiet: print nothing (no progress bar either).
     """
 
     game: str
@@ -133,6 +134,7 @@ class LadderSpec:
     workers: int = 1
     out: str = "runs"
     plots: bool = True
+    progress: bool = True
     quiet: bool = False
 
     def __post_init__(self) -> None:
@@ -171,7 +173,8 @@ class LadderSpec:
         if self.config is not None:
             argv += ["--config", *(f"{k}={v}" for k, v in self.config.items())]
         argv += ["--games", str(self.games), "--seed", str(self.seed), "--workers", str(self.workers), "--out", self.out]
-        return argv + (["--no-plots"] if not self.plots else []) + (["--quiet"] if self.quiet else [])
+        return (argv + (["--no-plots"] if not self.plots else []) + (["--no-progress"] if not self.progress else [])
+                + (["--quiet"] if self.quiet else []))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -187,7 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1, help="processes playing games (default 1)")
     ap.add_argument("--out", default="runs", help="folder holding run folders (default runs)")
     ap.add_argument("--no-plots", action="store_true", help="skip the PNG plots")
-    ap.add_argument("--quiet", action="store_true", help="print nothing")
+    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--quiet", action="store_true", help="print nothing (implies --no-progress)")
     return ap
 
 
@@ -195,7 +199,7 @@ def run(spec: LadderSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Run the ladder; returns the tournament summary plus ``ladder_md`` (the path of ``ladder.md``).
     ``argv``: the command line the table names (None: the one ``spec.to_argv()`` gives)."""
     summary = tournament.run(spec.tournament(), tournament.RunOptions(
-        out=spec.out, workers=spec.workers, progress=False, plots=spec.plots, quiet=spec.quiet))
+        out=spec.out, workers=spec.workers, progress=spec.progress, plots=spec.plots, quiet=spec.quiet))
     command = "python -m experiments.ladder " + (" ".join(argv) if argv is not None else shlex.join(spec.to_argv()))
     path = os.path.join(summary["run_dir"], "ladder.md")
     text = markdown(summary, command)
@@ -218,7 +222,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     spec = LadderSpec(game=args.game, agents=tuple(args.agents) if args.agents else None,
                       config=games_mod.parse_config(args.config) if args.config is not None else None,
                       games=args.games, seed=args.seed, workers=args.workers, out=args.out, plots=not args.no_plots,
-                      quiet=args.quiet)
+                      progress=not args.no_progress, quiet=args.quiet)
     return run(spec, argv)
 
 

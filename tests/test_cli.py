@@ -164,6 +164,16 @@ def test_ladder_runs_through_the_command(tmp_path, capsys):
     assert "| `random` |" in text and "| `take5-safest` |" in text
 
 
+def test_the_ladder_shows_its_progress_unless_told_not_to(tmp_path, capsys):
+    argv = ["ladder", "--game", "take5", "--agents", "random", "take5-safest", "--config", "num_players=2",
+            "mode=round", "--games", "3", "--no-plots"]
+    code, out, err = run(capsys, *argv, "--out", str(tmp_path / "a"))
+    assert code == 0 and "3/3" in err and "game" in err          # the bar ends at every game played
+    assert "ladder table:" in out
+    code, out, err = run(capsys, *argv, "--out", str(tmp_path / "b"), "--no-progress")
+    assert code == 0 and "3/3" not in err and "ladder table:" in out
+
+
 def test_bench_runs_through_the_command(tmp_path, capsys):
     out_file = tmp_path / "bench.json"
     code, _, _ = run(capsys, "bench", "--games", "take5", "--players", "2", "--seconds", "0.01", "--repeats", "1",

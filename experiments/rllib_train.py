@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--config", nargs="*", default=[], metavar="FIELD=VALUE", help="game config, e.g. num_players=4 mode=round")
     ap.add_argument("--opponents", nargs="+", metavar="NAME", help="fixed agents in the other seats (default: self-play)")
     ap.add_argument("--iterations", type=int, default=None, help="PPO iterations (default: until --max-minutes, else 10)")
-    ap.add_argument("--max-minutes", type=float, default=None, help="stop after this much wall time")
+    ap.add_argument("--max-minutes", type=float, default=None, help="the whole command's wall time (Ray's start, evaluations and the last save included): stop early enough to end within it")
     ap.add_argument("--num-env-runners", type=int, default=0, help="sampling actors (default 0: sample in the driver)")
     ap.add_argument("--envs-per-runner", type=int, default=1, help="games per env runner (default 1)")
     ap.add_argument("--address", default=None, help="Ray address: none (local instance), 'auto' or ray://host:port")
@@ -174,6 +174,7 @@ def _save(algo: Any, run_dir: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train (see the module docstring); returns the summary (also ``summary.json``) with ``run_dir``."""
+    started = time.time()  # --max-minutes counts the whole command: Ray's start, evaluations, the last save
     args = build_parser().parse_args(list(argv) if argv is not None else None)
     env_config = _check(args)
     say = (lambda *a: None) if args.quiet else (lambda *a: print(*a, flush=True))
@@ -191,12 +192,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                         num_epochs=args.epochs, lr=args.lr, gamma=args.gamma))
     run_dir = runs.new_run_dir(args.out, "rllib_train", args.game, args.seed)
     with runs.RunLock(run_dir):
-        return _train(args, argv, run_dir, config, env_config, opponents, iterations, say)
+        return _train(args, argv, run_dir, config, env_config, opponents, iterations, say, started)
 
 
 def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, config: Any,
-           env_config: dict[str, Any], opponents: Any, iterations: int | None, say: Any) -> dict[str, Any]:
-    """``main`` once the run folder exists (and is locked)."""
+           env_config: dict[str, Any], opponents: Any, iterations: int | None, say: Any,
+           started: float | None = None) -> dict[str, Any]:
+    """``main`` once the run folder exists (and is locked); ``started``: when the command began."""
     import ray
 
     from fiveplay_env.integrations.rllib import MODULE_ID
@@ -220,9 +222,11 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, c
     csv_path = os.path.join(run_dir, "curves.csv")
     rows: list[dict[str, Any]] = []
     t0 = time.time()
+    budget = runs.WallBudget(args.max_minutes, start=started)
     it = 0
     interrupted = False
     last_eval: dict[str, Any] | None = None
+    save_s = 0.0  # the last checkpoint's cost, kept back from --max-minutes with the final evaluation
     with open(csv_path, "w", encoding="utf-8", newline="") as f:
         w = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
         w.writeheader()
@@ -231,9 +235,11 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, c
             while True:
                 if iterations is not None and it >= iterations:
                     break
-                if args.max_minutes is not None and time.time() - t0 >= 60.0 * args.max_minutes:
+                if not budget.allows():
                     break
+                t_iter = time.time()
                 res = algo.train()
+                budget.step_took(time.time() - t_iter)
                 it += 1
                 er = res.get("env_runners", {})
                 steps = int(res.get("num_env_steps_sampled_lifetime", er.get("num_env_steps_sampled_lifetime", 0)))
@@ -247,11 +253,12 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, c
                     "episodes": int(er.get("num_episodes", 0)),
                     "train_return_mean": "" if ret is None or ret != ret else round(float(ret), 4),
                     "eval_return_mean": "", "eval_return_ci95": "", "eval_games": ""}
-                final = (iterations is not None and it >= iterations) or (
-                    args.max_minutes is not None and time.time() - t0 >= 60.0 * args.max_minutes)
+                final = (iterations is not None and it >= iterations) or not budget.allows()
                 if (args.eval_every and it % args.eval_every == 0) or final:
+                    t_eval = time.time()
                     last_eval = evaluate(algo.get_module(MODULE_ID), args.game, env_config, args.eval_opponent,
                                          args.eval_games, args.seed)
+                    budget.tail_took(time.time() - t_eval + save_s)
                     row.update(eval_return_mean=round(last_eval["mean"], 4),
                                eval_return_ci95=round(last_eval["half_width"], 4), eval_games=last_eval["games"])
                 w.writerow(row)
@@ -261,7 +268,9 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, c
                     f"{row['train_return_mean']}" + (f", eval vs {args.eval_opponent} {row['eval_return_mean']} "
                                                      f"+- {row['eval_return_ci95']}" if row["eval_games"] != "" else ""))
                 if it % args.checkpoint_every == 0:
+                    t_save = time.time()
                     _save(algo, run_dir)
+                    save_s = time.time() - t_save
         except KeyboardInterrupt:
             interrupted = True
     ckpt = _save(algo, run_dir)

@@ -19,6 +19,8 @@ the experiment's own files. This module gives:
 |                         | package versions, platform, the exact command line                           |
 | ``file_sha256``         | a file's hash (resume checks of checkpoints)                                 |
 | ``check_threads``       | a thread count within the machine's cores                                    |
+| ``WallBudget``          | a command's ``--max-minutes``: the loop stops early enough that what must run |
+|                         | after it (the final evaluation, the last checkpoint) ends within the budget   |
 | ``run_cli``             | a script's ``main`` as a command: one-line errors, exit codes 2 / 1 / 130     |
 
 ``RunFolderError`` is a ``ValueError``, so the command-line tools report it as a usage error (exit 2).
@@ -34,6 +36,7 @@ import shlex
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -152,6 +155,54 @@ def check_threads(threads: Any, name: str = "threads") -> int:
     if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= cores:
         raise RunFolderError(f"{name}: expected an integer in 1..{cores} (this machine's cores), got {threads!r}")
     return threads
+
+
+class WallBudget:
+    """The wall time a whole command may take (``--max-minutes``), counted from ``start``.
+
+    A training loop asks ``allows()`` before each step. The budget keeps back the measured cost of one more
+    step (``step_took``: the longest so far this session) and of what runs after the loop (``tail_took``:
+    the final evaluation and checkpoint, the longest seen this session), so that the command, evaluations
+    included, ends within the budget as far as past costs predict the next ones. The first step is always
+    allowed (a run that trains nothing is useless); ``over()`` says whether the fixed costs alone
+    (``tail_took``) already exceed the budget, for a warning.
+
+    | method                | meaning                                                                   |
+    |-----------------------|---------------------------------------------------------------------------|
+    | ``allows()``          | True if there is no budget, or no step has run, or now + one step + the   |
+    |                       | tail fits before the deadline                                             |
+    | ``step_took(s)``      | a step took ``s`` seconds                                                 |
+    | ``tail_took(s)``      | an end-of-run piece (an evaluation, a checkpoint) took ``s`` seconds      |
+    | ``elapsed()``         | seconds since ``start``                                                   |
+    """
+
+    def __init__(self, minutes: float | None, start: float | None = None) -> None:
+        if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, (int, float))
+                                    or not minutes > 0):
+            raise RunFolderError(f"max-minutes: expected a number > 0, got {minutes!r}")
+        self.start = time.time() if start is None else float(start)
+        self.seconds = None if minutes is None else 60.0 * float(minutes)
+        self.step_s = 0.0
+        self.tail_s = 0.0
+        self.steps = 0
+
+    def step_took(self, seconds: float) -> None:
+        self.steps += 1
+        self.step_s = max(self.step_s, float(seconds))
+
+    def tail_took(self, seconds: float) -> None:
+        self.tail_s = max(self.tail_s, float(seconds))
+
+    def elapsed(self) -> float:
+        return time.time() - self.start
+
+    def allows(self) -> bool:
+        if self.seconds is None or self.steps == 0:
+            return True
+        return self.elapsed() + self.step_s + self.tail_s <= self.seconds
+
+    def over(self) -> bool:
+        return self.seconds is not None and self.tail_s >= self.seconds
 
 
 # --- the single-writer lock ----------------------------------------------------------------------------------

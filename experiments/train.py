@@ -93,7 +93,8 @@ class RunOptions:
     eval_sample: bool = option(False, "evaluate the sampled policy instead of the greedy one", flag=True,
                                group=RUN_GROUP, cli_default_text="")
     checkpoint_interval: int = option(10, "updates between checkpoints", metavar="U", group=RUN_GROUP)
-    max_minutes: float | None = option(None, "stop (with a checkpoint) after this much wall time; resume later",
+    max_minutes: float | None = option(None, "the whole command's wall time, evaluations and the last checkpoint "
+                                       "included: stop early enough to end within it; resume later",
                                        group=RUN_GROUP, cli_default_text="")
     threads: int = option(1, "torch threads (default 1; at most the cores you can spare)", group=RUN_GROUP,
                           cli_default_text="")
@@ -364,6 +365,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train (or resume) a policy; returns ``run_dir``, ``checkpoint``, ``agent`` (its ``ckpt:`` name),
     ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``.
     With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
+    started = time.time()  # --max-minutes counts the whole command, evaluations included
     argv = list(argv) if argv is not None else sys.argv[1:]
     algo = _algo_given(argv)
     args = build_parser(algo or DEFAULT_ALGO).parse_args(argv)
@@ -386,11 +388,13 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     with contextlib.ExitStack() as stack:
         if args.resume and os.path.isdir(args.resume):
             stack.enter_context(runs.RunLock(args.resume))  # one trainer per run folder
-        return _train(args, argv, stack)
+        return _train(args, argv, stack, started)
 
 
-def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.ExitStack) -> dict[str, Any]:
-    """``main`` without ``--evaluate``; a resumed run folder is locked by the caller, a new one here."""
+def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.ExitStack,
+           started: float | None = None) -> dict[str, Any]:
+    """``main`` without ``--evaluate``; a resumed run folder is locked by the caller, a new one here.
+    ``started``: when the command began (``--max-minutes`` counts from it; None: now)."""
     import torch
 
     import agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
@@ -454,6 +458,9 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         last_eval: dict[str, Any] = {}
         eval_seed = cfg.seed + 7919  # the same deals at every evaluation: curves compare like with like
 
+        budget = runs.WallBudget(a["max_minutes"], start=started)
+        tail = {"eval": 0.0, "checkpoint": 0.0}  # the end-of-run costs --max-minutes keeps back
+
         def run_eval() -> None:
             t0 = time.perf_counter()
             rows = []
@@ -467,12 +474,20 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             _append_csv(curves_csv, EVAL_COLUMNS, rows)
             if not a["no_plots"]:
                 plot_curves(curves_csv, os.path.join(run_dir, "curves.png"), title)
+            tail["eval"] = time.perf_counter() - t0
+            budget.tail_took(tail["eval"] + tail["checkpoint"])
 
         def checkpoint() -> None:
+            t0 = time.perf_counter()
             save_checkpoint(ckpt_path, trainer.state(args=saved_args))
+            tail["checkpoint"] = time.perf_counter() - t0
+            budget.tail_took(tail["eval"] + tail["checkpoint"])
 
         if trainer.update_idx == 0 and not _read_csv(curves_csv):
             run_eval()
+        if budget.over():
+            say(f"train: one evaluation ({tail['eval']:.0f} s) takes the whole --max-minutes budget; the run makes "
+                f"one update and ends late (lower --eval-games or raise --max-minutes)")
         bar = None
         if not (quiet or a["no_progress"]):
             from tqdm import tqdm
@@ -480,13 +495,14 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions), unit="dec",
                        unit_scale=True, dynamic_ncols=True)
         t_start = time.time()
-        deadline = t_start + 60 * a["max_minutes"] if a["max_minutes"] else None
         evaluated_at = trainer.update_idx
         saved_at = trainer.update_idx if ckpt is not None else -1
         try:
-            while trainer.decisions < cfg.total_decisions and (deadline is None or time.time() < deadline):
+            while trainer.decisions < cfg.total_decisions and budget.allows():
                 before = trainer.decisions
+                t_update = time.perf_counter()
                 st = trainer.train_update()
+                budget.step_took(time.perf_counter() - t_update)
                 _append_csv(updates_csv, UPDATE_COLUMNS, [{
                     **{k: st.get(k) for k in UPDATE_COLUMNS if k != "returns"},
                     "returns": json.dumps({k: round(v, 4) for k, v in st["return_by_kind"].items()})}])

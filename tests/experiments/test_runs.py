@@ -290,3 +290,24 @@ def test_a_plot_that_cannot_be_written_leaves_no_temp_file(tmp_path) -> None:
     with pytest.raises(runs.RunFolderError, match="could not write .*ratings.png: No space left"):
         runs.save_figure(Fig(), str(tmp_path / "ratings.png"))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_wall_budget_keeps_back_one_step_and_the_end_of_run_costs() -> None:
+    now = time.time()
+    b = runs.WallBudget(1.0, start=now - 40)          # 40 of 60 s gone
+    assert b.allows()                                 # nothing has run yet: the first step always may
+    b.step_took(5.0)
+    assert b.allows()                                 # 40 + 5 <= 60
+    b.tail_took(10.0)
+    assert b.allows()                                 # 40 + 5 + 10 <= 60
+    b.tail_took(4.0)                                  # the longest end-of-run cost is kept
+    b.step_took(16.0)
+    assert not b.allows()                             # 40 + 16 + 10 > 60
+    assert not b.over() and runs.WallBudget(0.1, start=now).over() is False
+    tight = runs.WallBudget(0.1)
+    tight.tail_took(7.0)
+    assert tight.over()                               # the evaluation alone exceeds the 6 s budget
+    assert runs.WallBudget(None).allows() and not runs.WallBudget(None).over()
+    for bad in (0, -1, "5", True):
+        with pytest.raises(runs.RunFolderError, match="max-minutes: expected a number > 0"):
+            runs.WallBudget(bad)

@@ -173,3 +173,17 @@ def test_bad_arguments_are_named(tmp_path):
         main(tiny_args(str(tmp_path), extra=["--eval-games", "0"]))
     with pytest.raises(SystemExit):
         main(["--total-decisions", "many"])
+
+
+def test_a_budget_the_evaluations_fill_makes_one_update_and_says_so(tmp_path, capsys):
+    """--max-minutes counts the whole command: when the first evaluation alone takes the budget, the run makes
+    one update (never none), evaluates and checkpoints it, and says why it ends late."""
+    from experiments.train import main
+
+    args = [a for a in tiny_args(str(tmp_path)) if a != "--quiet"]
+    r = main(args + ["--max-minutes", "0.00001", "--no-progress", "--total-decisions", "100000"])
+    assert r["updates"] == 1 and not r["complete"]
+    assert "takes the whole --max-minutes budget" in capsys.readouterr().out
+    from agents.learned.checkpoint import load_checkpoint
+
+    assert load_checkpoint(r["checkpoint"])["progress"]["update"] == 1

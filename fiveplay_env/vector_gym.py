@@ -15,7 +15,7 @@ Contract, for B = ``num_envs`` games of the game's batched engine (``fiveplay_en
 | ``single_observation_space`` | ``Box`` float32 [obs_dim]: the learner's observation (the game's documented layout) |
 | ``single_action_space``  | ``Discrete(A)``: the game's action codec                                |
 | ``reset(seed=...)``      | ``obs`` float32 [B, obs_dim], ``info``; with a seed the run starts over |
-| ``step(actions)``        | ``actions`` int [B], legal under ``action_masks()``; returns ``obs``, ``rewards`` float32 [B], ``terminated`` bool [B], ``truncated`` (always False), ``info`` |
+| ``step(actions)``        | ``actions`` int [B], legal under ``action_masks()``; returns ``obs``, ``rewards`` float32 [B], ``terminated`` bool [B], ``truncated`` bool [B], ``info`` |
 | ``action_masks()``       | bool [B, A]: the learner's legal actions in each game now               |
 | ``info``                 | ``action_mask`` (bool [B, A], the same), ``seat`` (int [B], the learner's seat in each game now) |
 
@@ -25,11 +25,15 @@ Contract, for B = ``num_envs`` games of the game's batched engine (``fiveplay_en
 - ``rewards[i]``: the learner's rewards since its last action (other players' moves included), as in
   ``SingleAgentEnv``. ``terminated[i]``: the learner's episode ended at this step: the game ended or,
   in 5 Alive, the learner was eliminated (then nothing later can reach it, so the slot moves on to
-  its next game at once instead of playing the rest out unseen).
+  its next game at once instead of playing the rest out unseen). ``truncated[i]``: the learner's game
+  was cut short by a length bound (5 Alive's ``max_steps``: no winner, see the engine's Truncation);
+  then ``terminated[i]`` is False (Gymnasium's convention: one of the two, never both). Take 5 games
+  always end by their rules.
 - Autoreset is **same-step** (``metadata["autoreset_mode"]`` is ``AutoresetMode.SAME_STEP``), the
   batched engines' own convention: where ``terminated[i]``, ``obs[i]`` already belongs to the next game
-  (its learner's first decision). There is no truncation, so no final observation is needed for
-  bootstrapping and none is given. Rewards that reach the learner in a new game before its first
+  (its learner's first decision). No final observation is given: the engine starts the next game
+  within the same step, so a truncated game's last observation is the one of the learner's last
+  decision (bootstrap from it, or treat truncation as an end). Rewards that reach the learner in a new game before its first
   decision are dropped, as in ``SingleAgentEnv.reset``.
 - Seats: ``seat="random"`` draws the learner's seat of each new game from the env's generator
   (seeded by ``reset(seed)``); an int fixes it. Opponents: one agent (name or object with
@@ -155,6 +159,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
         self._started = False
         self._mask: np.ndarray | None = None
         self._terminated = np.zeros(B, bool)
+        self._truncated = np.zeros(B, bool)
         self.trace: list[list[tuple[int, int]]] | None = None
         """Set to a list (reset fills it) to record every ``(game seed, action)`` applied in each slot:
         each game can then be replayed alone by the reference engine (the tests do)."""
@@ -193,16 +198,19 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             for i in np.flatnonzero(moving):
                 self.trace[i].append((int(seeds[i]), int(actions[i])))
         terminated = engine.terminated.copy()
+        truncated = np.array(getattr(engine, "truncated", np.zeros(self.num_envs, bool)), bool) & terminated
         if saved is not None:
             self._guard.restore(engine, saved, waiting)
             rewards[waiting] = 0.0
             terminated[waiting] = False
+            truncated[waiting] = False
         self._terminated = terminated
+        self._truncated = truncated
         return rewards
 
-    def _play_others(self, acc: np.ndarray, ended: np.ndarray) -> None:
+    def _play_others(self, acc: np.ndarray, ended: np.ndarray, cut: np.ndarray | None = None) -> None:
         """The fixed agents play until the learner must act in every game; rewards go to ``acc``
-        while the learner's episode lasts (``ended`` False)."""
+        while the learner's episode lasts (``ended`` False); ``cut`` marks the episodes that ended truncated."""
         engine = self.engine
         ar = self._arange
         while True:
@@ -220,12 +228,15 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             actions = np.argmax(mask, axis=1).astype(np.int64)  # placeholders for the waiting games
             actions[rows] = self._opponent_actions(rows, obs, mask, cur)
             rewards = self._engine_step(actions, waiting)
-            self._account(rewards, acc, ended)
+            self._account(rewards, acc, ended, cut)
 
-    def _account(self, rewards: np.ndarray, acc: np.ndarray, ended: np.ndarray) -> None:
+    def _account(self, rewards: np.ndarray, acc: np.ndarray, ended: np.ndarray,
+                 cut: np.ndarray | None = None) -> None:
         live = ~ended
         acc[live] += rewards[self._arange, self._seats][live]
         alive = self._alive()
+        if cut is not None:
+            cut |= live & self._truncated
         ended |= self._terminated
         new = self._terminated
         if alive is not None:
@@ -275,11 +286,12 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"actions: expected an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
         acc = np.zeros(self.num_envs, np.float32)
         ended = np.zeros(self.num_envs, bool)
+        cut = np.zeros(self.num_envs, bool)
         rewards = self._engine_step(a.astype(np.int64), np.empty(0, np.int64))
-        self._account(rewards, acc, ended)
-        self._play_others(acc, ended)
+        self._account(rewards, acc, ended, cut)
+        self._play_others(acc, ended, cut)
         obs, info = self._out()
-        return obs, acc, ended, np.zeros(self.num_envs, bool), info
+        return obs, acc, ended & ~cut, cut, info
 
     def action_masks(self) -> np.ndarray:
         """bool [B, A]: the learner's legal actions in each game now."""

@@ -73,7 +73,9 @@ def _define() -> type:
                 raise RuntimeError("step_wait: call step_async(actions) first")
             obs, rewards, terminated, truncated, info = self.env.step(self._actions)
             self._actions = None
-            infos = [{"seat": int(s)} for s in info["seat"]]
+            # SB3's convention for a game cut short by a length bound (no terminal observation is given: the
+            # engine starts the next game within the step, see GymVectorEnv)
+            infos = [{"seat": int(s), "TimeLimit.truncated": bool(t)} for s, t in zip(info["seat"], truncated)]
             return obs, rewards, terminated | truncated, infos
 
         def action_masks(self) -> np.ndarray:

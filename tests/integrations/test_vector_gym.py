@@ -10,13 +10,16 @@ import pytest
 
 from fiveplay_env.core.errors import IllegalActionError
 from fiveplay_env.five_alive.engine import FiveAliveEngine
+from fiveplay_env.five_alive.engine import truncated as five_alive_truncated
 from fiveplay_env.take5.engine import Take5Engine
 from fiveplay_env.vector_gym import GymVectorEnv
 
 CASES = [("take5", {"num_players": 3, "mode": "round"}, Take5Engine, "take5-safest"),
          ("take5", {"num_players": 4, "mode": "game", "row_pick": "player"}, Take5Engine, "random"),
          ("five_alive", {"num_players": 4}, FiveAliveEngine, "five-alive-attacker"),
-         ("five_alive", {"num_players": 3, "bomb_zero_optional": True}, FiveAliveEngine, "random")]
+         ("five_alive", {"num_players": 3, "bomb_zero_optional": True}, FiveAliveEngine, "random"),
+         # games cut short by max_steps: truncated (never also terminated), and the replay agrees
+         ("five_alive", {"num_players": 3, "max_steps": 14}, FiveAliveEngine, "random")]
 
 
 @pytest.mark.parametrize(("game", "cfg", "engine_cls", "opponent"), CASES)
@@ -27,7 +30,8 @@ def test_every_game_replays_exactly_and_returns_are_the_learners(game, cfg, engi
     obs, info = env.reset(seed=5)
     assert obs.shape == (B, env.single_observation_space.shape[0]) and obs.dtype == np.float32
     rng = np.random.default_rng(0)
-    episodes: list[list[tuple[int, float]]] = [[] for _ in range(B)]  # per slot: (seat, return)
+    episodes: list[list[tuple[int, float, bool]]] = [[] for _ in range(B)]  # per slot: (seat, return, truncated)
+    cut = 0
     seat = info["seat"].copy()
     ret = np.zeros(B)
     for _ in range(250):
@@ -36,13 +40,16 @@ def test_every_game_replays_exactly_and_returns_are_the_learners(game, cfg, engi
         assert (env.engine.current_player == seat).all()  # every observation is a learner decision
         np.testing.assert_array_equal(info["action_mask"], masks)
         obs, rewards, terminated, truncated, info = env.step(env.sample_legal(rng))
-        assert rewards.dtype == np.float32 and not truncated.any()
+        assert rewards.dtype == np.float32 and truncated.dtype == bool and not (terminated & truncated).any()
+        assert "max_steps" in cfg or not truncated.any()
+        cut += int(truncated.sum())
         ret += rewards
-        for i in np.flatnonzero(terminated):
-            episodes[i].append((int(seat[i]), float(ret[i])))
+        for i in np.flatnonzero(terminated | truncated):
+            episodes[i].append((int(seat[i]), float(ret[i]), bool(truncated[i])))
             ret[i] = 0.0
         seat = info["seat"].copy()
     assert sum(map(len, episodes)) >= B
+    assert ("max_steps" in cfg) == (cut > 0)
     config = env.engine.config
     replayed = 0
     for i in range(B):
@@ -55,8 +62,10 @@ def test_every_game_replays_exactly_and_returns_are_the_learners(game, cfg, engi
             for a in actions:
                 totals += ref.step(a)  # IllegalActionError here would mean a corrupted game
             if k < len(episodes[i]):  # a finished episode: the game ended there, or the learner was eliminated
-                learner, got = episodes[i][k]
+                learner, got, was_cut = episodes[i][k]
                 assert ref.is_over or not ref.state.alive[learner]
+                if was_cut:  # the game itself was cut short (not the learner eliminated)
+                    assert ref.is_over and five_alive_truncated(ref.state)
                 assert got == pytest.approx(totals[learner])
                 replayed += 1
     assert replayed == sum(map(len, episodes))

@@ -17,6 +17,10 @@ Rows (every mode side by side in one run):
   in the state) as a Python loop of jitted steps and as ``lax.scan`` over 64 steps; the compile times of
   both and the bytes per game of the JAX state; and, when ``pgx`` is installed, Pgx's tic-tac-toe and
   Leduc hold'em on the same protocol (``pgx.experimental.auto_reset``), with the ratios of the same run.
+- ``--options`` rows: what each rule option costs, per game with a JAX engine, at one batch size (the
+  largest ``--jax-batch`` up to 4,096) and 4 players: the numpy batched engine with observations and the
+  JAX engine (``lax.scan`` over 64 steps) under each option of ``OPTIONS`` alone, each beside the
+  default rules as a ratio of the same run (below 1: the option slows the engine down).
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
 """
 from __future__ import annotations
@@ -312,6 +316,52 @@ def _jax_rows(games: list[str], players: list[int] | None, batches: list[int], s
                 emit(game, n, f"jax state bytes/game B={b}", "bytes", r["bytes"])
 
 
+# One option at a time against the default rules (the config fields are the game's own; ``observation`` is
+# the JAX engine's constructor argument and the numpy engine's compact encoder).
+OPTIONS: dict[str, list[tuple[str, dict]]] = {
+    "take5": [("mode=round", {"mode": "round"}), ("row_pick=min_bullheads", {"row_pick": "min_bullheads"}),
+              ("end_score=100", {"end_score": 100}), ("professional", {"professional": True}),
+              ("professional + draft", {"professional": True, "draft": True}), ("compact observation", {"observation": "compact"})],
+    "five_alive": [("sudden_death", {"variant": "sudden_death"}), ("teams", {"variant": "teams"}),
+                   ("bomb_zero_optional", {"bomb_zero_optional": True}),
+                   ("allow_voluntary_bust", {"allow_voluntary_bust": True}),
+                   ("empty_draw_pile=skip", {"empty_draw_pile": "skip"})],
+}
+
+
+def _numpy_option_rate(game: str, fields: dict, b: int, seconds: float, repeats: int) -> float:
+    """The numpy batched engine with observations under ``fields`` (``observation="compact"``: Take 5's
+    uint8 encoder instead of the float one)."""
+    import fiveplay_env.games
+    from fiveplay_env.core.batched import bench_batched
+
+    fields = dict(fields)
+    if fields.pop("observation", None) == "compact":
+        return _take5_compact_rate(4, b, seconds, repeats)
+    factory = fiveplay_env.games.get(game).batched_factory()
+    return statistics.median(bench_batched(factory(b, 0, num_players=4, **fields), True, seconds)
+                             for _ in range(repeats))
+
+
+def _option_rows(games: list[str], b: int, seconds: float, repeats: int, rows: list[dict]) -> None:
+    """The ``--options`` section (see the module docstring); appends to ``rows`` and prints as it goes."""
+    for game in games:
+        mod = _jax_module(game)
+        if mod is None or game not in OPTIONS:
+            continue
+        base_np = _numpy_option_rate(game, {}, b, seconds, repeats)
+        base_jx = _jax_rates(mod.JaxEnv(num_players=4), b, seconds, repeats)["scan"]
+        for label, fields in [("default rules", {})] + OPTIONS[game]:
+            np_rate = base_np if not fields else _numpy_option_rate(game, fields, b, seconds, repeats)
+            jx_rate = base_jx if not fields else _jax_rates(mod.JaxEnv(num_players=4, **fields), b, seconds,
+                                                            repeats)["scan"]
+            row = {"game": game, "players": 4, "what": f"option {label} B={b}", "numpy_decisions_per_s": np_rate,
+                   "jax_decisions_per_s": jx_rate, "numpy_ratio": np_rate / base_np, "jax_ratio": jx_rate / base_jx}
+            rows.append(row)
+            print(f"{game:<11}{4:>8}  {('option ' + label):<26}{np_rate:>14,.0f} numpy ({row['numpy_ratio']:.2f}x)"
+                  f"{jx_rate:>14,.0f} jax scan64 ({row['jax_ratio']:.2f}x)", flush=True)
+
+
 def available_games() -> list[str]:
     import fiveplay_env
     return sorted(fiveplay_env.GAMES)
@@ -332,6 +382,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--jax-players", nargs="*", type=int, default=None, help="player counts of the JAX rows (default 4)")
     ap.add_argument("--no-jax", action="store_true", help="skip the JAX and Pgx rows")
     ap.add_argument("--jax-only", action="store_true", help="only the JAX and Pgx rows")
+    ap.add_argument("--options", action="store_true",
+                    help="also the cost of each rule option (numpy batched and JAX, one batch size, 4 players)")
     ap.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     args = ap.parse_args(argv)
     if args.repeats < 1 or args.seconds <= 0:
@@ -375,6 +427,9 @@ def main(argv: list[str] | None = None) -> dict:
                 print(f"{game:<11}{n:>8}  {what:<26}{rate:>14,.0f}", flush=True)
     if not args.no_jax:
         _jax_rows(games, args.jax_players, args.jax_batch, args.seconds, args.repeats, rows)
+    if args.options:
+        sizes = [b for b in args.jax_batch if b <= 4096] or [min(args.jax_batch)]
+        _option_rows(games, max(sizes), args.seconds, args.repeats, rows)
     result = {"seconds": args.seconds, "repeats": args.repeats, "rows": rows}
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

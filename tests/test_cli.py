@@ -347,3 +347,17 @@ def test_the_web_app_without_its_extra_is_one_line_naming_it(tmp_path, capsys, m
     err = capsys.readouterr().err.strip()
     assert err.startswith("web: error: the web app needs uvicorn, of the 'web' extra: pip install -e '.[web]'"), err
     assert "\n" not in err
+
+
+def test_every_bench_option_is_a_valid_config_of_both_engines():
+    """``bench --options`` rows: each option is a config the numpy batched engine and the JAX engine accept."""
+    from experiments import bench
+
+    for game, options in bench.OPTIONS.items():
+        assert bench._numpy_option_rate(game, {}, 4, 0.005, 1) > 0
+        mod = bench._jax_module(game)
+        for _, fields in options:
+            assert bench._numpy_option_rate(game, fields, 4, 0.005, 1) > 0
+            if mod is not None:
+                env = mod.JaxEnv(num_players=4, **fields)   # built, not compiled: the bench row compiles it
+                assert env.num_players == 4

@@ -12,7 +12,8 @@ round: the bound that makes every game end, whatever the deck), ``new_round_star
 ("after_dealer" | "dealer"), ``new_round_direction`` ("clockwise" | "keep"), ``tiebreak_wild_value``
 (0), ``final_tiebreak`` ("turn_order" | "shared"), ``reward`` ("win_loss" | "lives" |
 "win_loss+lives"), ``max_cycles`` (None) and ``max_steps`` (10,000). Env options: ``render_mode``
-(None | "ansi" | "human").
+(None | "ansi" | "human"), ``info_event`` (False: the nested ``event`` entry of infos) and
+``keep_eliminated`` (False: eliminated players stay in ``agents`` until the game ends; see Episode).
 Named presets: ``PRESETS``.
 
 Agents: ``player_0 .. player_{n-1}``; seats 0, 2, 4 form team A and 1, 3, 5 team B in teams.
@@ -69,7 +70,10 @@ decided (an eliminated player gets -1 at its elimination; teams: +1 to each memb
 members); ``"win_loss+lives"``: the sum of both.
 
 Episode: an eliminated player (5th life lost) is terminated at once and must then be stepped with
-``None``; the game ends (every agent terminated) when one player is left (standard), when the first
+``None`` (PettingZoo's dead step), after which it leaves ``agents``; with ``keep_eliminated=True`` it
+stays in ``agents`` instead (not terminated, never selected, all-zero mask, ``alive`` False, its -1 in
+``rewards`` at the elimination step) until the game ends, when it is terminated with everyone: for
+libraries that read every agent's rewards and infos at every step (TorchRL's ``PettingZooWrapper``); the game ends (every agent terminated) when one player is left (standard), when the first
 player is eliminated (sudden death: most lives, then lowest sum of number cards in hand, then the first
 in turn order from the player who ended the game), or when a team has no life left (teams).
 ``max_cycles`` truncates every agent once a player has made that many decisions (PettingZoo's
@@ -88,9 +92,11 @@ dimension (``np.array([3])``: a batch of one is not one action), raises ``Illega
 which forms are accepted (``core.errors.action_id``), and nothing changes. ``engine.new_game`` and the
 engine classes refuse anything but a ``FiveAliveConfig`` (``ValueError``).
 
-``infos[agent]`` has the same keys and shapes at every step, reset included (what replay buffers
-such as Tianshou's need): ``lives`` (teams: the team's), ``round`` (rounds completed), ``alive``,
-``winner`` (False until the game is over) and ``event``: the last resolved step, shared by all agents
+``infos[agent]`` has the same keys and numeric types at every step, reset included (what replay
+buffers such as Tianshou's and TorchRL's info specs need; ``five_alive.env.info_of``): ``lives`` (int;
+teams: the team's), ``round`` (int: rounds completed), ``alive`` (bool) and ``winner`` (bool: False
+until the game is over). With ``info_event=True`` infos also hold ``event`` (a nested dict with strings
+and per-seat lists, which TorchRL cannot take): the last resolved step, shared by all agents
 (read-only; ``five_alive.env.event_info``): ``player``, ``action`` (-1 before the first step), ``card``
 (name, "" before the first step; "discard a 0" / "lose a life" for a Bomb answer), ``bomb_answer``,
 ``total`` (T after it), ``reshuffled`` (cards), ``dealer`` (of a new round, -1 if none), ``game_over``,

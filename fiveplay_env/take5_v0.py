@@ -67,11 +67,12 @@ without seeing the choices made before them; the trick then resolves; a too-low 
 ``row_pick="player"`` asks its owner for a row after all cards of the trick are revealed.
 
 Rewards: minus the bull heads a player takes, at the step they are taken (so an episode's return is
-minus the final score). ``infos[agent]``, the same keys at every step (reset included): ``score``,
-``round_penalty``, ``round`` and ``winner`` (False until the game is over; tied lowest scores share the
-win). The parallel env adds ``final_score`` and ``final_winner`` at the step the game ends (never to
-reset infos, so SuperSuit's vector env, which merges the next game's reset infos over the last step's,
-keeps them). ``state()`` / ``state_space``: every seat's observation concatenated in seat order, float32
+minus the final score). ``infos[agent]`` (AEC and parallel) has the same keys and numeric types at every
+step, reset and the last step included (``fiveplay_env.take5.env.info_of``): ``score`` (int),
+``round_penalty`` (int), ``round`` (int) and ``winner`` (bool: False until the game is over; tied lowest
+scores share the win); at the last step ``score`` is the final score. SuperSuit's vector env merges the
+next game's reset infos over the last step's: ``fiveplay_env.integrations.supersuit.sb3_vec_env`` adds
+``final_score`` and ``final_winner`` to the last step's infos for it. ``state()`` / ``state_space``: every seat's observation concatenated in seat order, float32
 [n * (848 + 3n)] (``fiveplay_env.core.state_view``), for centralised critics.
 
 Errors: an illegal action raises ``IllegalActionError`` (a ``ValueError`` naming the agent, the action

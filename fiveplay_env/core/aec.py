@@ -10,7 +10,8 @@ Engine interface the subclass's ``_new_engine`` must return (duck-typed):
     legal_mask() -> int8[A]  the acting player's legal actions
     step(action) -> list     every player's reward for this step (raises IllegalActionError)
 Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
-``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated),
+``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated;
+an eliminated player is terminated at once, unless the subclass sets ``_keep_eliminated``),
 ``_render_text(engine) -> str``; optional: ``_game_over(engine)`` (the flags of the step that ended
 the game: every agent terminated by default) and ``_after_decision(agent)``, an attribute (None: no
 call) run after each step on which ``agent`` acted (for example to count decisions for ``max_cycles``).
@@ -75,6 +76,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.infos = {}
         self._rewards_dirty = False
         self._after_decision: Callable[[str], None] | None = None  # a subclass's per-decision hook (max_cycles)
+        self._keep_eliminated = False  # a subclass may keep eliminated players in agents until the game ends
 
     # --- hooks ---------------------------------------------------------------------------------
     @abstractmethod
@@ -181,7 +183,8 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         alive = self._alive(engine)
         if engine.is_over:
             self._game_over(engine)
-        elif alive is not None and (alive is not self._alive_seen or alive.count(True) != self._alive_count):
+        elif alive is not None and not self._keep_eliminated and (
+                alive is not self._alive_seen or alive.count(True) != self._alive_count):
             # someone was eliminated (survivors only decrease), or the engine's state was replaced
             self._alive_seen, self._alive_count = alive, alive.count(True)
             for a in self.agents:

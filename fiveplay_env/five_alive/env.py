@@ -2,11 +2,13 @@
 
 The acting agent is whoever's turn it is (or, with ``bomb_zero_optional``, the Bomb responder whose
 answer is awaited). An eliminated player is terminated at once and leaves ``agents`` when stepped with
-``None`` (PettingZoo's dead-step rule); when the game ends every remaining agent is terminated. With
-``max_cycles`` set, every agent is truncated once a player has made that many decisions (PettingZoo's
-convention: each agent acts at most ``max_cycles`` times). A game that the engine ends at
+``None`` (PettingZoo's dead-step rule); with ``keep_eliminated=True`` it stays in ``agents`` instead
+(not terminated, never selected, all-zero mask, ``alive`` False) until the game ends, for libraries that
+need every agent present at every step (TorchRL's ``PettingZooWrapper``). When the game ends every
+remaining agent is terminated. With ``max_cycles`` set, every agent is truncated once a player has made
+that many decisions (each agent acts at most ``max_cycles`` times). A game that the engine ends at
 ``max_steps`` decisions (``engine.truncated``: no winner) truncates every remaining agent instead of
-terminating it.
+terminating it. Infos: ``info_of``; the nested ``event`` entry only with ``info_event=True``.
 """
 from __future__ import annotations
 
@@ -30,7 +32,7 @@ METADATA = {
     "is_parallelizable": False,
     "render_fps": 1,
 }
-ENV_KEYS = ("render_mode",)
+ENV_KEYS = ("render_mode", "info_event", "keep_eliminated")
 
 
 def make_config(**kwargs: Any) -> FiveAliveConfig:
@@ -39,16 +41,28 @@ def make_config(**kwargs: Any) -> FiveAliveConfig:
 
 
 def info_of(state: FiveAliveState, player: int, event: dict[str, Any] | None = None) -> dict[str, Any]:
-    """``infos[agent]``, the same keys and shapes at every step (reset included): ``lives``, ``round``
-    (rounds completed), ``alive``, ``winner`` (False until the game is over), ``event`` (``event_info``:
-    the last resolved step, shared by all agents, read-only)."""
-    return {
+    """``infos[agent]``, the same keys and numeric types at every step, reset included (what TorchRL's
+    ``PettingZooWrapper``, which builds its info spec at reset, and Tianshou's replay buffer need):
+
+    | key          | type | meaning                                                                  |
+    |--------------|------|--------------------------------------------------------------------------|
+    | ``lives``    | int  | lives left (teams: the team's)                                           |
+    | ``round``    | int  | rounds completed                                                         |
+    | ``alive``    | bool | still in the game                                                        |
+    | ``winner``   | bool | False until the game is over; then True for the winner(s)                |
+    | ``event``    | dict | only when ``event`` is given (the env's ``info_event=True``): the last   |
+    |              |      | resolved step (``event_info``, strings and per-seat lists; shared by all |
+    |              |      | agents, read-only)                                                       |
+    """
+    info = {
         "lives": int(state.lives[player]),
         "round": int(state.round),
         "alive": bool(state.alive[player]),
         "winner": state.phase == OVER and player in state.winners,
-        "event": event if event is not None else event_info(state),
     }
+    if event is not None:
+        info["event"] = event
+    return info
 
 
 class FiveAliveAEC(CardGameAEC):
@@ -57,9 +71,15 @@ class FiveAliveAEC(CardGameAEC):
     spec_record = SPEC
     metadata = METADATA
 
-    def __init__(self, render_mode: str | None = None, **config: Any):
+    def __init__(self, render_mode: str | None = None, info_event: bool = False, keep_eliminated: bool = False,
+                 **config: Any):
+        for name, value in (("info_event", info_event), ("keep_eliminated", keep_eliminated)):
+            if not isinstance(value, bool):
+                raise ValueError(f"{name}: expected True or False, got {value!r}")
         cfg = config_of(FiveAliveConfig, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players), observation_high(cfg))
+        self.info_event = info_event
+        self._keep_eliminated = keep_eliminated
         self._gather = [gather_index(cfg.num_players, p) for p in range(cfg.num_players)]
         if cfg.max_cycles is not None:  # without it, a step is the shared step with no hook
             self._after_decision = self._count_decision
@@ -80,11 +100,11 @@ class FiveAliveAEC(CardGameAEC):
         return observe(self.config, engine.state, player)
 
     def _info(self, engine: eng.FiveAliveEngine, player: int) -> dict[str, Any]:
-        return info_of(engine.state, player)
+        return info_of(engine.state, player, event_info(engine.state) if self.info_event else None)
 
     def _refresh_infos(self) -> None:
         state = self.engine.state
-        event = event_info(state)  # one shared, read-only dict per step
+        event = event_info(state) if self.info_event else None  # one shared, read-only dict per step
         if state.ev_rare or state.phase == OVER:
             self.infos = {a: info_of(state, self._index[a], event) for a in self.agents}
             return
@@ -92,9 +112,14 @@ class FiveAliveAEC(CardGameAEC):
         # engine's lives, round and alive are Python ints and bools; no winner before the game is over).
         lives, alive, rnd, index = state.lives, state.alive, state.round, self._index
         infos = {}
-        for a in self.agents:  # (a plain loop: cheaper than a comprehension's closure here)
-            p = index[a]
-            infos[a] = {"lives": lives[p], "round": rnd, "alive": alive[p], "winner": False, "event": event}
+        if event is None:
+            for a in self.agents:  # (a plain loop: cheaper than a comprehension's closure here)
+                p = index[a]
+                infos[a] = {"lives": lives[p], "round": rnd, "alive": alive[p], "winner": False}
+        else:
+            for a in self.agents:
+                p = index[a]
+                infos[a] = {"lives": lives[p], "round": rnd, "alive": alive[p], "winner": False, "event": event}
         self.infos = infos
 
     def _alive(self, engine: eng.FiveAliveEngine) -> list[bool]:

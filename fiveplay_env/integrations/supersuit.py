@@ -19,8 +19,10 @@ where ``MaskablePPO`` cannot reach them. ``ActionMaskVecEnv`` (an SB3 ``VecEnvWr
 - ``seed(s)`` (``MaskablePPO(seed=...)`` calls it) seeds the next ``reset``.
 
 At the end of a game SuperSuit resets at once and merges the new game's reset infos over the last
-step's infos; the Take 5 parallel env therefore puts the result in keys that reset infos never carry:
-``infos[i]["final_score"]`` and ``infos[i]["final_winner"]`` are present exactly at the step a game ends.
+step's infos, so the last step's ``score`` and ``winner`` are replaced by the new game's. ``sb3_vec_env``
+therefore wraps the parallel env in ``FinalInfos``, which copies them, at the step a game ends, to keys
+reset infos never carry: ``infos[i]["final_score"]`` and ``infos[i]["final_winner"]`` are present exactly
+at that step (the env itself keeps the same info keys at every step, as TorchRL needs).
 """
 from __future__ import annotations
 
@@ -28,6 +30,7 @@ from typing import Any
 
 import numpy as np
 from gymnasium import spaces
+from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 _CLASSES: dict[str, type] = {}
 
@@ -108,6 +111,26 @@ def _define() -> type:
     ActionMaskVecEnv.__qualname__ = "ActionMaskVecEnv"  # picklable by name (module __getattr__)
     return ActionMaskVecEnv
 
+FINAL_KEYS = {"score": "final_score", "winner": "final_winner"}
+"""The info keys ``FinalInfos`` copies at a game's last step, and the names it copies them to."""
+
+
+class FinalInfos(BaseParallelWrapper):
+    """A PettingZoo ``ParallelEnv`` whose last step's infos also hold ``final_score`` and
+    ``final_winner`` (copies of that step's ``score`` and ``winner``, where present, per ``FINAL_KEYS``),
+    so that they survive SuperSuit's merge of the next game's reset infos. Every other call passes
+    through."""
+
+    def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        obs, rewards, terms, truncs, infos = self.env.step(actions)
+        if terms and all(terms[a] or truncs.get(a, False) for a in terms):
+            for info in infos.values():
+                for key, final in FINAL_KEYS.items():
+                    if key in info:
+                        info[final] = info[key]
+        return obs, rewards, terms, truncs, infos
+
+
 def sb3_vec_env(parallel_env: Any, num_vec_envs: int = 1, num_cpus: int = 0, seed: int | None = None) -> Any:
     """SuperSuit's SB3 vector env over ``num_vec_envs`` copies of ``parallel_env`` (a PettingZoo
     ``ParallelEnv`` with dict observations, e.g. ``take5_v0.parallel_env(...)``), each seat one env,
@@ -117,7 +140,7 @@ def sb3_vec_env(parallel_env: Any, num_vec_envs: int = 1, num_cpus: int = 0, see
 
     if isinstance(num_vec_envs, bool) or not isinstance(num_vec_envs, int) or num_vec_envs < 1:
         raise ValueError(f"num_vec_envs: expected an integer >= 1, got {num_vec_envs!r}")
-    venv = ss.pettingzoo_env_to_vec_env_v1(parallel_env)
+    venv = ss.pettingzoo_env_to_vec_env_v1(FinalInfos(parallel_env))
     venv = ss.concat_vec_envs_v1(venv, num_vec_envs, num_cpus=num_cpus, base_class="stable_baselines3")
     out = __getattr__("ActionMaskVecEnv")(venv)
     out.seed(seed)

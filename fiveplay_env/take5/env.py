@@ -39,22 +39,23 @@ def make_config(**kwargs: Any) -> Take5Config:
 
 
 def info_of(state: Take5State, player: int) -> dict[str, Any]:
-    """``infos[agent]``, the same keys and types at every step (reset included): ``score``,
-    ``round_penalty``, ``round`` and ``winner`` (False until the game is over; tied lowest scores share
-    the win)."""
+    """``infos[agent]`` in both envs, the same keys and numeric types at every step (reset and the
+    last step included, as TorchRL's ``PettingZooWrapper``, which builds its info spec at reset, needs):
+
+    | key               | type | meaning                                                          |
+    |-------------------|------|------------------------------------------------------------------|
+    | ``score``         | int  | bull heads taken so far (the final score at the last step)       |
+    | ``round_penalty`` | int  | bull heads taken in the current round                            |
+    | ``round``         | int  | the round number                                                 |
+    | ``winner``        | bool | False until the game is over; then True for the lowest score     |
+    |                   |      | (tied lowest scores share the win)                               |
+    """
     return {
         "score": int(state.scores[player]),
         "round_penalty": int(state.round_pen[player]),
         "round": int(state.round),
         "winner": state.phase == eng.OVER and player in eng.winners(state),
     }
-
-
-def final_info(state: Take5State, player: int) -> dict[str, Any]:
-    """The final-result keys the parallel env adds to ``player``'s infos at the step the game ends
-    (never to reset infos, so vector wrappers that merge the next game's reset infos over the last
-    step's, such as SuperSuit's, keep them): ``final_score`` and ``final_winner``."""
-    return {"final_score": int(state.scores[player]), "final_winner": player in eng.winners(state)}
 
 
 class Take5AEC(CardGameAEC):
@@ -188,7 +189,6 @@ class Take5Parallel(ParallelEnv):
             raise ResetNeededError("step(): the game is over and every agent is done: call reset() to play again")
         acts = self.check_actions(actions)  # nothing changes unless every action is legal
         engine = self.engine
-        assert engine is not None
         state = engine.state
         n = self.config.num_players
         total = [0] * n
@@ -202,9 +202,6 @@ class Take5Parallel(ParallelEnv):
         over = engine.is_over
         obs = self._observations()
         infos = self._infos()
-        if over:
-            for p, a in enumerate(self.possible_agents):
-                infos[a].update(final_info(engine.state, p))
         terminations = dict.fromkeys(self.possible_agents, over)
         truncations = dict.fromkeys(self.possible_agents, False)
         if over:

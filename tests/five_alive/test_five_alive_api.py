@@ -132,7 +132,7 @@ def test_only_the_acting_agent_has_a_mask():
 
 
 def test_elimination_terminates_the_player_who_then_leaves_agents():
-    env = five_alive_v0.env(num_players=3, first_player="seat0")
+    env = five_alive_v0.env(num_players=3, first_player="seat0", info_event=True)
     env.reset(seed=0)
     cfg = env.config
     env.unwrapped.engine.state = eng.from_position(cfg, [[N5, N6], [1, 2], [3, 4]], total=20, lives=[1, 5, 5])
@@ -144,6 +144,35 @@ def test_elimination_terminates_the_player_who_then_leaves_agents():
     env.step(None)
     assert env.agents == ["player_1", "player_2"] and env.agent_selection == "player_1"
     assert not any(env.terminations.values())
+
+
+def test_keep_eliminated_keeps_the_player_in_agents_until_the_game_ends():
+    env = five_alive_v0.env(num_players=3, first_player="seat0", keep_eliminated=True)
+    env.reset(seed=0)
+    env.unwrapped.engine.state = eng.from_position(env.config, [[N5, N6], [1, 2], [3, 4]], total=20, lives=[1, 5, 5])
+    env.step(BUST)
+    assert env.agents == env.possible_agents and not any(env.terminations.values())
+    assert env.agent_selection == "player_1" and env.rewards["player_0"] == -1
+    info = env.infos["player_0"]
+    assert not info["alive"] and info["lives"] == 0 and env.observe("player_0")["action_mask"].sum() == 0
+    rng = np.random.default_rng(0)
+    returns = {"player_0": -1.0, "player_1": 0.0, "player_2": 0.0}
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, info = env.last()
+        assert agent != "player_0" or term or trunc  # never selected for a decision
+        if not (term or trunc):
+            assert set(env.agents) == set(env.possible_agents) == set(env.infos) == set(env.rewards)
+        returns[agent] += rew if agent != "player_0" else 0.0
+        env.step(None if term or trunc else pick(obs["action_mask"], rng))
+    state = env.unwrapped.engine.state
+    assert sorted(returns.values()) == [-1.0, -1.0, 1.0] and returns["player_0"] == -1.0
+    assert all(state.alive[p] == (p in state.winners) for p in range(3))
+
+
+@pytest.mark.parametrize("kwarg", ["info_event", "keep_eliminated"])
+def test_env_switches_must_be_bools(kwarg):
+    with pytest.raises(ValueError, match=f"{kwarg}: expected True or False, got 1"):
+        five_alive_v0.env(num_players=3, **{kwarg: 1})
 
 
 def test_full_games_returns_and_infos():
@@ -169,7 +198,7 @@ def test_full_games_returns_and_infos():
         for a, info in last_info.items():
             if info["alive"] or "winner" in info:  # an eliminated player left before the end
                 assert info["winner"] == (a in winners)
-            assert set(info) >= {"lives", "round", "alive", "event"}
+            assert set(info) == {"lives", "round", "alive", "winner"}  # no event without info_event=True
 
 
 def test_max_cycles_counts_each_agents_actions():

@@ -40,7 +40,7 @@ def _types(x):
     {"num_players": 2, "deck_counts": {"n1": 6, "n2": 6, "draw2": 8, "reverse": 4}},  # draws and reshuffles
 ])
 def test_infos_equal_the_engine_events_at_every_step(cfg):
-    env = five_alive_v0.env(**cfg)
+    env = five_alive_v0.env(info_event=True, **cfg)
     rng = np.random.default_rng(0)
     rare = common = 0
     for seed in range(6):
@@ -58,9 +58,31 @@ def test_infos_equal_the_engine_events_at_every_step(cfg):
 
 
 def test_each_step_gets_new_event_lists():
-    env = five_alive_v0.env(num_players=3)
+    env = five_alive_v0.env(num_players=3, info_event=True)
     env.reset(seed=2)
     before = env.infos["player_0"]["event"]
     env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
     after = env.infos["player_0"]["event"]
     assert after is not before and all(after[k] is not before[k] for k in ("drawn", "lives_lost", "eliminated"))
+
+
+def test_default_infos_are_flat_numbers_without_the_event():
+    """By default (``info_event=False``) infos are the four numeric entries, on both paths (common and
+    rare steps), equal to the event-carrying infos minus ``event``."""
+    plain, full = five_alive_v0.env(num_players=4), five_alive_v0.env(num_players=4, info_event=True)
+    rng = np.random.default_rng(1)
+    rare = 0
+    for seed in range(3):
+        plain.reset(seed=seed)
+        full.reset(seed=seed)
+        for agent in plain.agent_iter():
+            obs, _, term, trunc, info = plain.last()
+            want = dict(full.infos[agent])
+            want.pop("event")
+            assert info == want and set(info) == {"lives", "round", "alive", "winner"}
+            assert all(type(v) in (int, bool) for v in info.values())
+            rare += plain.unwrapped.engine.state.ev_rare
+            action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            plain.step(action)
+            full.step(action)
+    assert rare > 5

@@ -92,10 +92,11 @@ def test_infos_have_the_same_keys_and_shapes_at_every_step(make, cfg):
             env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
 
 
-def test_parallel_final_keys_only_at_the_last_step():
+def test_parallel_infos_have_the_same_keys_at_every_step_and_the_result_at_the_last():
     env = take5_v0.parallel_env(num_players=3, mode="round")
     obs, infos = env.reset(seed=1)
-    assert not any("final_score" in i for i in infos.values())
+    keys = {a: set(i) for a, i in infos.items()}
+    assert keys["player_0"] == {"score", "round_penalty", "round", "winner"}
     rng = np.random.default_rng(0)
     returns = dict.fromkeys(env.possible_agents, 0.0)
     while env.agents:
@@ -103,9 +104,11 @@ def test_parallel_final_keys_only_at_the_last_step():
         obs, rew, term, trunc, infos = env.step(acts)
         for a, r in rew.items():
             returns[a] += r
-        over = all(term.values())
-        assert all(("final_score" in i) == over for i in infos.values())
-    assert {a: -i["final_score"] for a, i in infos.items()} == returns
+        assert {a: set(i) for a, i in infos.items()} == keys  # the last step included
+        assert not any(i["winner"] for i in infos.values()) or all(term.values())
+    assert {a: -i["score"] for a, i in infos.items()} == returns
+    best = min(i["score"] for i in infos.values())
+    assert {a for a, i in infos.items() if i["winner"]} == {a for a, i in infos.items() if i["score"] == best}
 
 
 def _state_checks(env, n):

@@ -23,7 +23,7 @@ from tianshou.utils.net.common import Net  # noqa: E402
 from fiveplay_env import five_alive_v0  # noqa: E402
 from fiveplay_env.integrations.tianshou import tianshou_env  # noqa: E402
 
-GAMES = [("five_alive", {"num_players": 4}), ("take5", {"num_players": 3, "mode": "round"})]
+GAMES = [("five_alive", {"num_players": 4, "info_event": True}), ("take5", {"num_players": 3, "mode": "round"})]
 
 
 def _collect(game: str, cfg: dict, episodes: int) -> tuple[CollectStats, VectorReplayBuffer]:
@@ -76,7 +76,7 @@ def test_episode_returns_are_the_final_results(game, cfg):
 
 def test_without_the_wrapper_tianshou_stops_at_the_first_elimination():
     """What ``SkipDeadSteps`` fixes: the plain recipe ends 5 Alive episodes early (the game goes on)."""
-    env = PettingZooEnv(five_alive_v0.env(num_players=4))
+    env = PettingZooEnv(five_alive_v0.env(num_players=4, info_event=True))
     rng = np.random.default_rng(0)
     early = 0
     for seed in range(5):
@@ -86,7 +86,7 @@ def test_without_the_wrapper_tianshou_stops_at_the_first_elimination():
             obs, rew, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(obs["mask"]))))
             done = term or trunc
         early += not info["event"]["game_over"]
-        wrapped = tianshou_env("five_alive", num_players=4)
+        wrapped = tianshou_env("five_alive", num_players=4, info_event=True)
         obs, info = wrapped.reset(seed=seed)
         done = False
         total = np.zeros(4)

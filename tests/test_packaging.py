@@ -33,14 +33,15 @@ VERSION = fiveplay_env.__version__
 DIST_INFO = f"fiveplay_env-{VERSION}.dist-info"
 
 
-def _load_backend():
-    spec = importlib.util.spec_from_file_location("fiveplay_build", ROOT / "build_backend" / "fiveplay_build.py")
+def _load_relocate():
+    """The backend's rewrite (standard library only: this process does not import setuptools)."""
+    spec = importlib.util.spec_from_file_location("fiveplay_relocate", ROOT / "build_backend" / "fiveplay_relocate.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
-backend = _load_backend()
+backend = _load_relocate()
 
 
 def _build(kind: str, src: Path, out: Path) -> Path:
@@ -184,3 +185,177 @@ def test_the_sdist_holds_the_docs_tests_and_license(built):
                    "build_backend/fiveplay_build.py"):
         assert needed in names, needed
     assert not [n for n in names if n.startswith(("docs/_build", "runs/")) or "__pycache__" in n]
+
+
+# --- the rewrite itself (no build) -------------------------------------------------------------------------
+
+MODULES = {"agents", "agents.registry", "agents.learned", "agents.learned.pretrained", "experiments",
+           "experiments.cli", "experiments.tournament"}
+
+
+def test_the_rewrite_moves_imports_and_module_names_only():
+    src = textwrap.dedent('''\
+        """Docs: ``agents.registry`` and python -m experiments.tournament; agents: a word."""
+        from agents.registry import make_agent
+        from agents import learned
+        from . import sibling
+        from .registry import x
+        import agents.learned as L, os
+        import experiments.cli  # side effect only
+        NAMES = {"agents": 1, "ep": "agents.registry:make_agent", "deep": "agents.learned.pretrained.MODELS"}
+        NOT = ["agents.nonexistent", "agents: expected 2", "my.agents.registry", "agents/registry.py"]
+        CMD = ["python", "-m", "experiments"], "python -m experiments tournament", "from agents import x"
+        def f(agents):
+            return f"{agents.registry} is agents.registry", b"agents.registry"
+        ''')
+    out = backend.rewrite_source(src, MODULES, "demo.py")
+    assert out.count("\n") == src.count("\n")
+    want = ["from fiveplay_env.agents.registry import make_agent", "from fiveplay_env.agents import learned",
+            "from . import sibling", "from .registry import x", "import fiveplay_env.agents.learned as L, os",
+            "import fiveplay_env.experiments.cli  # side effect only", '"fiveplay_env.agents.registry:make_agent"',
+            '"fiveplay_env.agents.learned.pretrained.MODELS"', '{"agents": 1,', "``fiveplay_env.agents.registry``",
+            "python -m fiveplay_env.experiments.tournament", "agents: a word", '"-m", "fiveplay_env.experiments"]',
+            '"python -m fiveplay_env.experiments tournament"', '"from fiveplay_env.agents import x"',
+            'f"{agents.registry} is fiveplay_env.agents.registry", b"agents.registry"']
+    for line in want:
+        assert line in out, line
+    assert 'NOT = ["agents.nonexistent", "agents: expected 2", "my.agents.registry", "agents/registry.py"]' in out
+    assert backend.rewrite_source(out, MODULES, "demo.py") == out        # twice is once
+
+
+@pytest.mark.parametrize("src, says", [
+    ("import agents.registry\nagents.registry.make_agent('random', 'take5')\n", "then read (line 2)"),
+    ("import agents\n", "binds the package itself"),
+    ("def f():\n    v = fiveplay_env.__version__\n    import agents.learned\n", "would make local"),
+])
+def test_an_import_the_rewrite_cannot_keep_equivalent_fails_the_build(src, says):
+    with pytest.raises(backend.RelocationError, match=re.escape(says)) as e:
+        backend.rewrite_source(src, MODULES, "bad.py")
+    assert "bad.py:" in str(e.value)
+    ok = "import agents.learned\ndef g(agents):\n    return agents\n"   # the name there is the argument
+    assert backend.rewrite_source(ok, MODULES, "ok.py").startswith("import fiveplay_env.agents.learned\n")
+
+
+def test_relative_links_become_plain_text():
+    md = ("See [docs/rules.md](docs/rules.md), [the layout](docs/architecture.md#layers), [below](#openspiel),\n"
+          "[a site](https://example.org/x) and ![img](https://example.org/i.png).\n"
+          "```\n[kept](docs/in_code.md)\n```\n")
+    assert backend.plain_links(md) == (
+        "See docs/rules.md (in the repository), the layout (docs/architecture.md in the repository), below,\n"
+        "[a site](https://example.org/x) and ![img](https://example.org/i.png).\n"
+        "```\n[kept](docs/in_code.md)\n```\n")
+
+
+# --- the installed wheel, in fresh virtual environments (no download) ----------------------------------------
+
+OWN = re.compile(r"^(__editable__.*|fiveplay_env.*\.dist-info|.*\.pth|__pycache__|agents|experiments)$")
+"""What a linked environment leaves out of this one's site-packages: this project (its editable install
+and metadata), path hooks, and any top-level agents/experiments."""
+
+
+def _site_dirs() -> list[Path]:
+    paths = sysconfig.get_paths()
+    return list(dict.fromkeys(Path(paths[k]) for k in ("purelib", "platlib")))
+
+
+def _venv(where: Path, entries: list[Path]) -> Path:
+    """A venv without pip whose site-packages links ``entries`` (files and folders of this environment's
+    site-packages); its python."""
+    if sys.prefix == sys.base_prefix:
+        pytest.skip("links a virtual environment's packages: run the tests from one")
+    if importlib.util.find_spec("pip") is None:
+        pytest.skip("installs with this environment's pip (pip --python)")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(where)], check=True, timeout=120)
+    python = where / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    for entry in entries:
+        if not (site / entry.name).exists():
+            (site / entry.name).symlink_to(entry)
+    return python
+
+
+def _install(python: Path, *wheels: Path, force: bool = False) -> None:
+    cmd = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-deps", "--no-index",
+           "--disable-pip-version-check", *(["--force-reinstall"] if force else []), *map(str, wheels)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    if proc.returncode != 0 and "no such option: --python" in proc.stderr:
+        pytest.skip("needs pip >= 22.3 (pip --python)")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def _run(cmd: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    """A command with nothing of this checkout on its path (no PYTHONPATH, a cwd outside the tree)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP")}
+    env.update(PYTHONNOUSERSITE="1", MPLBACKEND="Agg")
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _fake_agents_wheel(where: Path) -> Path:
+    """Another distribution with a top-level ``agents`` package (as ``openai-agents`` has)."""
+    path = where / "fake_agents-1.0-py3-none-any.whl"
+    files = {"agents/__init__.py": "FAKE = True\n",
+             "fake_agents-1.0.dist-info/METADATA": "Metadata-Version: 2.1\nName: fake-agents\nVersion: 1.0\n",
+             "fake_agents-1.0.dist-info/WHEEL": "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                                "Tag: py3-none-any\n"}
+    record = "".join(f"{n},,\n" for n in [*files, "fake_agents-1.0.dist-info/RECORD"])
+    with zipfile.ZipFile(path, "w") as z:
+        for name, text in {**files, "fake_agents-1.0.dist-info/RECORD": record}.items():
+            z.writestr(name, text)
+    return path
+
+
+INSTALLED_CHECK = '''
+import importlib.metadata as md, json, sys
+import agents
+assert agents.FAKE, "the other distribution's agents package"
+exec(compile(sys.argv[1], "README quick start", "exec"))             # the README's quick start, as it is
+import gymnasium
+env = gymnasium.make("fiveplay_env:fiveplay/Take5-v0", opponents=["take5-safest", "pretrained:take5-round-4p"],
+                     num_players=3)
+obs, info = env.reset(seed=0)
+obs, reward, terminated, truncated, info = env.step(int(env.unwrapped.action_masks().nonzero()[0][0]))
+(plugin,) = [e for e in md.entry_points(group="gymnasium.envs") if e.value.startswith("fiveplay_env")]
+plugin.load()()
+(resolver,) = md.entry_points(group="fiveplay.agent_resolvers")
+from fiveplay_env.agents.registry import make_agent
+assert resolver.load() is make_agent
+import agents
+assert agents.FAKE
+print(json.dumps({"ours": sorted(m for m in sys.modules if m.split(".")[0] in ("agents", "experiments")),
+                  "env": type(env.unwrapped).__module__, "agents_file": agents.__file__}))
+'''
+
+
+@pytest.mark.slow
+def test_the_installed_wheel_coexists_with_another_top_level_agents_package(built, tmp_path):
+    """The issue's case: a distribution with its own top-level ``agents`` installed after (and before)
+    this one. Nothing of ours is overwritten or shadowed: the README's quick start, ``gymnasium.make``
+    with the ``module:`` prefix and named opponents (a heuristic, a shipped policy read from the moved
+    package data), the entry points and a tournament through the ``fiveplay`` console script."""
+    entries = [e for d in _site_dirs() if d.is_dir() for e in sorted(d.iterdir()) if not OWN.match(e.name)]
+    python = _venv(tmp_path / "venv", entries)
+    fake = _fake_agents_wheel(tmp_path)
+    _install(python, fake)                       # the other one first, then this project,
+    _install(python, built["wheel"])
+    _install(python, fake, force=True)           # then the other one again, last (the issue's order)
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = re.search(r"## Quick start\n+```python\n(.*?)```", readme, re.S).group(1)
+    proc = _run([str(python), "-c", INSTALLED_CHECK, quick], cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["ours"] == ["agents"] and "venv" in seen["agents_file"]   # only the fake one, from the venv
+    assert seen["env"] == "fiveplay_env.single_agent"
+    fiveplay = python.parent / "fiveplay"
+    assert fiveplay.read_text().count("from fiveplay_env.experiments.cli import console") == 1
+    proc = _run([str(fiveplay), "tournament", "--game", "take5", "--agents", "take5-safest", "pretrained:take5-round-4p",
+                 "random", "--games", "3", "--out", "runs", "--quiet", "--no-plots"], cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    (run_dir,) = (cwd / "runs").iterdir()
+    config = json.loads((run_dir / "config.json").read_text())
+    assert config["provenance"]["command"].startswith("python -m fiveplay_env.experiments.tournament ")
+    assert len((run_dir / "games.csv").read_text().strip().splitlines()) == 1 + 3 * 3   # header, 3 games x 3 seats
+    proc = _run([str(python), "-c", "import agents; print(agents.FAKE, agents.__file__)"], cwd)
+    assert proc.stdout.startswith("True ") and "fiveplay_env" not in proc.stdout

@@ -359,3 +359,79 @@ def test_the_installed_wheel_coexists_with_another_top_level_agents_package(buil
     assert len((run_dir / "games.csv").read_text().strip().splitlines()) == 1 + 3 * 3   # header, 3 games x 3 seats
     proc = _run([str(python), "-c", "import agents; print(agents.FAKE, agents.__file__)"], cwd)
     assert proc.stdout.startswith("True ") and "fiveplay_env" not in proc.stdout
+
+
+def _distribution_entries(names: tuple[str, ...]) -> list[Path]:
+    """The site-packages entries of these distributions and of everything they require (no extras)."""
+    from importlib import metadata
+
+    seen, todo, entries = set(), list(names), []
+    while todo:
+        name = re.sub(r"[-_.]+", "-", todo.pop()).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue  # an optional or platform-specific requirement that is not installed here
+        todo.extend(re.match(r"[A-Za-z0-9._-]+", r).group(0) for r in dist.requires or () if "extra ==" not in r)
+        base = Path(dist.locate_file(""))
+        tops = {Path(str(f)).parts[0] for f in dist.files or () if not str(f).startswith("..")}
+        entries.extend(base / t for t in sorted(tops) if (base / t).exists() and not t.endswith(".pth"))
+    return entries
+
+
+@pytest.mark.slow
+def test_a_core_only_install_names_the_missing_extra_in_one_line(built, tmp_path):
+    """The wheel with numpy, gymnasium and pettingzoo only: the environments work, and each tool that needs
+    an extra says which in one line (and a tournament leaves no run folder behind)."""
+    python = _venv(tmp_path / "venv", _distribution_entries(("numpy", "gymnasium", "pettingzoo")))
+    _install(python, built["wheel"])
+    cwd = tmp_path / "elsewhere"
+    cwd.mkdir()
+    proc = _run([str(python), "-c", "import torch"], cwd)
+    assert proc.returncode != 0, "torch is linked: this is not a core-only environment"
+    fiveplay = str(python.parent / "fiveplay")
+    for argv, extra in ((["tournament", "--game", "take5", "--agents", "random", "random", "--games", "2",
+                          "--out", "runs"], "experiments"),
+                        (["web"], "web"), (["train", "--game", "take5"], "train"), (["demo", "--quick"], "train")):
+        proc = _run([fiveplay, *argv], cwd)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 1 and len(lines) == 1 and f"of the '{extra}' extra" in lines[0], (argv, proc.stderr)
+        assert "fiveplay_env-<version>-py3-none-any.whl[" in lines[0]
+    assert not (cwd / "runs").exists()
+    code = ("import sys, gymnasium\nfrom fiveplay_env.integrations import sb3, tianshou\n"
+            "env = gymnasium.make('fiveplay_env:fiveplay/FiveAlive-v0', opponents='random', num_players=3)\n"
+            "env.reset(seed=0)\n"
+            "for f in (lambda: sb3.Sb3VecEnv, lambda: tianshou.tianshou_env('take5')):\n"
+            "    try:\n        f()\n    except ImportError as e:\n        print(e)\n")
+    proc = _run([str(python), "-c", code], cwd)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) == 2 and all("of the 'clients' extra" in line for line in lines), lines
+
+
+def test_a_tournament_that_fails_before_its_first_game_leaves_no_run_folder(tmp_path, monkeypatch):
+    """A backend that cannot start (``--ray auto`` with no cluster, say): the run folder (and the ``out``
+    folder made for it) are removed; one with a finished game is kept."""
+    from experiments.tournament import runner
+    from experiments.tournament.spec import RunOptions, TournamentSpec
+
+    def no_cluster(*args, **kwargs):
+        raise ValueError("ray: expected a running Ray cluster at 'auto', could not connect")
+
+    spec = TournamentSpec(game="take5", agents=("random", "random"), games=2, seed=0)
+    options = RunOptions(out=str(tmp_path / "runs"), quiet=True, plots=False)
+    monkeypatch.setattr(runner, "make_backend", no_cluster)
+    with pytest.raises(ValueError, match="Ray cluster"):
+        runner.run(spec, options)
+    assert not (tmp_path / "runs").exists()
+    (tmp_path / "runs").mkdir()                        # an out folder that was there is kept, empty
+    with pytest.raises(ValueError, match="Ray cluster"):
+        runner.run(spec, options)
+    assert list((tmp_path / "runs").iterdir()) == []
+    monkeypatch.undo()
+    summary = runner.run(spec, options)                # the same spec plays into a folder that stays
+    assert summary["games_completed"] == 2 and os.path.isdir(summary["run_dir"])
+    assert runner._remove_if_unplayed(summary["run_dir"]) is False and os.path.isdir(summary["run_dir"])

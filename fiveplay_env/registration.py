@@ -2,9 +2,13 @@
 ``fiveplay_env`` is imported (one per game of ``fiveplay_env.games`` that declares a ``gym_id``, games
 registered later included):
 
-    import gymnasium, fiveplay_env  # noqa: F401   (or gymnasium.make("fiveplay_env:fiveplay/Take5-v0", ...))
+    import gymnasium, fiveplay_env  # noqa: F401
     env = gymnasium.make("fiveplay/Take5-v0", opponents="take5-safest", num_players=4, mode="round")
     env = gymnasium.make("fiveplay/FiveAlive-v0", opponents="five-alive-attacker", num_players=4)
+
+    # without importing fiveplay_env: an id's "module:" prefix imports the module first (gymnasium 1.x);
+    # gymnasium < 1.0 also registers the ids on its own import (entry point gymnasium.envs: gymnasium_plugin)
+    env = gymnasium.make("fiveplay_env:fiveplay/Take5-v0", opponents="take5-safest")
 
     from stable_baselines3.common.env_util import make_vec_env
     venv = make_vec_env("fiveplay/Take5-v0", n_envs=4, env_kwargs={"num_players": 4})
@@ -22,7 +26,10 @@ which reads ``action_masks()``) never send an illegal action.
 """
 from __future__ import annotations
 
-import gymnasium
+# the registry module itself, not the names gymnasium's __init__ re-exports: gymnasium < 1.0 runs its
+# entry-point plugins (gymnasium_plugin) from inside its own import, before those names exist
+from gymnasium.envs.registration import register as _gym_register
+from gymnasium.envs.registration import registry as _gym_registry
 
 from fiveplay_env import games
 from fiveplay_env.core.gamedef import GameDef
@@ -54,9 +61,9 @@ ILLEGAL_ACTION_PENALTY = games.GameMapping(lambda g: g.illegal_action_penalty)
 
 
 def _register(game: GameDef) -> None:
-    if game.gym_id and game.gym_id not in gymnasium.registry:
-        gymnasium.register(id=game.gym_id, entry_point=ENTRY_POINT,
-                           kwargs={"game": game.name, "illegal_action_penalty": game.illegal_action_penalty})
+    if game.gym_id and game.gym_id not in _gym_registry:
+        _gym_register(id=game.gym_id, entry_point=ENTRY_POINT,
+                      kwargs={"game": game.name, "illegal_action_penalty": game.illegal_action_penalty})
 
 
 _registered = False
@@ -69,3 +76,11 @@ def register_envs() -> None:
     if not _registered:
         _registered = True
         games.on_register(_register)
+
+
+def gymnasium_plugin() -> None:
+    """The ``gymnasium.envs`` entry point (``pyproject.toml``): gymnasium < 1.0 calls it on ``import
+    gymnasium``, so ``gymnasium.make("fiveplay/Take5-v0")`` works with no ``import fiveplay_env``.
+    Gymnasium 1.x no longer reads that group; there, ``gymnasium.make("fiveplay_env:fiveplay/Take5-v0")``
+    imports the package first (the ``module:`` prefix of an id), or ``import fiveplay_env`` does it."""
+    register_envs()

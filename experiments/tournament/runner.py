@@ -10,6 +10,7 @@ raises ``KeyboardInterrupt`` again.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -54,22 +55,71 @@ def make_backend(job: WorkerJob, workers: int = 1, ray: str | None = None, pendi
     return PoolBackend(job, workers)
 
 
+def preflight(options: RunOptions) -> None:
+    """Import what a session of these options needs (``ModuleNotFoundError`` naming the package, which the
+    command turns into the line naming its extra): the run folder's lock (``filelock``), the progress bar
+    (``tqdm``), the plots (``matplotlib``) and, with ``ray``, Ray. Run before a new folder is made."""
+    import filelock  # noqa: F401 - runs.RunLock
+
+    if options.progress and not options.quiet:
+        import tqdm  # noqa: F401
+    if options.plots:
+        import matplotlib  # noqa: F401
+    if options.ray is not None:
+        import ray  # noqa: F401
+
+
+def _remove_if_unplayed(run_dir: str) -> bool:
+    """Remove a new run folder that holds no finished game (a session that failed before its first one:
+    Ray not reachable, a backend that would not start); whether it was removed. Only the files a session
+    writes before its first game are removed, so a folder holding anything else is kept."""
+    csv_path = os.path.join(run_dir, "games.csv")
+    try:
+        if os.path.exists(csv_path):
+            with open(csv_path, encoding="utf-8") as f:
+                if sum(1 for _ in f) > 1:  # the header and at least one row
+                    return False
+        records = os.path.join(run_dir, "records")
+        if os.path.isdir(records):
+            if os.listdir(records):
+                return False
+            os.rmdir(records)
+        for name in (runs.CONFIG_NAME, "games.csv", runs.LOCK_NAME, runs.OWNER_NAME):
+            path = os.path.join(run_dir, name)
+            if os.path.exists(path):
+                os.unlink(path)
+        os.rmdir(run_dir)
+    except OSError:
+        return False
+    return True
+
+
 def run(spec: TournamentSpec, options: RunOptions = RunOptions()) -> dict[str, Any]:
     """Play the tournament ``spec`` into a new run folder under ``options.out``; the summary.
 
-    Every agent name is built once first (a bad name raises ``ValueError`` before a folder is made).
+    Every agent name is built once first (a bad name raises ``ValueError`` before a folder is made), and
+    what the session needs is imported (``preflight``: a missing extra fails before a folder is made).
+    A session that fails before its first game (Ray not reachable, say) removes the folder it made.
     """
     spec.check_agents()
+    preflight(options)
     stored = spec.to_json()
     stored["fingerprints"] = fingerprints(spec.agents)
     stored["spec_sha256"] = spec_hash(stored)
+    out_existed = os.path.isdir(options.out)
     run_dir = runs.new_run_dir(options.out, "tournament", spec.game, spec.seed)
     argv = list(options.argv) if options.argv is not None else spec.to_argv()
     stored["argv"] = argv
     stored["provenance"] = runs.provenance(PROG, argv)
-    with runs.RunLock(run_dir):  # one writer per run folder: a second --resume is refused, naming this one
-        runs.write_config(run_dir, stored)
-        return _session(run_dir, spec, options, FORMAT_VERSION, stored["spec_sha256"])
+    try:
+        with runs.RunLock(run_dir):  # one writer per run folder: a second --resume is refused, naming this one
+            runs.write_config(run_dir, stored)
+            return _session(run_dir, spec, options, FORMAT_VERSION, stored["spec_sha256"])
+    except Exception:  # not KeyboardInterrupt: an interrupted run keeps its folder and summary to resume
+        if _remove_if_unplayed(run_dir) and not out_existed:
+            with contextlib.suppress(OSError):
+                os.rmdir(options.out)  # made for this run, and empty again
+        raise
 
 
 def resume(run_dir: str, options: RunOptions = RunOptions(), expect: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -194,4 +244,4 @@ def _check_records(record_dir: str, done: Mapping[int, Any], version: int) -> No
                              f"Restore the file, or delete game {g}'s rows from games.csv to play it again")
 
 
-__all__ = ["fingerprints", "make_backend", "resume", "run"]
+__all__ = ["fingerprints", "make_backend", "preflight", "resume", "run"]

@@ -79,6 +79,24 @@ separated by commas (defaults in brackets):
 |         | to the searcher's D-th next decision and is worth the value head's estimate of the game's |
 |         | outcome on the searcher's observation there (+-1 if decided first) [0]                   |
 
+Where the time goes (optional, for measurements such as ``experiments.budget --profile``): with
+``agent.profile = {}`` (a dict; None, the default, turns it off) every decision adds its seconds
+(``time.perf_counter``) to these keys, so that their shares of ``total`` say where a decision's time is spent:
+
+| key           | what                                                                               |
+|---------------|------------------------------------------------------------------------------------|
+| ``total``     | the whole of ``act`` (searched decisions only) plus ``observe``                     |
+| ``observe``   | ``observe_engine``: the information set and the opponent model's beliefs            |
+| ``determinize`` | drawing the worlds (``InformationSet.sample``)                                   |
+| ``prepare``   | each world's shared plan (Take 5: the others' predicted cards of the trick)         |
+| ``prior``     | the prior policy's forward pass on the searcher's observation (``topk``, ``cpuct``) |
+| ``network``   | the policy's forward passes inside the rollouts (``rollout=policy``, ``value=1``)   |
+| ``rollouts``  | the rollouts without their forward passes (engine clones, steps, rollout policies)  |
+| ``tree``      | the rest: the allocation's bookkeeping (sequential halving or UCB), checks          |
+
+``decisions`` and ``sims`` count the searched decisions and their simulations. The timer calls cost
+well under a microsecond each.
+
 What it thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True`` every
 decision leaves ``agent.last_thoughts``: each candidate action's visits (simulations spent on it) and
 mean value, the chosen action, and the prior's probabilities when there is a prior. The numbers are
@@ -234,6 +252,9 @@ class SearchAgent(Agent):
     keep_thoughts: bool = False
     """Set True to keep each decision's candidates in ``last_thoughts`` (see ``last_thoughts``)."""
 
+    profile: dict[str, float] | None = None
+    """Set to a dict (``{}``) to add each decision's time per part to it (the module docstring's table)."""
+
     def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None,
                  allow_import: bool = False) -> None:
         super().__init__(seed)
@@ -258,6 +279,7 @@ class SearchAgent(Agent):
         self.last_stats: dict[str, Any] = {}
         self._visits: dict[int, int] = {}
         self._sums: dict[int, float] = {}
+        self._prior_net = 0.0
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -282,14 +304,50 @@ class SearchAgent(Agent):
     def observe_engine(self, engine: Any, player: int) -> None:
         """Take the information set of ``player`` in ``engine`` for the next ``act``, and follow the
         public event of the last step (call it after every step to let the opponent model work)."""
-        info = InformationSet(engine, player)
         if self.params.prior is not None and self._prior_agent is None:
             self._guide()  # load the policy now (a game's first call), not inside a timed decision
+        t0 = _time.perf_counter()
+        info = InformationSet(engine, player)
         if self._rollout.observe is not None:
             self._rollout.observe(info, self._memory, self.params)
         self._info = info
+        if self.profile is not None:
+            dt = _time.perf_counter() - t0
+            self._add("observe", dt)
+            self._add("total", dt)
+
+    def _add(self, key: str, seconds: float) -> None:
+        prof = self.profile
+        if prof is not None:
+            prof[key] = prof.get(key, 0.0) + seconds
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.profile is None:
+            return self._act(observation, action_mask)
+        prof = self.profile
+        t0 = _time.perf_counter()
+        guide = self._prior_agent
+        net0 = guide.seconds if guide is not None else 0.0
+        before = {k: prof.get(k, 0.0) for k in ("determinize", "prepare", "prior", "rollouts")}
+        self.last_stats = {}
+        self._prior_net = 0.0
+        best = self._act(observation, action_mask)
+        if not self.last_stats:  # a single legal action: no search
+            return best
+        total = _time.perf_counter() - t0
+        guide = self._prior_agent
+        net = (guide.seconds - net0) if guide is not None else 0.0
+        delta = {k: prof.get(k, 0.0) - before[k] for k in before}
+        net_rollouts = min(max(0.0, net - self._prior_net), delta["rollouts"])  # the prior's own pass is in "prior"
+        prof["rollouts"] = before["rollouts"] + delta["rollouts"] - net_rollouts
+        self._add("network", net_rollouts)
+        self._add("tree", max(0.0, total - sum(delta.values())))
+        self._add("total", total)
+        self._add("decisions", 1)
+        self._add("sims", float(self.last_stats.get("sims", 0)))
+        return best
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = check_mask(action_mask)
         self.last_thoughts = None
         if len(legal) == 1:
@@ -310,7 +368,12 @@ class SearchAgent(Agent):
         actions = [int(a) for a in legal]
         prior = None
         if self.params.prior is not None:
+            t0 = _time.perf_counter()
+            net0 = self._guide().seconds
             prior = self._prior(observation, action_mask)
+            if self.profile is not None:
+                self._add("prior", _time.perf_counter() - t0)
+                self._prior_net = self._guide().seconds - net0
             if self.params.topk:
                 actions = sorted(actions, key=lambda a: -prior[a])[:self.params.topk]
                 if len(actions) == 1:
@@ -364,8 +427,16 @@ class SearchAgent(Agent):
     # --- worlds ---------------------------------------------------------------------------------
     def _new_world(self, info: InformationSet) -> tuple[Any, list[float], Any]:
         facts = self._memory.get("facts") if self.params.model == "heuristic" else None
+        if self.profile is None:
+            world = info.sample(self.rng, facts)
+            plan = self._rollout.prepare(world, info.player, self.params)
+            return world, self.rng.random(NOISE_LEN).tolist(), plan
+        t0 = _time.perf_counter()
         world = info.sample(self.rng, facts)
+        t1 = _time.perf_counter()
         plan = self._rollout.prepare(world, info.player, self.params)
+        self._add("determinize", t1 - t0)
+        self._add("prepare", _time.perf_counter() - t1)
         return world, self.rng.random(NOISE_LEN).tolist(), plan
 
     def _value(self, world: tuple[Any, list[float], Any], action: int, player: int) -> float:
@@ -373,11 +444,16 @@ class SearchAgent(Agent):
 
     def _values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int) -> list[float]:
         """The rollout values of ``(world, action)`` pairs; policy rollouts run as one batch."""
+        t0 = _time.perf_counter() if self.profile is not None else 0.0
         if self.params.rollout == "policy":
             jobs = [(engine.clone(), a, noise, plan) for (engine, noise, plan), a in pairs]
-            return self._rollout.simulate_policy(jobs, player, self.params, self._guide())
-        return [self._rollout.simulate(engine.clone(), a, player, noise, plan, self.params)
-                for (engine, noise, plan), a in pairs]
+            out = self._rollout.simulate_policy(jobs, player, self.params, self._guide())
+        else:
+            out = [self._rollout.simulate(engine.clone(), a, player, noise, plan, self.params)
+                   for (engine, noise, plan), a in pairs]
+        if self.profile is not None:
+            self._add("rollouts", _time.perf_counter() - t0)
+        return out
 
     # --- allocation: sequential halving over common worlds ----------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
@@ -482,7 +558,8 @@ class PolicyGuide:
     ``evaluate(observations, masks) -> (logits, values)``: one batched forward pass of the policy
     (``PolicyAgent.evaluate``); ``points``: the game's points (Take 5: bull heads) per unit of the value
     head, ``1 / reward_scale`` of the policy's training (its checkpoint's ``train_config``, else the
-    trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows.
+    trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows,
+    ``seconds`` their time (``time.perf_counter``).
     """
 
     def __init__(self, agent: Any, game: str) -> None:
@@ -495,11 +572,15 @@ class PolicyGuide:
         self.points = 1.0 / float(scale)
         self.calls = 0
         self.rows = 0
+        self.seconds = 0.0
 
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.rows += len(observations)
-        return self.agent.evaluate(observations, masks)
+        t0 = _time.perf_counter()
+        out = self.agent.evaluate(observations, masks)
+        self.seconds += _time.perf_counter() - t0
+        return out
 
 
 __all__ = ["NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]

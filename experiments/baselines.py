@@ -150,6 +150,22 @@ def markdown(out: dict[str, Any]) -> str:
         for agent, fig in out["selfplay"][str(n)].items():
             lines.append(f"| {n} | `{agent}` | {_ci(fig['decisions'])} | {_ci(fig['rounds'], digits=2)} | "
                          f"{fig['truncated']} |")
+    lad = {n: out["ladders"][str(n)] for n in counts if str(n) in out["ladders"]}
+    if lad:
+        names = list(dict.fromkeys(e["entrant"] for n in lad for e in lad[n]["entrants"]))
+        key = {e["entrant"]: -e["rating"]["mu"] for e in lad[max(lad, key=lambda n: (n == 4, n))]["entrants"]}
+        names.sort(key=lambda e: key.get(e, 0.0))
+        lines += ["", "Seat-balanced ladders: win rate (95% interval) per player count, parity in the header "
+                  "(full tables with ratings and rankings below):", "",
+                  "| agent | " + " | ".join(f"{n} players ({100.0 / n:.0f}%)" for n in lad) + " |",
+                  "|" + "|".join("---" for _ in range(1 + len(lad))) + "|"]
+        for name in names:
+            cells = []
+            for n in lad:
+                e = next((x for x in lad[n]["entrants"] if x["entrant"] == name), None)
+                cells.append("-" if e is None else _ci(e["win_rate"], pct=True))
+            lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+        lines.append("| games | " + " | ".join(str(lad[n]["games"]) for n in lad) + " |")
     for n in counts:
         md = out["ladders"].get(str(n))
         if md:

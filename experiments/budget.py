@@ -281,6 +281,9 @@ def profile_point(spec: BudgetSpec, agent: str) -> dict[str, Any]:
     game = games_mod.get_game(spec.game)
     config = game.make_config(spec.config_or_default())
     n = config.num_players
+    from experiments.tournament.worker import one_thread
+
+    one_thread()  # torch on one thread, as in the tournaments' workers (a forward pass per decision)
     searcher = make_agent(agent, spec.game, seed=0, allow_import=True)
     if not hasattr(searcher, "profile"):
         raise ValueError(f"profile: expected a search agent (ismcts:...), got {agent!r}")

@@ -79,6 +79,24 @@ separated by commas (defaults in brackets):
 |         | to the searcher's D-th next decision and is worth the value head's estimate of the game's |
 |         | outcome on the searcher's observation there (+-1 if decided first) [0]                   |
 
+Where the time goes (optional, for measurements such as ``experiments.budget --profile``): with
+``agent.profile = {}`` (a dict; None, the default, turns it off) every decision adds its seconds
+(``time.perf_counter``) to these keys, so that their shares of ``total`` say where a decision's time is spent:
+
+| key           | what                                                                               |
+|---------------|------------------------------------------------------------------------------------|
+| ``total``     | the whole of ``act`` (searched decisions only) plus ``observe``                     |
+| ``observe``   | ``observe_engine``: the information set and the opponent model's beliefs            |
+| ``determinize`` | drawing the worlds (``InformationSet.sample``)                                   |
+| ``prepare``   | each world's shared plan (Take 5: the others' predicted cards of the trick)         |
+| ``prior``     | the prior policy's forward pass on the searcher's observation (``topk``, ``cpuct``) |
+| ``network``   | the policy's forward passes inside the rollouts (``rollout=policy``, ``value=1``)   |
+| ``rollouts``  | the rollouts without their forward passes (engine clones, steps, rollout policies)  |
+| ``tree``      | the rest: the allocation's bookkeeping (sequential halving or UCB), checks          |
+
+``decisions`` and ``sims`` count the searched decisions and their simulations. The timer calls cost
+well under a microsecond each.
+
 What it thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True`` every
 decision leaves ``agent.last_thoughts``: each candidate action's visits (simulations spent on it) and
 mean value, the chosen action, and the prior's probabilities when there is a prior. The numbers are
@@ -234,6 +252,9 @@ class SearchAgent(Agent):
     keep_thoughts: bool = False
     """Set True to keep each decision's candidates in ``last_thoughts`` (see ``last_thoughts``)."""
 
+    profile: dict[str, float] | None = None
+    """Set to a dict (``{}``) to add each decision's time per part to it (the module docstring's table)."""
+
     def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None,
                  allow_import: bool = False) -> None:
         super().__init__(seed)
@@ -258,6 +279,7 @@ class SearchAgent(Agent):
         self.last_stats: dict[str, Any] = {}
         self._visits: dict[int, int] = {}
         self._sums: dict[int, float] = {}
+        self._prior_net = 0.0
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -282,14 +304,50 @@ class SearchAgent(Agent):
     def observe_engine(self, engine: Any, player: int) -> None:
         """Take the information set of ``player`` in ``engine`` for the next ``act``, and follow the
         public event of the last step (call it after every step to let the opponent model work)."""
-        info = InformationSet(engine, player)
         if self.params.prior is not None and self._prior_agent is None:
             self._guide()  # load the policy now (a game's first call), not inside a timed decision
+        t0 = _time.perf_counter()
+        info = InformationSet(engine, player)
         if self._rollout.observe is not None:
             self._rollout.observe(info, self._memory, self.params)
         self._info = info
+        if self.profile is not None:
+            dt = _time.perf_counter() - t0
+            self._add("observe", dt)
+            self._add("total", dt)
+
+    def _add(self, key: str, seconds: float) -> None:
+        prof = self.profile
+        if prof is not None:
+            prof[key] = prof.get(key, 0.0) + seconds
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        if self.profile is None:
+            return self._act(observation, action_mask)
+        prof = self.profile
+        t0 = _time.perf_counter()
+        guide = self._prior_agent
+        net0 = guide.seconds if guide is not None else 0.0
+        before = {k: prof.get(k, 0.0) for k in ("determinize", "prepare", "prior", "rollouts")}
+        self.last_stats = {}
+        self._prior_net = 0.0
+        best = self._act(observation, action_mask)
+        if not self.last_stats:  # a single legal action: no search
+            return best
+        total = _time.perf_counter() - t0
+        guide = self._prior_agent
+        net = (guide.seconds - net0) if guide is not None else 0.0
+        delta = {k: prof.get(k, 0.0) - before[k] for k in before}
+        net_rollouts = min(max(0.0, net - self._prior_net), delta["rollouts"])  # the prior's own pass is in "prior"
+        prof["rollouts"] = before["rollouts"] + delta["rollouts"] - net_rollouts
+        self._add("network", net_rollouts)
+        self._add("tree", max(0.0, total - sum(delta.values())))
+        self._add("total", total)
+        self._add("decisions", 1)
+        self._add("sims", float(self.last_stats.get("sims", 0)))
+        return best
+
+    def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         legal = check_mask(action_mask)
         self.last_thoughts = None
         if len(legal) == 1:
@@ -310,7 +368,12 @@ class SearchAgent(Agent):
         actions = [int(a) for a in legal]
         prior = None
         if self.params.prior is not None:
+            t0 = _time.perf_counter()
+            net0 = self._guide().seconds
             prior = self._prior(observation, action_mask)
+            if self.profile is not None:
+                self._add("prior", _time.perf_counter() - t0)
+                self._prior_net = self._guide().seconds - net0
             if self.params.topk:
                 actions = sorted(actions, key=lambda a: -prior[a])[:self.params.topk]
                 if len(actions) == 1:
@@ -364,8 +427,16 @@ class SearchAgent(Agent):
     # --- worlds ---------------------------------------------------------------------------------
     def _new_world(self, info: InformationSet) -> tuple[Any, list[float], Any]:
         facts = self._memory.get("facts") if self.params.model == "heuristic" else None
+        if self.profile is None:
+            world = info.sample(self.rng, facts)
+            plan = self._rollout.prepare(world, info.player, self.params)
+            return world, self.rng.random(NOISE_LEN).tolist(), plan
+        t0 = _time.perf_counter()
         world = info.sample(self.rng, facts)
+        t1 = _time.perf_counter()
         plan = self._rollout.prepare(world, info.player, self.params)
+        self._add("determinize", t1 - t0)
+        self._add("prepare", _time.perf_counter() - t1)
         return world, self.rng.random(NOISE_LEN).tolist(), plan
 
     def _value(self, world: tuple[Any, list[float], Any], action: int, player: int) -> float:
@@ -373,11 +444,16 @@ class SearchAgent(Agent):
 
     def _values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int) -> list[float]:
         """The rollout values of ``(world, action)`` pairs; policy rollouts run as one batch."""
+        t0 = _time.perf_counter() if self.profile is not None else 0.0
         if self.params.rollout == "policy":
             jobs = [(engine.clone(), a, noise, plan) for (engine, noise, plan), a in pairs]
-            return self._rollout.simulate_policy(jobs, player, self.params, self._guide())
-        return [self._rollout.simulate(engine.clone(), a, player, noise, plan, self.params)
-                for (engine, noise, plan), a in pairs]
+            out = self._rollout.simulate_policy(jobs, player, self.params, self._guide())
+        else:
+            out = [self._rollout.simulate(engine.clone(), a, player, noise, plan, self.params)
+                   for (engine, noise, plan), a in pairs]
+        if self.profile is not None:
+            self._add("rollouts", _time.perf_counter() - t0)
+        return out
 
     # --- allocation: sequential halving over common worlds ----------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
@@ -482,7 +558,8 @@ class PolicyGuide:
     ``evaluate(observations, masks) -> (logits, values)``: one batched forward pass of the policy
     (``PolicyAgent.evaluate``); ``points``: the game's points (Take 5: bull heads) per unit of the value
     head, ``1 / reward_scale`` of the policy's training (its checkpoint's ``train_config``, else the
-    trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows.
+    trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows,
+    ``seconds`` their time (``time.perf_counter``).
     """
 
     def __init__(self, agent: Any, game: str) -> None:
@@ -495,11 +572,182 @@ class PolicyGuide:
         self.points = 1.0 / float(scale)
         self.calls = 0
         self.rows = 0
+        self.seconds = 0.0
 
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.rows += len(observations)
-        return self.agent.evaluate(observations, masks)
+        t0 = _time.perf_counter()
+        out = self.agent.evaluate(observations, masks)
+        self.seconds += _time.perf_counter() - t0
+        return out
 
 
-__all__ = ["NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]
+class BestResponseSearch(Agent):
+    """An approximate best response by search: IS-MCTS that knows the fixed opponents' policy.
+
+    In the spirit of approximate best response (Timbers et al. 2022, "Approximate exploitability:
+    learning a best response"): the responder plays against opponents that all follow one known policy
+    (``opponent``: a factory ``seed -> Agent``, e.g. a registry name made into agents by the caller), and
+    it plans with that knowledge. Each simulation of a decision:
+
+    1. draws a world through the responder's ``InformationSet`` (``sample``: the cards it cannot see
+       re-dealt, later chance re-seeded);
+    2. plays it forward: at every opponent decision the model's copy for that seat chooses from that
+       seat's *own* observation of the world (a search opponent also gets ``observe_engine`` of the
+       world), i.e. the opponents' actions are sampled from their policy; at the responder's decisions
+       in the tree, UCB1 (``c`` times the range of the values seen) over the legal actions of a node
+       keyed by the responder's observation and mask (single-observer IS-MCTS: one node per
+       information set it can tell apart); the first decision outside the tree adds a node, the later
+       ones follow ``rollout`` (an ``Agent``, default uniform random);
+    3. scores the end of the game for the responder (``objective="win"``: its win share, ties shared;
+       ``"return"``: its rewards minus the mean of the others'), or after ``horizon`` decisions (all
+       seats; ``objective="return"`` only), and backs the value up the nodes visited.
+
+    The root's most visited action is played. The values and the tree are built anew for each decision.
+    Hidden choices the opponents made *before* the decision (Take 5: cards already chosen for the
+    current trick) come from the game's determinization, not from their policy, so at such decisions
+    the response is approximate even with unlimited simulations; where the responder acts before any
+    hidden opponent choice (the toy game's first seat) the simulations sample exactly the opponents'
+    behaviour, and enough of them reach the exact best response (``tests/test_exploit_search.py``).
+
+    | argument   | meaning                                                                      |
+    |------------|------------------------------------------------------------------------------|
+    | opponent   | ``seed -> Agent``: the fixed policy of every other seat (one copy per seat)  |
+    | game       | the game's name                                                              |
+    | sims       | simulations per decision (>= 1)                                              |
+    | c          | UCB1 exploration, times the range of the values seen [1.0]                   |
+    | rollout    | ``seed -> Agent`` for the responder's own moves outside the tree [random]    |
+    | objective  | ``"win"`` or ``"return"`` [win]                                              |
+    | horizon    | decisions (all seats) per simulation, None = to the end of the game [None]   |
+    """
+
+    name = "ismcts-br"
+    uses_engine = True
+
+    def __init__(self, opponent: Callable[[int], Agent], game: str, seed: int | None = None, sims: int = 200,
+                 c: float = 1.0, rollout: Callable[[int], Agent] | None = None, objective: str = "win",
+                 horizon: int | None = None) -> None:
+        super().__init__(seed)
+        if not callable(opponent):
+            raise ValueError(f"opponent: expected a factory seed -> Agent, got {opponent!r}")
+        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
+            raise ValueError(f"sims: expected an integer >= 1, got {sims!r}")
+        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 <= c <= 100.0:
+            raise ValueError(f"c: expected a number in 0.0..100.0, got {c!r}")
+        if objective not in ("win", "return"):
+            raise ValueError(f"objective: expected 'win' or 'return', got {objective!r}")
+        if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer))
+                                    or horizon < 1):
+            raise ValueError(f"horizon: expected an integer >= 1 or None (the end of the game), got {horizon!r}")
+        if horizon is not None and objective == "win":
+            raise ValueError("horizon: expected objective='return' with a horizon (a cut-off game has no winner)")
+        self.game = game
+        self._game = games.get_game(game)
+        self.sims, self.c, self.objective = int(sims), float(c), objective
+        self.horizon = None if horizon is None else int(horizon)
+        self._make_opponent = opponent
+        self._opponents: dict[int, Agent] = {}
+        from agents.random_agent import RandomAgent  # lazy: the registry's module imports this one
+
+        self._rollout_agent = (rollout or (lambda sd: RandomAgent(sd)))(0)
+        self._info: InformationSet | None = None
+        self.last_stats: dict[str, Any] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self._info = None
+        self._rollout_agent.reset(seed=int(self.rng.integers(2**31)))
+        for q, agent in self._opponents.items():
+            agent.reset(seed=int(self.rng.integers(2**31)) + q)
+
+    def observe_engine(self, engine: Any, player: int) -> None:
+        """Take the information set of ``player`` in ``engine`` for the next ``act``."""
+        self._info = InformationSet(engine, player)
+
+    def _opponent(self, seat: int) -> Agent:
+        agent = self._opponents.get(seat)
+        if agent is None:
+            agent = self._make_opponent(int(self.rng.integers(2**31)) + seat)
+            self._opponents[seat] = agent
+        return agent
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = check_mask(action_mask)
+        if len(legal) == 1:
+            self._info = None
+            return int(legal[0])
+        info = self._info
+        if info is None:
+            raise ValueError("ismcts-br: expected observe_engine(engine, player) before act() (see agents.base)")
+        self._info = None
+        start = _time.perf_counter()
+        tree: dict[bytes, dict[str, Any]] = {}
+        bounds = [math.inf, -math.inf]
+        root = self._key(np.asarray(observation), np.asarray(action_mask))
+        for _ in range(self.sims):
+            path: list[tuple[dict[str, Any], int]] = []
+            v = self._simulate(info.sample(self.rng), info.player, tree, path, bounds)
+            bounds[0], bounds[1] = min(bounds[0], v), max(bounds[1], v)
+            for node, a in path:
+                node["N"] += 1
+                node["n"][a] += 1
+                node["w"][a] += v
+        node = tree.get(root)
+        self.last_stats = {"sims": self.sims, "seconds": _time.perf_counter() - start, "nodes": len(tree)}
+        if node is None:  # pragma: no cover - the root is always the first node of a simulation
+            return int(legal[0])
+        return int(max((int(a) for a in legal), key=lambda a: (node["n"][a], node["w"][a])))
+
+    @staticmethod
+    def _key(observation: np.ndarray, mask: np.ndarray) -> bytes:
+        return np.asarray(observation, np.float32).tobytes() + np.asarray(mask, np.int8).tobytes()
+
+    def _select(self, node: dict[str, Any], legal: np.ndarray, bounds: list[float]) -> int:
+        untried = [int(a) for a in legal if node["n"][a] == 0]
+        if untried:
+            return untried[int(self.rng.integers(len(untried)))]
+        span = bounds[1] - bounds[0] if bounds[1] > bounds[0] else 1.0
+        logn = math.log(max(node["N"], 1))
+        n, w = node["n"], node["w"]
+        return max((int(a) for a in legal), key=lambda a: w[a] / n[a] + self.c * span * math.sqrt(logn / n[a]))
+
+    def _simulate(self, world: Any, player: int, tree: dict[bytes, dict[str, Any]],
+                  path: list[tuple[dict[str, Any], int]], bounds: list[float]) -> float:
+        game = self._game
+        n = world.config.num_players
+        returns = [0.0] * n
+        in_tree = True
+        steps = 0
+        while not world.is_over and (self.horizon is None or steps < self.horizon):
+            p = world.current_player
+            mask = world.legal_mask()
+            obs = game.observe(world, p)
+            if p == player:
+                legal = np.flatnonzero(mask)
+                if in_tree:
+                    key = self._key(obs, mask)
+                    node = tree.get(key)
+                    if node is None:
+                        size = len(mask)
+                        node = tree[key] = {"N": 0, "n": np.zeros(size, np.int64), "w": np.zeros(size)}
+                        in_tree = False  # one new node per simulation; the rest is the rollout
+                    a = self._select(node, legal, bounds)
+                    path.append((node, a))
+                else:
+                    a = int(self._rollout_agent.act(obs, mask))
+            else:
+                opp = self._opponent(p)
+                if opp.uses_engine:
+                    opp.observe_engine(world, p)
+                a = int(opp.act(obs, mask))
+            for q, r in enumerate(world.step(a)):
+                returns[q] += r
+            steps += 1
+        if world.is_over and self.objective == "win":
+            return float(game.results(world, [None] * n)["win"][player])
+        others = [returns[q] for q in range(n) if q != player]
+        return returns[player] - (sum(others) / len(others) if others else 0.0)
+
+
+__all__ = ["BestResponseSearch", "NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]

@@ -23,6 +23,8 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 | ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
 | ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
 | ``exploit``   | ``experiments.exploit``   | how much a fresh best response gains against an agent    |
+| ``budget``    | ``experiments.budget``    | search strength as a function of its budget (curves)     |
+| ``baselines`` | ``experiments.baselines`` | 5 Alive seat win rates, game length, ladders per count   |
 | ``train``     | ``experiments.train``     | PPO self-play training (the ``train`` extra)             |
 | ``rllib-train``| ``experiments.rllib_train``| RLlib training (the ``distributed`` extra)              |
 | ``bench``     | ``experiments.bench``     | engine and environment throughput                        |
@@ -57,6 +59,8 @@ VERBS: dict[str, str] = {
     "tournament": "experiments.tournament",
     "ladder": "experiments.ladder",
     "exploit": "experiments.exploit",
+    "budget": "experiments.budget",
+    "baselines": "experiments.baselines",
     "train": "experiments.train",
     "rllib-train": "experiments.rllib_train",
     "bench": "experiments.bench",

@@ -122,8 +122,9 @@ class LadderSpec:
         agents: the entrants (None: ``ladder_agents(game)``, every shipped agent); at least 2.
         config: game config fields (None: ``DEFAULT_CONFIG[game]``).
         games: games in all; seed: the tournament seed; workers: processes playing games.
-        out: the folder holding run folders; plots: write the PNG plots; progress: a progress bar on stderr
-        (games played, rate, time left); quiet: print nothing (no progress bar either).
+        out: the folder holding run folders; plots: write the PNG plots.
+        progress: show a progress bar of the games played on stderr.
+        quiet: print nothing (no progress bar either).
     """
 
     game: str

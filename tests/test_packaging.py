@@ -90,8 +90,10 @@ def test_the_wheel_holds_the_packages_and_their_data(built):
         for package in ("agents", "experiments"):                              # moved, whole
             assert f"fiveplay_env/{package}/__init__.py" in names
         assert "fiveplay_env/experiments/tournament/runner.py" in names
-        for model in ("take5-round-4p", "take5-game-4p", "five-alive-4p"):    # the shipped policies
-            assert f"fiveplay_env/agents/learned/pretrained/{model}.pt" in names
+        from agents.learned import pretrained
+
+        for spec in pretrained.MODELS.values():                               # every shipped policy
+            assert f"fiveplay_env/agents/learned/pretrained/{spec.file}" in names
         assert "fiveplay_env/agents/learned/pretrained/README.md" in names     # their model cards
         for static in ("index.html", "app.js", "style.css"):                  # the web app's files
             assert f"fiveplay_env/experiments/web/static/{static}" in names

@@ -118,20 +118,6 @@ def test_loads_by_name_in_a_fresh_process_from_the_installed_package() -> None:
 
 
 @pytest.mark.slow
-def test_the_wheel_carries_the_policy_files(tmp_path) -> None:
-    """A non-editable install gets the files: they are package data of the built wheel."""
-    import zipfile
-
-    out = subprocess.run([sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
-                          "-q", "-w", str(tmp_path)], capture_output=True, text=True, timeout=300)
-    assert out.returncode == 0, out.stderr
-    (wheel,) = tmp_path.glob("*.whl")
-    names = set(zipfile.ZipFile(wheel).namelist())
-    for spec in pretrained.MODELS.values():
-        assert f"agents/learned/pretrained/{spec.file}" in names
-    assert "agents/learned/pretrained/README.md" in names
-
-
 def test_the_model_card_table_is_the_cards() -> None:
     """agents/learned/pretrained/README.md is what experiments.ship writes from the files' cards."""
     from experiments.ship import readme

@@ -150,10 +150,14 @@ def test_whole_five_alive_game(client):
             assert "the direction is now" in e["text"]
 
 
-def test_five_alive_policy_needs_four_players(client):
+def test_a_bot_that_cannot_play_the_table_is_refused_by_seat(client):
+    r = client.post("/api/games", json={"game": "five_alive", "config": {"num_players": 3}, "seat": 0,
+                                        "bots": ["pretrained:take5-game-4p", "random"]})
+    assert r.status_code == 400 and "bots[0] (seat 1)" in r.json()["error"]
+    # the 4-player 5 Alive policy plays 2-6 players (its observation adapted): accepted at 3
     r = client.post("/api/games", json={"game": "five_alive", "config": {"num_players": 3}, "seat": 0,
                                         "bots": ["pretrained:five-alive-4p", "random"]})
-    assert r.status_code == 400 and "bots[0] (seat 1)" in r.json()["error"]
+    assert r.status_code == 201, r.text
 
 
 def test_placement_events_match_the_engine():

@@ -26,6 +26,7 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 | ``budget``    | ``experiments.budget``    | search strength as a function of its budget (curves)     |
 | ``baselines`` | ``experiments.baselines`` | 5 Alive seat win rates, game length, ladders per count   |
 | ``train``     | ``experiments.train``     | PPO self-play training (the ``train`` extra)             |
+| ``curves``    | ``experiments.curves``    | training runs' learning curves side by side (wall time)  |
 | ``rllib-train``| ``experiments.rllib_train``| RLlib training (the ``distributed`` extra)              |
 | ``bench``     | ``experiments.bench``     | engine and environment throughput                        |
 | ``ray-bench`` | ``experiments.ray_bench`` | tournaments and training on Ray                          |
@@ -62,6 +63,7 @@ VERBS: dict[str, str] = {
     "budget": "experiments.budget",
     "baselines": "experiments.baselines",
     "train": "experiments.train",
+    "curves": "experiments.curves",
     "rllib-train": "experiments.rllib_train",
     "bench": "experiments.bench",
     "ray-bench": "experiments.ray_bench",

@@ -187,3 +187,22 @@ def test_a_budget_the_evaluations_fill_makes_one_update_and_says_so(tmp_path, ca
     from agents.learned.checkpoint import load_checkpoint
 
     assert load_checkpoint(r["checkpoint"])["progress"]["update"] == 1
+
+
+def test_curves_compare_runs_at_equal_training_time(tiny_run, tmp_path):
+    """experiments.curves: the table and plot of several runs against one baseline, from their files."""
+    from experiments import curves
+
+    out = str(tmp_path / "cmp.png")
+    r = curves.main([tiny_run["run_dir"], tiny_run["run_dir"], "--baseline", "take5-safest", "--labels", "A", "B",
+                     "--out", out])
+    with open(tiny_run["curves_csv"], encoding="utf-8", newline="") as f:
+        last = [row for row in csv.DictReader(f) if row["baseline"] == "take5-safest"][-1]
+    assert [row["label"] for row in r["rows"]] == ["A", "B"]
+    assert r["rows"][0]["decisions"] == int(last["decisions"])
+    assert r["rows"][0]["win_last"][0] == float(last["win_mean"])
+    assert os.path.getsize(out) > 1000 and "| A | batched |" in open(r["md"], encoding="utf-8").read()
+    with pytest.raises(ValueError, match="no evaluation against 'nobody'"):
+        curves.compare([tiny_run["run_dir"]], baseline="nobody")
+    with pytest.raises(ValueError, match="labels: expected one per run"):
+        curves.compare([tiny_run["run_dir"]], labels=["a", "b"])

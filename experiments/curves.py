@@ -115,7 +115,9 @@ def _plot(series: list[tuple[str, list[dict[str, str]]]], baseline: str, out: st
             ax.plot(x, m, color=f"C{k}", marker="o", ms=3, label=label)
             ax.fill_between(x, [a - e for a, e in zip(m, c)], [a + e for a, e in zip(m, c)], color=f"C{k}", alpha=0.2)
     axes[0].set_ylabel(f"win rate vs {baseline}")
-    axes[1].set_ylabel(f"score difference vs {baseline}")
+    lower = series[0][1][0]["score_name"] == "score"  # Take 5's bull heads: fewer is better
+    axes[1].set_ylabel(f"{series[0][1][0]['score_name']} difference vs {baseline}"
+                       + (" (lower is better)" if lower else ""))
     axes[1].axhline(0.0, color="grey", ls=":", lw=1)
     for ax in axes:
         ax.set_xlabel("training minutes (evaluations excluded)")

@@ -20,7 +20,8 @@ Rows (every mode side by side in one run):
 - ``--options`` rows: what each rule option costs, per game with a JAX engine, at one batch size (the
   largest ``--jax-batch`` up to 4,096) and 4 players: the numpy batched engine with observations and the
   JAX engine (``lax.scan`` over 64 steps) under each option of ``OPTIONS`` alone, each beside the
-  default rules as a ratio of the same run (below 1: the option slows the engine down).
+  default rules as a ratio of the same run (below 1: the option slows the engine down), and the default
+  rules measured again at the end (its ratio shows the run's drift: compare the options' ratios with it).
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
 """
 from __future__ import annotations
@@ -351,10 +352,14 @@ def _option_rows(games: list[str], b: int, seconds: float, repeats: int, rows: l
             continue
         base_np = _numpy_option_rate(game, {}, b, seconds, repeats)
         base_jx = _jax_rates(mod.JaxEnv(num_players=4), b, seconds, repeats)["scan"]
-        for label, fields in [("default rules", {})] + OPTIONS[game]:
-            np_rate = base_np if not fields else _numpy_option_rate(game, fields, b, seconds, repeats)
-            jx_rate = base_jx if not fields else _jax_rates(mod.JaxEnv(num_players=4, **fields), b, seconds,
-                                                            repeats)["scan"]
+        # the default rules once more at the end: how far the same measurement drifts within the run (JAX on
+        # this kind of CPU varies more between passes than most options cost: read the ratios against it)
+        cases = [("default rules", {}, False)] + [(lbl, f, True) for lbl, f in OPTIONS[game]] + [
+            ("default rules, again", {}, True)]
+        for label, fields, measure in cases:
+            np_rate = _numpy_option_rate(game, fields, b, seconds, repeats) if measure else base_np
+            jx_rate = (_jax_rates(mod.JaxEnv(num_players=4, **fields), b, seconds, repeats)["scan"] if measure
+                       else base_jx)
             row = {"game": game, "players": 4, "what": f"option {label} B={b}", "numpy_decisions_per_s": np_rate,
                    "jax_decisions_per_s": jx_rate, "numpy_ratio": np_rate / base_np, "jax_ratio": jx_rate / base_jx}
             rows.append(row)

@@ -197,3 +197,39 @@ class InformationSet:
                 except RuntimeError:  # no deal satisfies the beliefs: forget them for this decision
                     self._conditioned[key] = None
         return game.sample_engine(config, self._canonical, self.player, rng)
+
+
+class SearchAgentBase(Agent):
+    """Base of the search agents (``uses_engine = True``): ``observe_engine`` keeps the seat's
+    ``InformationSet`` for the next decision, and ``take_information_set`` hands it to ``act``, once.
+
+    Subclasses that do more in ``observe_engine`` still store the set in ``self._info``; ``label`` names
+    the agent in the errors.
+    """
+
+    uses_engine = True
+    label = "search agent"
+
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self._info: InformationSet | None = None
+
+    def observe_engine(self, engine: Any, player: int) -> None:
+        """Take the information set of ``player`` in ``engine`` for the next ``act``."""
+        self._info = InformationSet(engine, player)
+
+    def take_information_set(self, action_mask: np.ndarray) -> tuple[np.ndarray, InformationSet | None]:
+        """The legal actions of ``action_mask`` and the information set of this decision, or None for it
+        when only one action is legal (nothing to search). The set is used up: each decision needs its own
+        ``observe_engine``. ``ValueError`` if there was none, or if the mask is not the one of the engine
+        given to ``observe_engine``."""
+        legal = check_mask(action_mask)
+        info, self._info = self._info, None
+        if len(legal) == 1:
+            return legal, None
+        if info is None:
+            raise ValueError(f"{self.label}: expected observe_engine(engine, player) before act(): a search "
+                             "agent needs its information set (see agents.base)")
+        if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
+            raise ValueError(f"{self.label}: the action mask does not match the engine given to observe_engine")
+        return legal, info

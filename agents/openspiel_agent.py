@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, InformationSet, check_mask
+from agents.base import SearchAgentBase
 from agents.registry import register_prefix
 from fiveplay_env.core.config import plain
 
@@ -137,11 +137,11 @@ def _games(config: Any) -> tuple[Any, Any]:
     return _GAMES[config]
 
 
-class OpenSpielAgent(Agent):
+class OpenSpielAgent(SearchAgentBase):
     """One of OpenSpiel's searches (IS-MCTS or determinized MCTS) in a seat of our game; needs
     ``observe_engine`` before each ``act`` (see the module docstring)."""
 
-    uses_engine = True
+    label = "openspiel agent"
 
     def __init__(self, seed: int | None = None, game: str = "take5", params: OpenSpielParams | None = None) -> None:
         super().__init__(seed)
@@ -150,7 +150,6 @@ class OpenSpielAgent(Agent):
         self.game = game
         self.params = params or OpenSpielParams()
         self.name = f"openspiel:{self.params.algo}"
-        self._info: InformationSet | None = None
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int | None = None) -> None:
@@ -167,26 +166,14 @@ class OpenSpielAgent(Agent):
         self.rng.bit_generator.state = state["rng"]
         self._info = None
 
-    def observe_engine(self, engine: Any, player: int) -> None:
-        """The information set of ``player`` in ``engine`` for the next ``act``."""
-        self._info = InformationSet(engine, player)
-
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise ValueError("openspiel agents: act_batch is not available: a search agent decides one game at a "
                          "time (observe_engine, then act)")
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = check_mask(action_mask)
-        if len(legal) == 1:
-            self._info = None
-            return int(legal[0])
-        info = self._info
+        legal, info = self.take_information_set(action_mask)
         if info is None:
-            raise ValueError("openspiel agent: expected observe_engine(engine, player) before act(): a search "
-                             "agent needs its information set (see agents.base)")
-        self._info = None
-        if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
-            raise ValueError("openspiel agent: the action mask does not match the engine given to observe_engine")
+            return int(legal[0])
         _, osi, ismcts, mcts = _openspiel()
         game, search_game = _games(info.config)
         p = self.params

@@ -136,14 +136,13 @@ from __future__ import annotations
 import copy
 import math
 import time as _time
-from dataclasses import dataclass
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from agents import games
-from agents.base import Agent, InformationSet, check_mask
+from agents.base import Agent, InformationSet, SearchAgentBase
 from agents.kit import Rollout
 from fiveplay_env.core.config import plain
 from fiveplay_env.games import GameMapping
@@ -243,11 +242,11 @@ class SearchParams:
         return cls(**kwargs)
 
 
-class SearchAgent(Agent):
+class SearchAgent(SearchAgentBase):
     """Determinized Monte Carlo search (see the module docstring); needs ``observe_engine``."""
 
     name = "ismcts"
-    uses_engine = True
+    label = "ismcts"
 
     keep_thoughts: bool = False
     """Set True to keep each decision's candidates in ``last_thoughts`` (see ``last_thoughts``)."""
@@ -273,7 +272,6 @@ class SearchAgent(Agent):
             raise ValueError(f"rollout=policy: not available for {game!r}")
         if self.params.value and not self._rollout.leaf_value:
             raise ValueError(f"value=1: no value-head leaf for {game!r} (use rollout=policy without value)")
-        self._info: InformationSet | None = None
         self._memory: dict[str, Any] = {}
         self._prior_agent: Any = None
         self.last_stats: dict[str, Any] = {}
@@ -348,23 +346,13 @@ class SearchAgent(Agent):
         return best
 
     def _act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = check_mask(action_mask)
         self.last_thoughts = None
-        if len(legal) == 1:
-            self._info = None
+        legal, info = self.take_information_set(action_mask)
+        if info is None:
             if self.keep_thoughts:
                 self.last_thoughts = {"kind": "search", "forced": True, "chosen": int(legal[0]),
                                       "candidates": [{"action": int(legal[0]), "visits": 0, "mean": None}]}
             return int(legal[0])
-        info = self._info
-        if info is None:
-            raise ValueError(
-                "ismcts: expected observe_engine(engine, player) before act(): a search agent needs its "
-                "information set (see agents.base)"
-            )
-        self._info = None
-        if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
-            raise ValueError("ismcts: the action mask does not match the engine given to observe_engine")
         actions = [int(a) for a in legal]
         prior = None
         if self.params.prior is not None:
@@ -583,7 +571,7 @@ class PolicyGuide:
         return out
 
 
-class BestResponseSearch(Agent):
+class BestResponseSearch(SearchAgentBase):
     """An approximate best response by search: IS-MCTS that knows the fixed opponents' policy.
 
     In the spirit of approximate best response (Timbers et al. 2022, "Approximate exploitability:
@@ -623,7 +611,7 @@ class BestResponseSearch(Agent):
     """
 
     name = "ismcts-br"
-    uses_engine = True
+    label = "ismcts-br"
 
     def __init__(self, opponent: Callable[[int], Agent], game: str, seed: int | None = None, sims: int = 200,
                  c: float = 1.0, rollout: Callable[[int], Agent] | None = None, objective: str = "win",
@@ -651,7 +639,6 @@ class BestResponseSearch(Agent):
         from agents.random_agent import RandomAgent  # lazy: the registry's module imports this one
 
         self._rollout_agent = (rollout or (lambda sd: RandomAgent(sd)))(0)
-        self._info: InformationSet | None = None
         self.last_stats: dict[str, Any] = {}
 
     def reset(self, seed: int | None = None) -> None:
@@ -661,10 +648,6 @@ class BestResponseSearch(Agent):
         for q, agent in self._opponents.items():
             agent.reset(seed=int(self.rng.integers(2**31)) + q)
 
-    def observe_engine(self, engine: Any, player: int) -> None:
-        """Take the information set of ``player`` in ``engine`` for the next ``act``."""
-        self._info = InformationSet(engine, player)
-
     def _opponent(self, seat: int) -> Agent:
         agent = self._opponents.get(seat)
         if agent is None:
@@ -673,14 +656,9 @@ class BestResponseSearch(Agent):
         return agent
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = check_mask(action_mask)
-        if len(legal) == 1:
-            self._info = None
-            return int(legal[0])
-        info = self._info
+        legal, info = self.take_information_set(action_mask)
         if info is None:
-            raise ValueError("ismcts-br: expected observe_engine(engine, player) before act() (see agents.base)")
-        self._info = None
+            return int(legal[0])
         start = _time.perf_counter()
         tree: dict[bytes, dict[str, Any]] = {}
         bounds = [math.inf, -math.inf]

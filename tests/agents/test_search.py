@@ -367,3 +367,49 @@ def test_five_alive_value_leaf_is_the_value_head_at_the_searchers_next_decision(
                 assert v == pytest.approx(want)
                 checked += 1
     assert checked > 40 and crossed > 0
+
+
+def engine_choices(engine: object) -> int:
+    return int(np.count_nonzero(engine.legal_mask()))
+
+
+def _search_agents(game_name: str) -> list[object]:
+    """One of each search agent kind: ours, the best response by search, and OpenSpiel's (if installed)."""
+    from agents.random_agent import RandomAgent
+    from agents.search import BestResponseSearch
+
+    out = [make_agent("ismcts:sims=4", game_name, seed=0),
+           BestResponseSearch(lambda sd: RandomAgent(sd), game_name, seed=0, sims=4)]
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:  # pragma: no cover - the openspiel extra is part of make test
+        return out
+    return out + [make_agent("openspiel:ismcts:sims=4", game_name, seed=0)]
+
+
+@pytest.mark.parametrize("game_name,config", CONFIGS[::2], ids=["take5", "five_alive"])
+def test_every_search_agent_takes_one_information_set_per_decision(game_name: str, config: object) -> None:
+    """The shared preamble (agents.base.SearchAgentBase.take_information_set): a decision without
+    observe_engine, or with a mask that is not the engine's, is refused naming the agent; the set is used
+    up by the decision; a single legal action needs no set."""
+    game = games.get_game(game_name)
+    engine, player = next((e, p) for e, p in _positions(game_name, config, 20, seed=3)
+                          if engine_choices(e) >= 3)  # still a choice with one legal action taken away
+    obs, mask = game.observe(engine, player), engine.legal_mask()
+    for agent in _search_agents(game_name):
+        with pytest.raises(ValueError, match=rf"^{agent.label}: expected observe_engine\(engine, player\) before act"):
+            agent.act(obs, mask)
+        agent.observe_engine(engine, player)
+        other = mask.copy()
+        other[np.flatnonzero(mask)[0]] = 0
+        with pytest.raises(ValueError, match=rf"^{agent.label}: the action mask does not match"):
+            agent.act(obs, other)
+        with pytest.raises(ValueError, match="expected observe_engine"):  # the refused decision used it up
+            agent.act(obs, mask)
+        agent.observe_engine(engine, player)
+        assert mask[agent.act(obs, mask)] == 1
+        with pytest.raises(ValueError, match="expected observe_engine"):
+            agent.act(obs, mask)
+        only = np.zeros_like(mask)
+        only[np.flatnonzero(mask)[-1]] = 1
+        assert agent.act(obs, only) == int(np.flatnonzero(mask)[-1])

@@ -22,12 +22,22 @@ Rows (every mode side by side in one run):
   JAX engine (``lax.scan`` over 64 steps) under each option of ``OPTIONS`` alone, each beside the
   default rules as a ratio of the same run (below 1: the option slows the engine down), and the default
   rules measured again at the end (its ratio shows the run's drift: compare the options' ratios with it).
+- ``--paired ROUNDS`` (the repeatable JAX figure; with ``--cpus`` to pin the process): the JAX section as
+  paired rounds instead: per game and batch size, the JAX engine (``lax.scan`` over 64 steps), the numpy
+  batched engine with observations and Pgx's two games are all compiled and warmed first, then each
+  round runs one ``--seconds`` pass of each, the order rotated by one every round, and every ratio is
+  taken within a round (passes seconds apart see the same machine): the median of the rounds' ratios
+  with their range. JAX's passes on a shared CPU drift by more than the options cost (1.5-3x within a
+  run was seen); a ratio of two passes run side by side moves much less.
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
+
+    python -m experiments.bench --jax-only --paired 9 --cpus 0 --jax-batch 4096 --seconds 1
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import statistics
@@ -317,6 +327,91 @@ def _jax_rows(games: list[str], players: list[int] | None, batches: list[int], s
                 emit(game, n, f"jax state bytes/game B={b}", "bytes", r["bytes"])
 
 
+class _Runner:
+    """One contestant of the paired protocol: ``run(seconds)`` -> decisions/s, state kept between calls
+    (compiled once, stepped on from where the last pass stopped)."""
+
+    def __init__(self, label: str, run: Callable[[float], float]) -> None:
+        self.label, self.run = label, run
+
+
+def _numpy_runner(game: str, n: int, b: int) -> _Runner:
+    import fiveplay_env.games
+    from fiveplay_env.core.batched import bench_batched
+
+    engine = fiveplay_env.games.get(game).batched_factory()(b, 0, num_players=n)
+    return _Runner(f"numpy batched B={b} + obs", lambda seconds: bench_batched(engine, True, seconds))
+
+
+def _jax_runner(label: str, env, b: int) -> _Runner:
+    """``lax.scan`` over 64 steps of ``_jax_protocol`` (compiled here, outside every timed pass)."""
+    import jax
+
+    fns = _jax_protocol(env, b)
+    box = [fns["scan"](fns["init"](jax.random.key(0)))]
+    jax.block_until_ready(box[0])
+
+    def run(seconds: float) -> float:
+        calls, t0 = 0, time.perf_counter()
+        while True:
+            box[0] = fns["scan"](box[0])
+            calls += 1
+            jax.block_until_ready(box[0])
+            dt = time.perf_counter() - t0
+            if dt >= seconds:
+                return calls * 64 * b / dt
+    return _Runner(label, run)
+
+
+def _paired_passes(field: list[_Runner], seconds: float, rounds: int) -> dict[str, list[float]]:
+    """Each runner's rate in each of ``rounds`` rounds (lists in round order): one pass of every runner per
+    round, round k starting with runner k (mod len) so that no runner always runs first or after the same one."""
+    rates: dict[str, list[float]] = {r.label: [] for r in field}
+    for k in range(rounds):
+        for r in field[k % len(field):] + field[:k % len(field)]:
+            rates[r.label].append(r.run(seconds))
+    return rates
+
+
+def _paired_rows(games: list[str], players: list[int] | None, batches: list[int], seconds: float, rounds: int,
+                 rows: list[dict]) -> None:
+    """The ``--paired`` protocol (see the module docstring): per game, player count and batch size, every
+    contestant compiled first, then ``rounds`` rounds of one timed pass each, the order rotated by one
+    from round to round; each ratio is taken within a round (the passes of a round ran seconds apart),
+    and the median of the rounds' ratios is reported with their range."""
+    pgx_envs = {}
+    try:
+        import pgx
+
+        pgx_envs = {"tic_tac_toe": pgx.make("tic_tac_toe"), "leduc_holdem": pgx.make("leduc_holdem")}
+    except ImportError:
+        pass
+    for game in games:
+        mod = _jax_module(game)
+        if mod is None:
+            continue
+        for n in players or [4]:
+            for b in batches:
+                jx = _jax_runner(f"jax scan64 B={b}", mod.JaxEnv(num_players=n), b)
+                others = [_numpy_runner(game, n, b)] + [_jax_runner(f"pgx {name} scan64 B={b}", env, b)
+                                                        for name, env in pgx_envs.items()]
+                field = [jx] + others
+                rates = _paired_passes(field, seconds, rounds)
+                for r in field:
+                    med = statistics.median(rates[r.label])
+                    rows.append({"game": game, "players": n, "what": f"paired {r.label}", "decisions_per_s": med,
+                                 "passes": rates[r.label]})
+                    print(f"{game:<11}{n:>8}  {'paired ' + r.label:<44}{med:>14,.0f}  "
+                          f"(passes {min(rates[r.label]):,.0f}..{max(rates[r.label]):,.0f})", flush=True)
+                for r in others:
+                    ratios = [a / o for a, o in zip(rates[jx.label], rates[r.label])]
+                    med = statistics.median(ratios)
+                    rows.append({"game": game, "players": n, "what": f"paired ratio jax/{r.label}", "ratio": med,
+                                 "ratios": ratios})
+                    print(f"{game:<11}{n:>8}  {'  ratio jax / ' + r.label:<44}{med:>14.2f}  "
+                          f"(rounds {min(ratios):.2f}..{max(ratios):.2f})", flush=True)
+
+
 # One option at a time against the default rules (the config fields are the game's own; ``observation`` is
 # the JAX engine's constructor argument and the numpy engine's compact encoder).
 OPTIONS: dict[str, list[tuple[str, dict]]] = {
@@ -367,6 +462,18 @@ def _option_rows(games: list[str], b: int, seconds: float, repeats: int, rows: l
                   f"{jx_rate:>14,.0f} jax scan64 ({row['jax_ratio']:.2f}x)", flush=True)
 
 
+def _pin(ap: argparse.ArgumentParser, cpus: list[int]) -> None:
+    """Pin this process to ``cpus`` (before JAX is imported, so that XLA's thread pool fits them)."""
+    if not hasattr(os, "sched_setaffinity"):
+        ap.error("--cpus: this platform cannot pin a process (Linux only); leave --cpus out")
+    allowed = sorted(os.sched_getaffinity(0))
+    if not cpus or any(c not in allowed for c in cpus):
+        ap.error(f"--cpus: expected CPUs among {allowed}, got {cpus}")
+    if "jax" in sys.modules:
+        ap.error("--cpus: jax is already imported in this process; pin it from the command line (taskset)")
+    os.sched_setaffinity(0, set(cpus))
+
+
 def available_games() -> list[str]:
     import fiveplay_env
     return sorted(fiveplay_env.GAMES)
@@ -389,17 +496,28 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--jax-only", action="store_true", help="only the JAX and Pgx rows")
     ap.add_argument("--options", action="store_true",
                     help="also the cost of each rule option (numpy batched and JAX, one batch size, 4 players)")
+    ap.add_argument("--paired", type=int, default=0, metavar="ROUNDS",
+                    help="the JAX section as paired rounds: every contestant compiled first, then ROUNDS rounds of "
+                         "one --seconds pass each in rotating order, ratios taken within a round (the repeatable "
+                         "figure; replaces --repeats there)")
+    ap.add_argument("--cpus", nargs="*", type=int, default=None, metavar="CPU",
+                    help="pin the benchmark to these CPUs (Linux sched_setaffinity) before anything is imported; "
+                         "XLA sizes its thread pool to them")
     ap.add_argument("--out", type=Path, default=None, help="also write the results as JSON here")
     args = ap.parse_args(argv)
-    if args.repeats < 1 or args.seconds <= 0:
-        ap.error("--repeats must be >= 1 and --seconds > 0")
+    if args.repeats < 1 or args.seconds <= 0 or args.paired < 0:
+        ap.error("--repeats must be >= 1, --seconds > 0 and --paired >= 0")
+    if args.cpus is not None:
+        _pin(ap, args.cpus)
     games = args.games or available_games()
     unknown = [g for g in games if g not in available_games()]
     if unknown:
         ap.error(f"unknown game {unknown[0]!r}: expected one of {available_games()}")
     default_players = {"take5": [2, 4, 10], "five_alive": [2, 4, 6]}
     rows: list[dict] = []
-    print(f"fiveplay benchmark: random legal play, median of {args.repeats} runs of {args.seconds:g} s "
+    protocol = (f"JAX rows: {args.paired} paired rounds" if args.paired and not args.no_jax else
+                f"median of {args.repeats} runs")
+    print(f"fiveplay benchmark: random legal play, {protocol} of {args.seconds:g} s "
           f"(python {platform.python_version()}, numpy {np.__version__}, {platform.machine()})")
     print(f"{'game':<11}{'players':>8}  {'what':<26}{'decisions/s':>14}")
     for game in ([] if args.jax_only else games):
@@ -430,7 +548,9 @@ def main(argv: list[str] | None = None) -> dict:
                     continue
                 rows.append({"game": game, "players": n, "what": what, "decisions_per_s": rate})
                 print(f"{game:<11}{n:>8}  {what:<26}{rate:>14,.0f}", flush=True)
-    if not args.no_jax:
+    if not args.no_jax and args.paired:
+        _paired_rows(games, args.jax_players, args.jax_batch, args.seconds, args.paired, rows)
+    elif not args.no_jax:
         _jax_rows(games, args.jax_players, args.jax_batch, args.seconds, args.repeats, rows)
     if args.options:
         sizes = [b for b in args.jax_batch if b <= 4096] or [min(args.jax_batch)]

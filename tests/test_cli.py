@@ -182,6 +182,31 @@ def test_bench_runs_through_the_command(tmp_path, capsys):
     assert "take5" in out_file.read_text(encoding="utf-8")
 
 
+def test_bench_paired_rounds_rotate_the_order():
+    """``bench --paired``: one pass of each contestant per round, the first seat rotating, the rates kept in
+    round order (the ratios are taken round by round from them)."""
+    from experiments import bench
+
+    calls: list[str] = []
+
+    def runner(label, rates):
+        it = iter(rates)
+        return bench._Runner(label, lambda seconds: (calls.append(label), next(it))[1])
+
+    field = [runner("jax", [10.0, 20.0, 30.0]), runner("numpy", [5.0, 5.0, 60.0]), runner("pgx", [1.0, 2.0, 3.0])]
+    rates = bench._paired_passes(field, 0.01, 3)
+    assert calls == ["jax", "numpy", "pgx", "numpy", "pgx", "jax", "pgx", "jax", "numpy"]
+    assert rates == {"jax": [10.0, 20.0, 30.0], "numpy": [5.0, 5.0, 60.0], "pgx": [1.0, 2.0, 3.0]}
+
+
+def test_bench_cpus_names_the_cpus_it_can_pin(capsys):
+    import os
+
+    bad = max(os.sched_getaffinity(0)) + 1
+    code, _, err = run(capsys, "bench", "--cpus", str(bad), "--no-jax")
+    assert code == 2 and f"--cpus: expected CPUs among {sorted(os.sched_getaffinity(0))}, got [{bad}]" in err
+
+
 def test_train_runs_through_the_command(tmp_path, capsys):
     pytest.importorskip("torch", reason="training needs the train extra (torch)")
     code, _, err = run(capsys, "train", "--game", "take5", "--config", "num_players=3", "mode=round",

@@ -100,6 +100,18 @@ def readme() -> str:
     return "\n".join(lines)
 
 
+def source_checkout(here: str) -> str:
+    """The repository root holding the package-data folder ``here``; ``ValueError`` when ``here`` is not in a
+    source checkout (an installed wheel: shipping would rewrite files of the installed package, which pip
+    owns and the next install replaces)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(here))))
+    if not (os.path.isfile(os.path.join(root, "pyproject.toml")) and os.path.isdir(os.path.join(root, "agents"))):
+        raise ValueError("ship: expected a source checkout of fiveplay (pip install -e . from the repository): "
+                         "this install's shipped policies are an installed package's files; train and load "
+                         "your policy with ckpt:RUN_DIR instead")
+    return root
+
+
 @dataclass(frozen=True)
 class ShipSpec:
     """What to ship (see the module docstring); validated on construction (``ValueError`` naming the field).
@@ -138,6 +150,7 @@ def run(spec: ShipSpec) -> dict[str, Any]:
     from agents.learned import pretrained
     from experiments.train import evaluate_checkpoint
 
+    source_checkout(pretrained.HERE)
     baselines = list(spec.eval_baselines) if spec.eval_baselines is not None else None
     ev = evaluate_checkpoint(spec.run, baselines, spec.eval_games, spec.seed, quiet=True)
     card = card_of_run(spec.run, ev, spec.note, spec.machine)

@@ -126,3 +126,15 @@ def test_the_model_card_table_is_the_cards() -> None:
     for name in pretrained.MODELS:
         assert f"| `{name}` |" in text and pretrained.model_card(name)["command"] in text
     assert (Path(pretrained.HERE) / "README.md").read_text(encoding="utf-8") == text
+
+
+def test_ship_writes_only_into_a_source_checkout(tmp_path) -> None:
+    """``experiments.ship`` rewrites the package data of a checkout, never an installed package's files."""
+    from agents.learned import pretrained
+    from experiments.ship import source_checkout
+
+    assert os.path.samefile(source_checkout(pretrained.HERE), os.path.join(os.path.dirname(__file__), "..", ".."))
+    installed = tmp_path / "site-packages" / "fiveplay_env" / "agents" / "learned" / "pretrained"
+    installed.mkdir(parents=True)
+    with pytest.raises(ValueError, match=r"^ship: expected a source checkout of fiveplay .*ckpt:RUN_DIR"):
+        source_checkout(str(installed))

@@ -10,8 +10,9 @@ In code: ``run(LadderSpec(game="take5", games=504))`` (``main(argv)`` parses the
 ``LadderSpec`` and calls ``run``).
 
 Entrants (``ladder_agents``; ``--agents`` replaces them): ``random``, every heuristic of the game,
-``ismcts:sims=200``, every shipped pretrained policy of the game (``agents.learned.pretrained``) and the
-policy-guided search (``GUIDED``). The games are those of ``experiments.tournament`` (its ``run``):
+``ismcts:sims=200``, the shipped pretrained policies of the game trained for the ladder's player count
+(``agents.learned.pretrained``; with none for it, those of the nearest count) and the policy-guided
+search (``GUIDED``, when its policy is among them). The games are those of ``experiments.tournament`` (its ``run``):
 with more entrants than seats the blocks cycle through every n-subset of the entrants, each deal
 played from every seat, so the ladder is seat-balanced when ``--games`` is a multiple of
 ``n * C(entrants, n)`` (4 players, 9 entrants: 504, Take 5's shipped set; 8 entrants: 280, 5 Alive's; the
@@ -46,9 +47,13 @@ plays the rollouts and its value head ends them; in 5 Alive only its two most pr
 searched)."""
 
 
-def ladder_agents(game: str) -> list[str]:
+def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
     """Every shipped agent of ``game``: random, the heuristics, ``ismcts:sims=200``, the pretrained
-    policies present in this install and the policy-guided search (when its policy is present)."""
+    policies present in this install and the policy-guided search (when its policy is present).
+
+    ``num_players``: of the pretrained policies only those trained for that many players, or, when none
+    is, those trained for the nearest count (the lower on a tie): a 6-player ladder seats the 6-player
+    policy, not the 4- and 10-player ones adapted (None: every policy)."""
     from agents.registry import known_agents
 
     names = [n for n in known_agents(game) if ":" not in n and n != "ismcts"]  # random + heuristics
@@ -58,6 +63,10 @@ def ladder_agents(game: str) -> list[str]:
     except ImportError:  # pragma: no cover - torch-free installs still have the rest
         return names
     mine = [n for n in pretrained.available() if pretrained.MODELS[n].game == game]
+    if num_players is not None and mine:
+        counts = {pretrained.MODELS[n].num_players for n in mine}
+        near = min(counts, key=lambda k: (abs(k - num_players), k))
+        mine = [n for n in mine if pretrained.MODELS[n].num_players == near]
     names += [f"pretrained:{n}" for n in mine]
     guided = GUIDED.get(game)
     if guided and any(f"prior={n}" in guided for n in mine):
@@ -152,10 +161,12 @@ class LadderSpec:
 
     def tournament(self) -> tournament.TournamentSpec:
         """The tournament this ladder plays."""
-        agents = self.agents if self.agents is not None else tuple(ladder_agents(self.game))
+        config = self.config_or_default()
+        agents = (self.agents if self.agents is not None
+                  else tuple(ladder_agents(self.game, config.get("num_players"))))
         if len(agents) < 2:
             raise ValueError(f"agents: expected at least 2 entrants, got {list(agents)}")
-        return tournament.TournamentSpec(agents=agents, game=self.game, config=self.config_or_default(),
+        return tournament.TournamentSpec(agents=agents, game=self.game, config=config,
                                          games=self.games, seed=self.seed)
 
     def config_or_default(self) -> dict[str, Any]:

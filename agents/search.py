@@ -242,6 +242,24 @@ class SearchParams:
         return cls(**kwargs)
 
 
+GUIDED: dict[str, str] = {
+    "take5": "ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",
+    "five_alive": "ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
+}
+"""The recommended policy-guided search of each game (the ladder's, the web app's and the budget curves'
+entry): the shipped policy plays the rollouts and its value head ends them; in 5 Alive only its two most
+probable actions are searched. Measured in the README's ladder and ``docs/evaluation.md``."""
+
+
+def guided_prior(setting: str) -> str | None:
+    """The ``prior=`` policy name of a search setting such as ``GUIDED[game]`` (None without one)."""
+    for part in setting.partition(":")[2].split(","):
+        key, _, value = part.partition("=")
+        if key == "prior":
+            return value
+    return None
+
+
 class SearchAgent(SearchAgentBase):
     """Determinized Monte Carlo search (see the module docstring); needs ``observe_engine``."""
 

@@ -34,17 +34,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents import games as games_mod
+from agents import search
 from experiments import rankings, runs, tournament
 
 DEFAULT_CONFIG: dict[str, dict[str, Any]] = {"take5": {"num_players": 4, "mode": "game"}, "five_alive": {"num_players": 4}}
 """The ladder's game config when none is given (another game: its default config)."""
-GUIDED: dict[str, str] = {
-    "take5": "ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",
-    "five_alive": "ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
-}
-"""The policy-guided search setting of each game in the ladder (``agents.search``: the shipped policy
-plays the rollouts and its value head ends them; in 5 Alive only its two most probable actions are
-searched)."""
+GUIDED = search.GUIDED  # the game's policy-guided search setting (``agents.search.GUIDED``)
 
 
 def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
@@ -69,7 +64,7 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
         mine = [n for n in mine if pretrained.MODELS[n].num_players == near]
     names += [f"pretrained:{n}" for n in mine]
     guided = GUIDED.get(game)
-    if guided and any(f"prior={n}" in guided for n in mine):
+    if guided and search.guided_prior(guided) in mine:
         names.append(guided)
     return names
 

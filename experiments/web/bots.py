@@ -34,6 +34,7 @@ from typing import Any
 from agents.base import Agent
 from agents.imported import is_import_path
 from agents.registry import known_agents, make_agent, nested_names
+from agents.search import GUIDED, guided_prior
 from agents.search import SearchParams
 
 MAX_NAME = 300
@@ -84,12 +85,11 @@ def _policies(game: str) -> dict[str, Any]:
     return {n: pretrained.MODELS[n] for n in pretrained.available() if pretrained.MODELS[n].game == game}
 
 
-GUIDED = {
-    "take5": ("ismcts:sims=160,rollout=policy,depth=1,value=1,prior=take5-game-4p", "take5-game-4p",
-              "search guided by the take5-game-4p policy (policy rollouts, value leaf): the ladder's strongest"),
-    "five_alive": ("ismcts:sims=100,rollout=policy,depth=2,value=1,topk=2,prior=five-alive-4p", "five-alive-4p",
-                   "search guided by the five-alive-4p policy (its two best moves searched, value leaf)"),
+GUIDED_ABOUT = {
+    "take5": "search guided by the {policy} policy (policy rollouts, value leaf): the ladder's strongest",
+    "five_alive": "search guided by the {policy} policy (its two best moves searched, value leaf)",
 }
+"""The bot picker's line about each game's guided search (the setting itself is ``agents.search.GUIDED``)."""
 
 
 class BotPolicy:
@@ -214,8 +214,10 @@ class BotPolicy:
             players = None if game == "take5" else [m.num_players]
             out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
                         "about": m.summary, "players": players})
-        if GUIDED[game][1] in _policies(game):
-            name, policy, about = GUIDED[game]
+        name = GUIDED.get(game)
+        policy = guided_prior(name) if name else None
+        if policy in _policies(game):
+            about = GUIDED_ABOUT.get(game, "search guided by the {policy} policy").format(policy=policy)
             out.append({"name": name, "label": f"guided search ({policy})", "group": "Guided search", "about": about,
                         "players": None if game == "take5" else [_policies(game)[policy].num_players]})
         out += [{"name": "ismcts:sims=200", "label": "search, 200 simulations", "group": "Search",

@@ -101,6 +101,10 @@ def test_index_static_and_meta(client):
     assert "take5-safest" in names and "random" in names and "ismcts:sims=200" in names
     assert f"ckpt:{TRAIN_RUN}" in names and "boomtest:x" in names  # a checkpoint in the runs folder, the operator's
     assert not any(n.endswith("...") or ":N" in n for n in names)
+    from agents.search import GUIDED
+
+    guided = [b for b in t5["bots"] if b["group"] == "Guided search"]
+    assert [b["name"] for b in guided] == [GUIDED["take5"]] and "take5-game-4p" in guided[0]["about"]
     fa = [b for b in meta["games"]["five_alive"]["bots"] if b["name"] == "pretrained:five-alive-4p"]
     assert fa and fa[0]["players"] == [4]
     assert len(meta["take5_bullheads"]) == 104 and meta["take5_bullheads"][54] == 7

@@ -210,16 +210,15 @@ class BotPolicy:
         """The bot picker's entries: ``{name, label, group, about, players}`` (``players``: the player
         counts it plays, or None for any), the shipped policies first."""
         out: list[dict[str, Any]] = []
-        for n, m in _policies(game).items():
-            players = None if game == "take5" else [m.num_players]
+        for n, m in _policies(game).items():  # every shipped policy plays every player count of its game (adapted)
             out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
-                        "about": m.summary, "players": players})
+                        "about": m.summary, "players": None})
         name = GUIDED.get(game)
         policy = guided_prior(name) if name else None
         if policy in _policies(game):
             about = GUIDED_ABOUT.get(game, "search guided by the {policy} policy").format(policy=policy)
             out.append({"name": name, "label": f"guided search ({policy})", "group": "Guided search", "about": about,
-                        "players": None if game == "take5" else [_policies(game)[policy].num_players]})
+                        "players": None})
         out += [{"name": "ismcts:sims=200", "label": "search, 200 simulations", "group": "Search",
                  "about": "determinized Monte Carlo search (strong, slower)", "players": None},
                 {"name": "ismcts:sims=50", "label": "search, 50 simulations", "group": "Search",

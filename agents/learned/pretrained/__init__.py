@@ -8,7 +8,7 @@ default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 |-------------------|------------|----------------------------------|------------------------------------------------|
 | ``take5-round-4p``| take5      | 4 players, ``mode="round"``      | any Take 5 variant with 2..10 players (below)  |
 | ``take5-game-4p`` | take5      | 4 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
-| ``five-alive-4p`` | five_alive | 4 players, standard rules        | 5 Alive with 4 players (any rule option)        |
+| ``five-alive-4p`` | five_alive | 4 players, standard rules        | any 5 Alive variant with 2..6 players (below)   |
 
 The files (``<NAME>.pt`` beside this module, package data) are policy checkpoints in the format of
 ``agents.learned.checkpoint`` reduced to the network and its metadata (``export_policy``); each also
@@ -19,8 +19,10 @@ Take 5 policies and other player counts: the observation differs only in its per
 round penalties and seat, ``fiveplay_env.take5.observation``). A policy trained for k players plays
 n != k players through ``adapt_take5_observation`` (``agents.learned.defaults``, re-exported here):
 the card part is kept; the tail keeps the player itself and the next k-1 seats (n > k) or pads absent
-players with zeros (n < k). Whether this generalises is measured, not assumed (the README reports 3 and 5 players). Its ``take5`` network's
-risk features then assume k-1 opponents.
+players with zeros (n < k). Whether this generalises is measured, not assumed: the README's player-count
+paragraph (it carries to fewer players, not to more). Its ``take5`` network's risk features then assume
+k-1 opponents. The 5 Alive policy plays 2..6 players through ``adapt_five_alive_observation`` (the same
+module).
 """
 from __future__ import annotations
 

@@ -8,6 +8,8 @@ default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 |-------------------|------------|----------------------------------|------------------------------------------------|
 | ``take5-round-4p``| take5      | 4 players, ``mode="round"``      | any Take 5 variant with 2..10 players (below)  |
 | ``take5-game-4p`` | take5      | 4 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
+| ``take5-game-6p`` | take5      | 6 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
+| ``take5-game-10p``| take5      | 10 players, ``mode="game"`` to 66| any Take 5 variant with 2..10 players (below)  |
 | ``five-alive-4p`` | five_alive | 4 players, standard rules        | any 5 Alive variant with 2..6 players (below)   |
 
 The files (``<NAME>.pt`` beside this module, package data) are policy checkpoints in the format of
@@ -54,6 +56,8 @@ class Pretrained:
 MODELS: dict[str, Pretrained] = {m.name: m for m in (
     Pretrained("take5-round-4p", "take5-round-4p.pt", "take5", 4, "Take 5, 4 players, mode round"),
     Pretrained("take5-game-4p", "take5-game-4p.pt", "take5", 4, "Take 5, 4 players, mode game to 66 (win reward)"),
+    Pretrained("take5-game-6p", "take5-game-6p.pt", "take5", 6, "Take 5, 6 players, mode game to 66 (win reward)"),
+    Pretrained("take5-game-10p", "take5-game-10p.pt", "take5", 10, "Take 5, 10 players, mode game to 66 (win reward)"),
     Pretrained("five-alive-4p", "five-alive-4p.pt", "five_alive", 4, "5 Alive, 4 players, standard rules"),
 )}
 

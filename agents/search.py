@@ -252,12 +252,10 @@ probable actions are searched. Measured in the README's ladder and ``docs/evalua
 
 
 def guided_prior(setting: str) -> str | None:
-    """The ``prior=`` policy name of a search setting such as ``GUIDED[game]`` (None without one)."""
-    for part in setting.partition(":")[2].split(","):
-        key, _, value = part.partition("=")
-        if key == "prior":
-            return value
-    return None
+    """The shipped policy name (``agents.learned.pretrained``) of the ``prior=`` of a search setting such as
+    ``GUIDED[game]``; another prior (``ckpt:...``) as ``SearchParams`` keeps it; None without one."""
+    prior = SearchParams.parse(setting.partition(":")[2]).prior
+    return None if prior is None else prior.removeprefix("pretrained:")
 
 
 class SearchAgent(SearchAgentBase):

@@ -283,6 +283,15 @@ def _jax_rates(env, b: int, seconds: float, repeats: int, compiler_options: dict
     return out
 
 
+def _pgx_envs() -> dict:
+    """Pgx's tic-tac-toe and Leduc hold'em by name, or nothing when ``pgx`` is not installed."""
+    try:
+        import pgx
+    except ImportError:
+        return {}
+    return {"tic_tac_toe": pgx.make("tic_tac_toe"), "leduc_holdem": pgx.make("leduc_holdem")}
+
+
 def _jax_rows(games: list[str], players: list[int] | None, batches: list[int], seconds: float, repeats: int,
               rows: list[dict]) -> None:
     """The JAX section (see the module docstring); appends to ``rows`` and prints as it goes."""
@@ -292,13 +301,7 @@ def _jax_rows(games: list[str], players: list[int] | None, batches: list[int], s
         rows.append({"game": game, "players": n, "what": what, key: value})
         print(f"{game:<11}{n!s:>8}  {what:<26}{value:>14{fmt}}", flush=True)
 
-    pgx_envs = {}
-    try:
-        import pgx
-
-        pgx_envs = {"tic_tac_toe": pgx.make("tic_tac_toe"), "leduc_holdem": pgx.make("leduc_holdem")}
-    except ImportError:
-        pass
+    pgx_envs = _pgx_envs()
     pgx_rates: dict[tuple[str, int], float] = {}
     for b in batches:
         for name, penv in pgx_envs.items():
@@ -379,13 +382,7 @@ def _paired_rows(games: list[str], players: list[int] | None, batches: list[int]
     contestant compiled first, then ``rounds`` rounds of one timed pass each, the order rotated by one
     from round to round; each ratio is taken within a round (the passes of a round ran seconds apart),
     and the median of the rounds' ratios is reported with their range."""
-    pgx_envs = {}
-    try:
-        import pgx
-
-        pgx_envs = {"tic_tac_toe": pgx.make("tic_tac_toe"), "leduc_holdem": pgx.make("leduc_holdem")}
-    except ImportError:
-        pass
+    pgx_envs = _pgx_envs()
     for game in games:
         mod = _jax_module(game)
         if mod is None:

@@ -34,8 +34,7 @@ from typing import Any
 from agents.base import Agent
 from agents.imported import is_import_path
 from agents.registry import known_agents, make_agent, nested_names
-from agents.search import GUIDED, guided_prior
-from agents.search import SearchParams
+from agents.search import GUIDED, SearchParams, guided_prior
 
 MAX_NAME = 300
 """The longest bot name a request may send (characters)."""

@@ -269,18 +269,26 @@ def _jax_rates(env, b: int, seconds: float, repeats: int, compiler_options: dict
         out[f"compile_{name}"] = time.perf_counter() - t0  # the first call: tracing, compiling and one run
         rates = []
         for _ in range(repeats):
-            calls, t0 = 0, time.perf_counter()
-            while True:
-                for _ in range(8 if steps == 1 else 1):
-                    carry = fn(carry)
-                    calls += 1
-                jax.block_until_ready(carry)
-                dt = time.perf_counter() - t0
-                if dt >= seconds:
-                    break
-            rates.append(calls * steps * b / dt)
+            rate, carry = _timed_pass(fn, carry, steps * b, seconds, 8 if steps == 1 else 1)
+            rates.append(rate)
         out[name] = statistics.median(rates)
     return out
+
+
+def _timed_pass(fn, carry, decisions_per_call: int, seconds: float, calls_per_sync: int = 1):
+    """Call the jitted ``fn`` on ``carry`` until ``seconds`` have passed, waiting for the device every
+    ``calls_per_sync`` calls; -> (decisions per second, the last carry)."""
+    import jax
+
+    calls, t0 = 0, time.perf_counter()
+    while True:
+        for _ in range(calls_per_sync):
+            carry = fn(carry)
+            calls += 1
+        jax.block_until_ready(carry)
+        dt = time.perf_counter() - t0
+        if dt >= seconds:
+            return calls * decisions_per_call / dt, carry
 
 
 def _pgx_envs() -> dict:
@@ -355,14 +363,8 @@ def _jax_runner(label: str, env, b: int) -> _Runner:
     jax.block_until_ready(box[0])
 
     def run(seconds: float) -> float:
-        calls, t0 = 0, time.perf_counter()
-        while True:
-            box[0] = fns["scan"](box[0])
-            calls += 1
-            jax.block_until_ready(box[0])
-            dt = time.perf_counter() - t0
-            if dt >= seconds:
-                return calls * 64 * b / dt
+        rate, box[0] = _timed_pass(fns["scan"], box[0], 64 * b, seconds)
+        return rate
     return _Runner(label, run)
 
 

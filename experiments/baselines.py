@@ -17,9 +17,9 @@ For each player count n (5 Alive, standard rules otherwise):
    parity 1/n.
 2. **Game length**: decisions per game (every seat's) and rounds per game, mean with 95% interval, from
    the same self-play games.
-3. **Ladder**: the shipped agents (``random``, every heuristic, ``pretrained:five-alive-4p`` when
-   installed: the 4-player policy, its observation adapted to n players by ``agents.learned``, and
-   the search at a small budget, ``search``) in ``experiments.ladder`` (its ``run``), with
+3. **Ladder**: the shipped agents (``random``, every heuristic, the shipped 5 Alive policy trained for
+   n players, else for the nearest count, its observation adapted to n players by ``agents.learned``
+   when that differs, and the search at a small budget, ``search``) in ``experiments.ladder`` (its ``run``), with
    ``ladder_cycles`` times ``n * C(entrants, n)`` games: every n-subset of the entrants, every deal from
    every seat, so the ladder is seat-balanced.
 
@@ -46,10 +46,11 @@ from experiments.tournament.stats import mean_ci
 GAME = "five_alive"
 
 
-def default_agents(search: str) -> tuple[str, ...]:
-    """The ladder's entrants: random, every heuristic of 5 Alive, the shipped 5 Alive policy (when
-    present) and ``search``."""
-    names = [n for n in ladder.ladder_agents(GAME) if not n.startswith("ismcts")]
+def default_agents(search: str, num_players: int | None = None) -> tuple[str, ...]:
+    """The ladder's entrants: random, every heuristic of 5 Alive, the shipped 5 Alive policies (when
+    present: those trained for ``num_players``, else for the nearest count, ``experiments.ladder.
+    ladder_agents``; None: every one) and ``search``."""
+    names = [n for n in ladder.ladder_agents(GAME, num_players) if not n.startswith("ismcts")]
     return tuple(names + [search])
 
 
@@ -96,8 +97,9 @@ class BaselinesSpec:
                 raise ValueError(f"agents: expected at least 2 agent names, got {self.agents!r}")
             object.__setattr__(self, "agents", tuple(self.agents))
 
-    def entrants(self) -> tuple[str, ...]:
-        return self.agents if self.agents is not None else default_agents(self.search)
+    def entrants(self, num_players: int | None = None) -> tuple[str, ...]:
+        """The ladder's entrants at ``num_players`` players (None: of every count)."""
+        return self.agents if self.agents is not None else default_agents(self.search, num_players)
 
     def to_argv(self) -> list[str]:
         """The ``python -m experiments.baselines`` arguments of this spec."""
@@ -193,8 +195,9 @@ def run(spec: BaselinesSpec, argv: Sequence[str] | None = None) -> dict[str, Any
     """Play every tournament of ``spec``; returns (and writes) the figures, with ``run_dir`` and
     ``baselines_md``. ``argv``: the command line recorded (None: ``spec.to_argv()``)."""
     kit = games_mod.kit(GAME)
-    entrants = spec.entrants()
-    for name in dict.fromkeys(entrants):
+    per_count = {n: spec.entrants(n) for n in spec.players}
+    entrants = tuple(dict.fromkeys(a for n in spec.players for a in per_count[n]))
+    for name in entrants:
         tournament.TournamentSpec(agents=(name, name), game=GAME, config={"num_players": 2}, games=1).check_agents()
     argv = list(argv) if argv is not None else spec.to_argv()
     run_dir = runs.new_run_dir(spec.out, "baselines", GAME, spec.seed)
@@ -216,10 +219,11 @@ def run(spec: BaselinesSpec, argv: Sequence[str] | None = None) -> dict[str, Any
                 fig = seat_figures(os.path.join(s["run_dir"], "games.csv"), n)
                 fig["run_dir"] = s["run_dir"]
                 out["selfplay"][str(n)][agent] = fig
-        if spec.ladder_cycles and len(entrants) >= n:
-            games = spec.ladder_cycles * n * math.comb(len(entrants), n)
-            say(f"baselines: {n} players, ladder of {len(entrants)} entrants, {games} games")
-            lspec = ladder.LadderSpec(game=GAME, agents=entrants, config={"num_players": n}, games=games,
+        seated = per_count[n]
+        if spec.ladder_cycles and len(seated) >= n:
+            games = spec.ladder_cycles * n * math.comb(len(seated), n)
+            say(f"baselines: {n} players, ladder of {len(seated)} entrants, {games} games")
+            lspec = ladder.LadderSpec(game=GAME, agents=seated, config={"num_players": n}, games=games,
                                       seed=spec.seed, workers=spec.workers, out=sub, plots=False, quiet=True)
             s = ladder.run(lspec)
             with open(s["ladder_md"], encoding="utf-8") as f:

@@ -57,16 +57,33 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
         from agents.learned import pretrained
     except ImportError:  # pragma: no cover - torch-free installs still have the rest
         return names
-    mine = [n for n in pretrained.available() if pretrained.MODELS[n].game == game]
-    if num_players is not None and mine:
-        counts = {pretrained.MODELS[n].num_players for n in mine}
-        near = min(counts, key=lambda k: (abs(k - num_players), k))
-        mine = [n for n in mine if pretrained.MODELS[n].num_players == near]
+    mine = pretrained.for_players(game, num_players)
     names += [f"pretrained:{n}" for n in mine]
-    guided = GUIDED.get(game)
+    guided = guided_for(game, num_players)
     if guided and search.guided_prior(guided) in mine:
         names.append(guided)
     return names
+
+
+def guided_for(game: str, num_players: int | None = None) -> str | None:
+    """``GUIDED[game]`` for ``num_players`` players: its prior replaced by the shipped policy of the same
+    family (the name up to its player count: ``take5-game-4p`` -> ``take5-game-6p``) trained for the
+    nearest count (``agents.learned.pretrained.for_players``), when one is installed and the prior is not
+    among them; else ``GUIDED[game]`` as it is (None for a game without one)."""
+    setting = GUIDED.get(game)
+    prior = search.guided_prior(setting) if setting else None
+    if prior is None or num_players is None:
+        return setting
+    try:
+        from agents.learned import pretrained
+    except ImportError:  # pragma: no cover - torch-free installs
+        return setting
+    near = pretrained.for_players(game, num_players)
+    stem = prior.rstrip("p").rstrip("0123456789")
+    same = [n for n in near if n.rstrip("p").rstrip("0123456789") == stem]
+    if prior in near or not same:
+        return setting
+    return setting.replace(f"prior={prior}", f"prior={same[0]}", 1)
 
 
 def markdown(summary: dict[str, Any], command: str) -> str:

@@ -39,6 +39,25 @@ def test_spec_checks_its_fields() -> None:
     assert baselines.BaselinesSpec(search="ismcts:sims=9").entrants()[-1] == "ismcts:sims=9"
 
 
+def test_each_ladder_seats_the_policy_of_its_player_count(monkeypatch) -> None:
+    from agents.learned import pretrained
+
+    fake = {n: pretrained.Pretrained(n, f"{n}.pt", "five_alive", k, "") for n, k in
+            (("five-alive-2p", 2), ("five-alive-4p", 4), ("five-alive-6p", 6))}
+    monkeypatch.setattr(pretrained, "MODELS", fake)
+    monkeypatch.setattr(pretrained, "available", lambda: list(fake))
+    spec = baselines.BaselinesSpec(search="ismcts:sims=9")
+
+    def policies(n):
+        return [a for a in spec.entrants(n) if a.startswith("pretrained:")]
+
+    assert policies(2) == ["pretrained:five-alive-2p"] and policies(3) == ["pretrained:five-alive-2p"]  # tie: lower
+    assert policies(4) == ["pretrained:five-alive-4p"] and policies(5) == ["pretrained:five-alive-4p"]
+    assert policies(6) == ["pretrained:five-alive-6p"]
+    assert len(policies(None)) == 3 and spec.entrants(6)[-1] == "ismcts:sims=9"
+    assert baselines.BaselinesSpec(agents=("random", "five-alive-saver")).entrants(6) == ("random", "five-alive-saver")
+
+
 def test_five_alive_seat_map_keeps_both_neighbours() -> None:
     assert five_alive_seat_map(4, 4) == [(0, 0), (1, 1), (2, 2), (3, 3)]
     assert five_alive_seat_map(3, 4) == [(0, 0), (1, 1), (2, 3)]  # the previous player stays last

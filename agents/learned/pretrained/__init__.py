@@ -67,6 +67,16 @@ def available() -> list[str]:
     return [n for n, m in MODELS.items() if os.path.exists(os.path.join(HERE, m.file))]
 
 
+def for_players(game: str, num_players: int | None = None) -> list[str]:
+    """The shipped policies of ``game`` present in this install that suit ``num_players``: those trained
+    for that many players, else those of the nearest count (the lower on a tie); None: every one."""
+    mine = [n for n in available() if MODELS[n].game == game]
+    if num_players is None or not mine:
+        return mine
+    near = min({MODELS[n].num_players for n in mine}, key=lambda k: (abs(k - num_players), k))
+    return [n for n in mine if MODELS[n].num_players == near]
+
+
 def path_of(name: str) -> str:
     """The file of a shipped policy; ``ValueError`` for an unknown name or a missing file."""
     if name not in MODELS:

@@ -55,6 +55,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents import games as games_mod
+from agents import search
 from experiments import ladder, runs, tournament
 from experiments.tournament.stats import Z95
 
@@ -75,11 +76,12 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def default_series(game: str) -> tuple[str, ...]:
-    """The plain search, and the game's guided search (``experiments.ladder.GUIDED``) when its policy is
-    installed, each with ``{sims}`` for its budget."""
+def default_series(game: str, num_players: int | None = None) -> tuple[str, ...]:
+    """The plain search, and the game's guided search for ``num_players`` (``experiments.ladder.guided_for``:
+    its prior the policy of that count when one is shipped) when its policy is installed, each with
+    ``{sims}`` for its budget."""
     series = ["ismcts:sims={sims}"]
-    guided = ladder.GUIDED.get(game)
+    guided = ladder.guided_for(game, num_players)
     if guided:
         try:
             from agents.learned import pretrained
@@ -87,7 +89,7 @@ def default_series(game: str) -> tuple[str, ...]:
             have = pretrained.available()
         except ImportError:  # pragma: no cover - torch-free installs
             have = []
-        if any(f"prior={n}," in guided + "," for n in have):
+        if search.guided_prior(guided) in have:
             series.append(re.sub(r"sims=\d+", "sims={sims}", guided))
     return tuple(series)
 
@@ -155,7 +157,7 @@ class BudgetSpec:
         return self.field if self.field is not None else games_mod.kit(self.game).baseline
 
     def series_or_default(self) -> tuple[str, ...]:
-        return self.series if self.series is not None else default_series(self.game)
+        return self.series if self.series is not None else default_series(self.game, self.num_players)
 
     def points(self) -> list[tuple[str, int, str]]:
         """``(series, sims, agent name)`` of every point, series by series."""

@@ -33,6 +33,21 @@ def test_spec_validates_and_expands_its_points() -> None:
     assert budget.default_series("take5")[0] == "ismcts:sims={sims}"
 
 
+def test_default_series_guides_with_the_policy_of_its_player_count(monkeypatch) -> None:
+    from agents.learned import pretrained
+
+    fake = {n: pretrained.Pretrained(n, f"{n}.pt", "take5", k, "") for n, k in
+            (("take5-game-4p", 4), ("take5-game-6p", 6))}
+    monkeypatch.setattr(pretrained, "MODELS", fake)
+    monkeypatch.setattr(pretrained, "available", lambda: list(fake))
+    four = budget.BudgetSpec(game="take5").series_or_default()
+    six = budget.BudgetSpec(game="take5", config={"num_players": 6, "mode": "game"}).series_or_default()
+    assert four[1].startswith("ismcts:sims={sims},prior=take5-game-4p,")
+    assert six[1] == four[1].replace("take5-game-4p", "take5-game-6p")
+    monkeypatch.setattr(pretrained, "available", lambda: [])
+    assert budget.default_series("take5", 4) == ("ismcts:sims={sims}",)
+
+
 def test_tiny_budget_curve_through_the_command(tmp_path, capsys) -> None:
     code = cli.main(["budget", "--game", "take5", "--config", "num_players=3", "mode=round",
                      "--series", "ismcts:sims={sims}", "--sims", "2", "6", "--games", "2", "--out", str(tmp_path),

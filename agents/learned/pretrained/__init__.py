@@ -4,13 +4,14 @@ The ``pretrained`` prefix is registered with ``agents.registry`` by the ``agents
 module does not import the registry). Name syntax: ``pretrained:NAME[?OPTION[&OPTION]]`` with the options of ``ckpt:`` names (``greedy``, the
 default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 
-| name              | game       | trained for                      | plays                                          |
-|-------------------|------------|----------------------------------|------------------------------------------------|
-| ``take5-round-4p``| take5      | 4 players, ``mode="round"``      | any Take 5 variant with 2..10 players (below)  |
-| ``take5-game-4p`` | take5      | 4 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
-| ``take5-game-6p`` | take5      | 6 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below)  |
-| ``take5-game-10p``| take5      | 10 players, ``mode="game"`` to 66| any Take 5 variant with 2..10 players (below)  |
-| ``five-alive-4p`` | five_alive | 4 players, standard rules        | any 5 Alive variant with 2..6 players (below)   |
+| name               | game       | trained for                       | plays                                         |
+|--------------------|------------|-----------------------------------|-----------------------------------------------|
+| ``take5-round-4p`` | take5      | 4 players, ``mode="round"``       | any Take 5 variant with 2..10 players (below) |
+| ``take5-game-4p``  | take5      | 4 players, ``mode="game"`` to 66  | any Take 5 variant with 2..10 players (below) |
+| ``take5-game-6p``  | take5      | 6 players, ``mode="game"`` to 66  | any Take 5 variant with 2..10 players (below) |
+| ``take5-game-10p`` | take5      | 10 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below) |
+| ``five-alive-2p``  | five_alive | 2 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
+| ``five-alive-4p``  | five_alive | 4 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
 
 The files (``<NAME>.pt`` beside this module, package data) are policy checkpoints in the format of
 ``agents.learned.checkpoint`` reduced to the network and its metadata (``export_policy``); each also
@@ -23,7 +24,7 @@ n != k players through ``adapt_take5_observation`` (``agents.learned.defaults``,
 the card part is kept; the tail keeps the player itself and the next k-1 seats (n > k) or pads absent
 players with zeros (n < k). Whether this generalises is measured, not assumed: the README's player-count
 paragraph (it carries to fewer players, not to more). Its ``take5`` network's risk features then assume
-k-1 opponents. The 5 Alive policy plays 2..6 players through ``adapt_five_alive_observation`` (the same
+k-1 opponents. The 5 Alive policies play 2..6 players through ``adapt_five_alive_observation`` (the same
 module).
 """
 from __future__ import annotations
@@ -58,6 +59,7 @@ MODELS: dict[str, Pretrained] = {m.name: m for m in (
     Pretrained("take5-game-4p", "take5-game-4p.pt", "take5", 4, "Take 5, 4 players, mode game to 66 (win reward)"),
     Pretrained("take5-game-6p", "take5-game-6p.pt", "take5", 6, "Take 5, 6 players, mode game to 66 (win reward)"),
     Pretrained("take5-game-10p", "take5-game-10p.pt", "take5", 10, "Take 5, 10 players, mode game to 66 (win reward)"),
+    Pretrained("five-alive-2p", "five-alive-2p.pt", "five_alive", 2, "5 Alive, 2 players, standard rules"),
     Pretrained("five-alive-4p", "five-alive-4p.pt", "five_alive", 4, "5 Alive, 4 players, standard rules"),
 )}
 

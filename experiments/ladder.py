@@ -47,7 +47,7 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
     policies present in this install and the policy-guided search (when its policy is present).
 
     ``num_players``: of the pretrained policies only those trained for that many players, or, when none
-    is, those trained for the nearest count (the lower on a tie): a 6-player ladder seats the 6-player
+    is, those trained for the nearest count (the higher on a tie): a 6-player ladder seats the 6-player
     policy, not the 4- and 10-player ones adapted (None: every policy)."""
     from agents.registry import known_agents
 

@@ -51,8 +51,8 @@ def test_each_ladder_seats_the_policy_of_its_player_count(monkeypatch) -> None:
     def policies(n):
         return [a for a in spec.entrants(n) if a.startswith("pretrained:")]
 
-    assert policies(2) == ["pretrained:five-alive-2p"] and policies(3) == ["pretrained:five-alive-2p"]  # tie: lower
-    assert policies(4) == ["pretrained:five-alive-4p"] and policies(5) == ["pretrained:five-alive-4p"]
+    assert policies(2) == ["pretrained:five-alive-2p"] and policies(3) == ["pretrained:five-alive-4p"]  # tie: higher
+    assert policies(4) == ["pretrained:five-alive-4p"] and policies(5) == ["pretrained:five-alive-6p"]
     assert policies(6) == ["pretrained:five-alive-6p"]
     assert len(policies(None)) == 3 and spec.entrants(6)[-1] == "ismcts:sims=9"
     assert baselines.BaselinesSpec(agents=("random", "five-alive-saver")).entrants(6) == ("random", "five-alive-saver")

@@ -73,11 +73,13 @@ def available() -> list[str]:
 
 def for_players(game: str, num_players: int | None = None) -> list[str]:
     """The shipped policies of ``game`` present in this install that suit ``num_players``: those trained
-    for that many players, else those of the nearest count (the lower on a tie); None: every one."""
+    for that many players, else those of the nearest count (the higher on a tie: a policy adapted to fewer
+    players than it was trained for keeps all it saw, and it plays them well, README's player counts; one
+    adapted to more drops the farthest seats); None: every one."""
     mine = [n for n in available() if MODELS[n].game == game]
     if num_players is None or not mine:
         return mine
-    near = min({MODELS[n].num_players for n in mine}, key=lambda k: (abs(k - num_players), k))
+    near = min({MODELS[n].num_players for n in mine}, key=lambda k: (abs(k - num_players), -k))
     return [n for n in mine if MODELS[n].num_players == near]
 
 

@@ -78,9 +78,11 @@ def guided_for(game: str, num_players: int | None = None) -> str | None:
         from agents.learned import pretrained
     except ImportError:  # pragma: no cover - torch-free installs
         return setting
+    def family(name: str) -> str:  # the name up to its player count: take5-game-4p -> take5-game-
+        return name.rstrip("p").rstrip("0123456789")
+
     near = pretrained.for_players(game, num_players)
-    stem = prior.rstrip("p").rstrip("0123456789")
-    same = [n for n in near if n.rstrip("p").rstrip("0123456789") == stem]
+    same = [n for n in near if family(n) == family(prior)]
     if prior in near or not same:
         return setting
     return setting.replace(f"prior={prior}", f"prior={same[0]}", 1)

@@ -67,9 +67,9 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
 
 def guided_for(game: str, num_players: int | None = None) -> str | None:
     """``GUIDED[game]`` for ``num_players`` players: its prior replaced by the shipped policy of the same
-    family (the name up to its player count: ``take5-game-4p`` -> ``take5-game-6p``) trained for the
-    nearest count (``agents.learned.pretrained.for_players``), when one is installed and the prior is not
-    among them; else ``GUIDED[game]`` as it is (None for a game without one)."""
+    family (``agents.learned.pretrained.family``: ``take5-game-4p`` -> ``take5-game-6p``) trained for the
+    count nearest ``num_players`` among that family's installed policies (``pretrained.for_players``);
+    else ``GUIDED[game]`` as it is (None for a game without one)."""
     setting = GUIDED.get(game)
     prior = search.guided_prior(setting) if setting else None
     if prior is None or num_players is None:
@@ -78,12 +78,8 @@ def guided_for(game: str, num_players: int | None = None) -> str | None:
         from agents.learned import pretrained
     except ImportError:  # pragma: no cover - torch-free installs
         return setting
-    def family(name: str) -> str:  # the name up to its player count: take5-game-4p -> take5-game-
-        return name.rstrip("p").rstrip("0123456789")
-
-    near = pretrained.for_players(game, num_players)
-    same = [n for n in near if family(n) == family(prior)]
-    if prior in near or not same:
+    same = pretrained.for_players(game, num_players, of_family=pretrained.family(prior))
+    if prior in same or not same:
         return setting
     return setting.replace(f"prior={prior}", f"prior={same[0]}", 1)
 

@@ -31,6 +31,7 @@ import stat
 from dataclasses import dataclass
 from typing import Any
 
+from agents import games as games_mod
 from agents.base import Agent
 from agents.imported import is_import_path
 from agents.registry import known_agents, make_agent, nested_names
@@ -206,18 +207,32 @@ class BotPolicy:
         return out[:50]
 
     def catalogue(self, game: str) -> list[dict[str, Any]]:
-        """The bot picker's entries: ``{name, label, group, about, players}`` (``players``: the player
-        counts it plays, or None for any), the shipped policies first."""
+        """The bot picker's entries: ``{name, label, group, about, players, suits}`` (``players``: the
+        player counts it plays, or None for any; ``suits``: the counts it was made for, where that is
+        known), the shipped policies first. A shipped policy suits the counts for which it is its family's
+        nearest (``agents.learned.pretrained.for_players``); the guided search is listed once per prior
+        ``experiments.ladder.guided_for`` picks for some count, suiting those counts."""
         out: list[dict[str, Any]] = []
-        for n, m in _policies(game).items():  # every shipped policy plays every player count of its game (adapted)
-            out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
-                        "about": m.summary, "players": None})
-        name = GUIDED.get(game)
-        policy = guided_prior(name) if name else None
-        if policy in _policies(game):
-            about = GUIDED_ABOUT.get(game, "search guided by the {policy} policy").format(policy=policy)
-            out.append({"name": name, "label": f"guided search ({policy})", "group": "Guided search", "about": about,
-                        "players": None})
+        policies = _policies(game)
+        counts = range(games_mod.get_game(game).spec.min_players, games_mod.get_game(game).spec.max_players + 1)
+        if policies:
+            from agents.learned import pretrained
+
+            for n, m in policies.items():  # every shipped policy plays every player count of its game (adapted)
+                suits = [k for k in counts if n in pretrained.for_players(game, k, of_family=pretrained.family(n))]
+                out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
+                            "about": m.summary, "players": None, "suits": suits})
+        if GUIDED.get(game) and guided_prior(GUIDED[game]) in policies:
+            from experiments import ladder
+
+            guided: dict[str, list[int]] = {}
+            for k in counts:
+                guided.setdefault(ladder.guided_for(game, k), []).append(k)
+            for name, suits in guided.items():
+                policy = guided_prior(name)
+                about = GUIDED_ABOUT.get(game, "search guided by the {policy} policy").format(policy=policy)
+                out.append({"name": name, "label": f"guided search ({policy})", "group": "Guided search",
+                            "about": about, "players": None, "suits": suits})
         out += [{"name": "ismcts:sims=200", "label": "search, 200 simulations", "group": "Search",
                  "about": "determinized Monte Carlo search (strong, slower)", "players": None},
                 {"name": "ismcts:sims=50", "label": "search, 50 simulations", "group": "Search",

@@ -295,6 +295,38 @@ def test_few_tabs_reach_the_first_card(desktop, server):
     assert desktop.evaluate("document.activeElement.matches('#hand button.card')")
 
 
+def test_the_picker_offers_the_policy_and_guided_search_of_the_player_count(desktop, server):
+    """The new-game panel's default bot is the shipped policy of the game's family (Take 5 round or game
+    mode, 5 Alive) trained for the nearest player count, and its guided search is the one whose prior is
+    that policy; changing the count changes both."""
+    from agents.search import GUIDED
+
+    open_app(desktop, server)
+    if not desktop.locator("#new-game[open]").count():
+        desktop.click("#new-game > summary")
+    if not desktop.locator("#setup-advanced[open]").count():
+        desktop.click("#setup-advanced > summary")
+
+    def pick(game: str, preset: str, players: int | None = None) -> tuple[str, list[str]]:
+        desktop.select_option("#setup-game", game)
+        desktop.select_option("#setup-preset", preset)
+        if players is not None:
+            desktop.fill("#setup-players", str(players))
+            desktop.dispatch_event("#setup-players", "change")
+        guided = desktop.eval_on_selector_all("#setup-bot optgroup[label='Guided search'] option", "os => os.map(o => o.value)")
+        return desktop.input_value("#setup-bot"), guided
+
+    g4 = GUIDED["take5"]
+    assert pick("take5", "game4") == ("pretrained:take5-game-4p", [g4])
+    assert pick("take5", "game4", 6) == ("pretrained:take5-game-6p", [g4.replace("prior=take5-game-4p", "prior=take5-game-6p")])
+    assert pick("take5", "game4", 9) == ("pretrained:take5-game-10p", [g4.replace("prior=take5-game-4p", "prior=take5-game-10p")])
+    assert pick("take5", "crowd")[0] == "pretrained:take5-round-4p"  # the only round-mode policy, adapted to 7
+    f4 = GUIDED["five_alive"]
+    assert pick("five_alive", "duel") == ("pretrained:five-alive-2p", [f4.replace("prior=five-alive-4p", "prior=five-alive-2p")])
+    assert pick("five_alive", "duel", 3) == ("pretrained:five-alive-4p", [f4])  # 3: a tie between 2 and 4, the higher
+    assert pick("five_alive", "duel", 6)[0] == "pretrained:five-alive-6p"
+
+
 def test_five_alive_whole_game_by_mouse(page, server, tmp_path):
     open_app(page, server)
     preset, seed = ("standard4", 24) if page.viewport_name == "desktop" else ("duel", 13)  # short games with a BUST

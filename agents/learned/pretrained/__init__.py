@@ -73,12 +73,18 @@ def available() -> list[str]:
     return [n for n, m in MODELS.items() if os.path.exists(os.path.join(HERE, m.file))]
 
 
-def for_players(game: str, num_players: int | None = None) -> list[str]:
-    """The shipped policies of ``game`` present in this install that suit ``num_players``: those trained
-    for that many players, else those of the nearest count (the higher on a tie: a policy adapted to fewer
-    players than it was trained for keeps all it saw, and it plays them well, README's player counts; one
-    adapted to more drops the farthest seats); None: every one."""
-    mine = [n for n in available() if MODELS[n].game == game]
+def family(name: str) -> str:
+    """A shipped policy's family: its name up to its player count (``take5-game-6p`` -> ``take5-game-``);
+    the policies of one family differ only in the count they were trained for."""
+    return name.rstrip("p").rstrip("0123456789")
+
+
+def for_players(game: str, num_players: int | None = None, of_family: str | None = None) -> list[str]:
+    """The shipped policies of ``game`` (of ``of_family`` only, when given) present in this install that
+    suit ``num_players``: those trained for that many players, else those of the nearest count (the higher
+    on a tie: a policy adapted to fewer players than it was trained for keeps all it saw, and it plays them
+    well, README's player counts; one adapted to more drops the farthest seats); None: every one."""
+    mine = [n for n in available() if MODELS[n].game == game and (of_family is None or family(n) == of_family)]
     if num_players is None or not mine:
         return mine
     near = min({MODELS[n].num_players for n in mine}, key=lambda k: (abs(k - num_players), -k))

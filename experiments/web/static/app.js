@@ -546,20 +546,20 @@ async function continuePending(g) {
 }
 
 // ---------------------------------------------------------------------------------------------- hints and thoughts
-function analysisBot(game) {
+function analysisBot(game, n) {
   const sel = $("#analysis-bot");
   if (sel && sel.dataset.game === game && sel.value) return sel.value;
   const bots = META.games[game].bots;
   const saved = store.get(`analysis.${game}`, null);
   if (saved && bots.some((b) => b.name === saved)) return saved;
-  const pol = bots.find((b) => b.group === "Shipped policies");
+  const pol = bots.find((b) => b.group === "Shipped policies" && suits(b, n)) || bots.find((b) => b.group === "Shipped policies");
   return pol ? pol.name : "ismcts:sims=50";
 }
 
 async function askHint(g, full) {
   const snap = g.snap;
   if (!snap.your_turn || play.busy) return;
-  const bot = analysisBot(snap.game), step = snap.steps;
+  const bot = analysisBot(snap.game, snap.view.num_players), step = snap.steps;
   g.hintText = `asking ${bot}\u2026`;
   renderDock(g);
   try {
@@ -617,7 +617,7 @@ function renderThinking(g) {
   if (!on) return;
   const game = g.snap.game;
   const sel = el("select", { id: "analysis-bot", "data-game": game, "aria-label": "analysis bot" },
-    META.games[game].bots.filter((b) => b.group !== "Random" && fits(b, g.snap.view.num_players)).map((b) => el("option", { value: b.name, text: b.label, selected: b.name === analysisBot(game) })));
+    META.games[game].bots.filter((b) => b.group !== "Random" && fits(b, g.snap.view.num_players)).map((b) => el("option", { value: b.name, text: b.label, selected: b.name === analysisBot(game, g.snap.view.num_players) })));
   sel.addEventListener("change", () => { store.set(`analysis.${game}`, sel.value); g.thoughts = null; g.hint = null; maybeThink(g); });
   box.replaceChildren(el("div", { class: "setup-row" }, el("label", {}, "Bot\u2019s view of your position: ", sel)));
   if (g.snap.your_turn && g.thoughts && g.thoughts.step === g.snap.steps) box.append(thoughtsBlock(g.thoughts.thoughts, game, `${g.thoughts.bot} would play ${g.thoughts.label}`));
@@ -670,18 +670,24 @@ function onKey(ev) {
 }
 
 // ---------------------------------------------------------------------------------------------- new game
+// plays n players at all / was made for n players (the server says which counts: a shipped policy suits those for
+// which it is its family's nearest, a guided search those its prior suits)
 const fits = (b, n) => !b.players || b.players.includes(n);
+const suits = (b, n) => !!b.suits && b.suits.includes(n);
 
 function preferredBot(game, n, config) {
   const bots = META.games[game].bots;
-  const want = isTake5(game) ? (config.mode === "game" ? "pretrained:take5-game-4p" : "pretrained:take5-round-4p") : "pretrained:five-alive-4p";
-  const b = bots.find((x) => x.name === want && fits(x, n)) || bots.find((x) => fits(x, n) && x.group !== "Random");
+  const family = isTake5(game) ? (config.mode === "game" ? "pretrained:take5-game-" : "pretrained:take5-round-") : "pretrained:five-alive-";
+  const b = bots.find((x) => x.name.startsWith(family) && suits(x, n) && fits(x, n)) || bots.find((x) => x.name.startsWith(family) && fits(x, n))
+    || bots.find((x) => fits(x, n) && x.group !== "Random");
   return b ? b.name : "random";
 }
 
 function botSelect(game, n, value, attrs) {
   const groups = {};
-  for (const b of META.games[game].bots) if (fits(b, n)) (groups[b.group] = groups[b.group] || []).push(b);
+  // one guided search per count: the one whose prior suits it (the others stay typeable by name)
+  const shown = (b) => fits(b, n) && (b.group !== "Guided search" || suits(b, n));
+  for (const b of META.games[game].bots) if (shown(b)) (groups[b.group] = groups[b.group] || []).push(b);
   const sel = el("select", attrs);
   for (const [group, list] of Object.entries(groups)) sel.append(el("optgroup", { label: group }, list.map((b) => el("option", { value: b.name, text: b.label, title: b.about, selected: b.name === value }))));
   return sel;

@@ -112,3 +112,44 @@ def test_fast_permutations_with_tied_or_maximal_keys_take_the_exact_path(monkeyp
         k = int(sizes[i])
         expected = np.argsort(odd_keys(seeds[i:i + 1], counters[i:i + 1], k)[0], kind="stable")
         np.testing.assert_array_equal(perm[i, :k], expected)
+
+
+def _games(env, resets, parallel: bool):
+    """The first observation of each game after ``resets`` (a list of seeds or None), each game played to
+    its end by the first legal action."""
+    firsts = []
+    for seed in resets:
+        if parallel:
+            obs, _ = env.reset(seed=seed)
+            firsts.append(np.concatenate([obs[a]["observation"] for a in sorted(obs)]))
+            while env.agents:
+                obs, *_ = env.step({a: int(np.flatnonzero(o["action_mask"])[0]) for a, o in obs.items()})
+        else:
+            env.reset(seed=seed)
+            firsts.append(np.concatenate([env.observe(a)["observation"] for a in env.possible_agents]))
+            for agent in env.agent_iter():
+                obs, _, term, trunc, _ = env.last()
+                env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    return firsts
+
+
+@pytest.mark.parametrize("make, parallel", [("take5_v0.parallel_env", True), ("take5_v0.env", False),
+                                            ("five_alive_v0.env", False)])
+def test_reset_without_a_seed_moves_on_to_the_seeded_streams_next_game(make, parallel):
+    """Gymnasium's reset contract: after ``reset(seed=s)``, ``reset()`` gives the next game of the stream
+    that ``s`` starts (a new deal, the same for every env seeded ``s``), not fresh OS entropy; a seeded
+    reset starts the stream over; an env never seeded draws its stream from entropy."""
+    import importlib
+
+    mod, _, fn = make.partition(".")
+    factory = getattr(importlib.import_module(f"fiveplay_env.{mod}"), fn)
+    a = _games(factory(num_players=3), [7, None, None, 7, None], parallel)
+    b = _games(factory(num_players=3), [7, None, None], parallel)
+    for x, y in zip(a[:3], b):
+        np.testing.assert_array_equal(x, y)
+    assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[1], a[2])  # new deals
+    np.testing.assert_array_equal(a[3], a[0])
+    np.testing.assert_array_equal(a[4], a[1])
+    c = _games(factory(num_players=3), [None, None], parallel)
+    d = _games(factory(num_players=3), [None], parallel)
+    assert not np.array_equal(c[0], d[0]) and not np.array_equal(c[0], c[1])

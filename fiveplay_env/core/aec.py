@@ -69,6 +69,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self._zero_mask = np.zeros(self.spec_record.num_actions, np.int8)
         self.engine: Any = None
         self.seed_used: int | None = None
+        self._episode_seeds = seeding.EpisodeSeeds()  # reset(): the next game of the last seed's stream
         self.rewards = {}
         self._cumulative_rewards = {}
         self.terminations = {}
@@ -118,7 +119,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         return state_view.full_state(lambda p: self._observe(self.engine, p), len(self.possible_agents), self.engine)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
-        self.seed_used = seeding.normalize_seed(seed)
+        self.seed_used = self._episode_seeds.next(seed)
         self.engine = self._new_engine(self.seed_used)
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -158,6 +158,24 @@ def derive(seed: int, index: int) -> int:
     return int(keys(np.array([seed], dtype=np.uint64), np.array([int(_DERIVE) + index], dtype=np.uint64), 1)[0, 0])
 
 
+class EpisodeSeeds:
+    """The seeds of one env's successive games, as Gymnasium's ``reset`` contract has them:
+    ``next(s)`` (a ``reset(seed=s)``) starts the stream over and its game has seed ``s``; ``next(None)``
+    moves on to the stream's next game, ``derive(s, k)`` for the k-th unseeded reset since, so a seeded
+    env's later episodes are reproducible too; an env never seeded starts its stream from OS entropy."""
+
+    def __init__(self) -> None:
+        self.base: int | None = None
+        self.index = 0
+
+    def next(self, seed: int | None) -> int:
+        if seed is not None or self.base is None:
+            self.base, self.index = normalize_seed(seed), 0
+            return self.base
+        self.index += 1
+        return derive(self.base, self.index)
+
+
 def batch_derive(base: int, index: np.ndarray) -> np.ndarray:
     """uint64 of ``index``'s shape: ``derive(base, index[j])`` for every j, in one vectorised call (the
     batched engines seed their slots with it). ``index`` must hold 0..2**63-1 (unchecked: hot path)."""

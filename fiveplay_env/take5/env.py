@@ -113,6 +113,7 @@ class Take5Parallel(ParallelEnv):
         self._wait_mask[ACTION_WAIT] = 1
         self.engine: eng.Take5Engine | None = None
         self.seed_used: int | None = None
+        self._episode_seeds = seeding.EpisodeSeeds()  # reset(): the next game of the last seed's stream
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -157,7 +158,7 @@ class Take5Parallel(ParallelEnv):
         return {a: info_of(state, p) for p, a in enumerate(self.possible_agents)}
 
     def reset(self, seed: int | None = None, options: dict | None = None):
-        self.seed_used = seeding.normalize_seed(seed)
+        self.seed_used = self._episode_seeds.next(seed)
         self.engine = eng.Take5Engine(self.config, self.seed_used)
         self.agents = self.possible_agents[:]
         return self._observations(), self._infos()

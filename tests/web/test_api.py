@@ -112,7 +112,7 @@ def test_index_static_and_meta(client):
     assert suits["pretrained:take5-round-4p"] == list(range(2, 11)) and suits["pretrained:take5-game-6p"] == [5, 6, 7]
     fa = {b["name"]: b for b in meta["games"]["five_alive"]["bots"] if b["group"] == "Shipped policies"}
     assert fa["pretrained:five-alive-4p"]["players"] is None  # offered at every count: it plays 2-6 (adapted), as the server accepts
-    assert fa["pretrained:five-alive-4p"]["suits"] == [3, 4] and fa["pretrained:five-alive-2p"]["suits"] == [2]
+    assert fa["pretrained:five-alive-4p"]["suits"] == [4] and fa["pretrained:five-alive-3p"]["suits"] == [3]
     assert len(meta["take5_bullheads"]) == 104 and meta["take5_bullheads"][54] == 7
     assert meta["five_alive_kinds"][18] == "BUST"
     assert meta["limits"]["sims"] == 1000 and meta["limits"]["time"] == 2.0

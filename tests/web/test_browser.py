@@ -323,7 +323,8 @@ def test_the_picker_offers_the_policy_and_guided_search_of_the_player_count(desk
     assert pick("take5", "crowd")[0] == "pretrained:take5-round-4p"  # the only round-mode policy, adapted to 7
     f4 = GUIDED["five_alive"]
     assert pick("five_alive", "duel") == ("pretrained:five-alive-2p", [f4.replace("prior=five-alive-4p", "prior=five-alive-2p")])
-    assert pick("five_alive", "duel", 3) == ("pretrained:five-alive-4p", [f4])  # 3: a tie between 2 and 4, the higher
+    assert pick("five_alive", "duel", 3) == ("pretrained:five-alive-3p", [f4.replace("prior=five-alive-4p", "prior=five-alive-3p")])
+    assert pick("five_alive", "duel", 4) == ("pretrained:five-alive-4p", [f4])
     assert pick("five_alive", "duel", 6)[0] == "pretrained:five-alive-6p"
 
 

@@ -11,6 +11,7 @@ default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 | ``take5-game-6p``  | take5      | 6 players, ``mode="game"`` to 66  | any Take 5 variant with 2..10 players (below) |
 | ``take5-game-10p`` | take5      | 10 players, ``mode="game"`` to 66 | any Take 5 variant with 2..10 players (below) |
 | ``five-alive-2p``  | five_alive | 2 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
+| ``five-alive-3p``  | five_alive | 3 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
 | ``five-alive-4p``  | five_alive | 4 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
 | ``five-alive-5p``  | five_alive | 5 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
 | ``five-alive-6p``  | five_alive | 6 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
@@ -62,6 +63,7 @@ MODELS: dict[str, Pretrained] = {m.name: m for m in (
     Pretrained("take5-game-6p", "take5-game-6p.pt", "take5", 6, "Take 5, 6 players, mode game to 66 (win reward)"),
     Pretrained("take5-game-10p", "take5-game-10p.pt", "take5", 10, "Take 5, 10 players, mode game to 66 (win reward)"),
     Pretrained("five-alive-2p", "five-alive-2p.pt", "five_alive", 2, "5 Alive, 2 players, standard rules"),
+    Pretrained("five-alive-3p", "five-alive-3p.pt", "five_alive", 3, "5 Alive, 3 players, standard rules"),
     Pretrained("five-alive-4p", "five-alive-4p.pt", "five_alive", 4, "5 Alive, 4 players, standard rules"),
     Pretrained("five-alive-5p", "five-alive-5p.pt", "five_alive", 5, "5 Alive, 5 players, standard rules"),
     Pretrained("five-alive-6p", "five-alive-6p.pt", "five_alive", 6, "5 Alive, 6 players, standard rules"),

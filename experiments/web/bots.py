@@ -214,7 +214,8 @@ class BotPolicy:
         ``experiments.ladder.guided_for`` picks for some count, suiting those counts."""
         out: list[dict[str, Any]] = []
         policies = _policies(game)
-        counts = range(games_mod.get_game(game).spec.min_players, games_mod.get_game(game).spec.max_players + 1)
+        spec = games_mod.get_game(game).spec
+        counts = range(spec.min_players, spec.max_players + 1)
         if policies:
             from agents.learned import pretrained
 

@@ -209,7 +209,7 @@ class BotPolicy:
     def catalogue(self, game: str) -> list[dict[str, Any]]:
         """The bot picker's entries: ``{name, label, group, about, players, suits}`` (``players``: the
         player counts it plays, or None for any; ``suits``: the counts it was made for, where that is
-        known), the shipped policies first. A shipped policy suits the counts for which it is its family's
+        known; a shipped policy's also has its ``family``, ``pretrained.family``), the shipped policies first. A shipped policy suits the counts for which it is its family's
         nearest (``agents.learned.pretrained.for_players``); the guided search is listed once per prior
         ``experiments.ladder.guided_for`` picks for some count, suiting those counts."""
         out: list[dict[str, Any]] = []
@@ -222,7 +222,7 @@ class BotPolicy:
             for n, m in policies.items():  # every shipped policy plays every player count of its game (adapted)
                 suits = [k for k in counts if n in pretrained.for_players(game, k, of_family=pretrained.family(n))]
                 out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
-                            "about": m.summary, "players": None, "suits": suits})
+                            "about": m.summary, "players": None, "suits": suits, "family": pretrained.family(n)})
         if GUIDED.get(game) and guided_prior(GUIDED[game]) in policies:
             from experiments import ladder
 

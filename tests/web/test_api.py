@@ -102,13 +102,13 @@ def test_index_static_and_meta(client):
     assert f"ckpt:{TRAIN_RUN}" in names and "boomtest:x" in names  # a checkpoint in the runs folder, the operator's
     assert not any(n.endswith("...") or ":N" in n for n in names)
     from agents import search
-    from agents.search import GUIDED
 
     guided = [b for b in t5["bots"] if b["group"] == "Guided search"]  # one per prior, suiting the counts it is nearest
-    assert guided[0]["name"] == GUIDED["take5"] and "take5-game-4p" in guided[0]["about"] and guided[0]["suits"] == [2, 3, 4]
+    assert guided[0]["name"] == search.GUIDED["take5"] and "take5-game-4p" in guided[0]["about"] and guided[0]["suits"] == [2, 3, 4]
     assert [b["suits"] for b in guided] == [[2, 3, 4], [5, 6, 7], [8, 9, 10]]
     assert [search.guided_prior(b["name"]) for b in guided] == ["take5-game-4p", "take5-game-6p", "take5-game-10p"]
     suits = {b["name"]: b["suits"] for b in t5["bots"] if b["group"] == "Shipped policies"}
+    assert {b["name"]: b["family"] for b in t5["bots"] if b["group"] == "Shipped policies"}["pretrained:take5-game-10p"] == "take5-game-"
     assert suits["pretrained:take5-round-4p"] == list(range(2, 11)) and suits["pretrained:take5-game-6p"] == [5, 6, 7]
     fa = {b["name"]: b for b in meta["games"]["five_alive"]["bots"] if b["group"] == "Shipped policies"}
     assert fa["pretrained:five-alive-4p"]["players"] is None  # offered at every count: it plays 2-6 (adapted), as the server accepts

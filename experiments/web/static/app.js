@@ -677,8 +677,8 @@ const suits = (b, n) => !!b.suits && b.suits.includes(n);
 
 function preferredBot(game, n, config) {
   const bots = META.games[game].bots;
-  const family = isTake5(game) ? (config.mode === "game" ? "pretrained:take5-game-" : "pretrained:take5-round-") : "pretrained:five-alive-";
-  const b = bots.find((x) => x.name.startsWith(family) && suits(x, n) && fits(x, n)) || bots.find((x) => x.name.startsWith(family) && fits(x, n))
+  const family = isTake5(game) ? (config.mode === "game" ? "take5-game-" : "take5-round-") : "five-alive-";
+  const b = bots.find((x) => x.family === family && suits(x, n) && fits(x, n)) || bots.find((x) => x.family === family && fits(x, n))
     || bots.find((x) => fits(x, n) && x.group !== "Random");
   return b ? b.name : "random";
 }

@@ -424,7 +424,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
     prev_threads = torch.get_num_threads()
     torch.set_num_threads(a["threads"])
     try:
-        trainer = Trainer(cfg, device=a["device"])
+        trainer = Trainer(cfg, device=a["device"], warm_start=ckpt is None)  # a resume loads its own weights
         if ckpt is not None:
             trainer.load_state(ckpt)
         else:
@@ -449,7 +449,9 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             say(f"train: {cfg.game} has no batched engine registered; training on the reference-engine loop "
                 f"(exact, slower)")
         say(f"train: {cfg.game} {cfg.config} opponents {cfg.opponents} -> {run_dir}"
-            + (f" (resumed at update {trainer.update_idx}, {trainer.decisions} decisions)" if ckpt is not None else ""))
+            + (f" (resumed at update {trainer.update_idx}, {trainer.decisions} decisions)" if ckpt is not None else "")
+            + (f" (warm start from {cfg.init_from}: {trainer.init['decisions']} decisions)"
+               if ckpt is None and trainer.init is not None else ""))
         title = f"{cfg.game} {cfg.config}, opponents {[n for n, _ in cfg.opponents]}, seed {cfg.seed}"
         from experiments.tracking import RunLogger
 

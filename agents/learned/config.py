@@ -166,6 +166,12 @@ class TrainConfig:
                                        "(an embedding bag: the same network and checkpoints; measured slower than the "
                                        "dense product on a CPU, docs/training.md)", flag=True, cli_default_text="")
 
+    init_from: str | None = option(None, "warm start: a fresh run's network starts from this policy's weights instead of "
+                                         "a random initialisation: pretrained:NAME, ckpt:PATH or a checkpoint file or "
+                                         "run folder (same game, observation size, actions and network; the optimizer, "
+                                         "pool and games start fresh; a resumed run keeps its own weights)",
+                                   metavar="POLICY", cli_default_text="(default none: random initialisation)")
+
     def __post_init__(self) -> None:
         from agents.learned.defaults import default_arch, game_defaults
 
@@ -214,6 +220,8 @@ class TrainConfig:
         for name, w in self.opponents:
             if not (w > 0 and math.isfinite(w)):
                 raise ValueError(f"opponents: expected a positive weight for {name!r}, got {w}")
+        if self.init_from is not None and (not isinstance(self.init_from, str) or not self.init_from.strip()):
+            raise ValueError(f"init_from: expected pretrained:NAME, ckpt:PATH or a checkpoint path, got {self.init_from!r}")
         if not self.hidden or any(h < 1 for h in self.hidden):
             raise ValueError(f"hidden: expected one or more layer sizes >= 1, got {list(self.hidden)}")
 

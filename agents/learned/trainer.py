@@ -68,7 +68,7 @@ class Trainer:
     ``cfg`` is an algorithm's config (``PPOConfig`` ...); ``device`` where the networks run.
     """
 
-    def __init__(self, cfg: TrainConfig, device: str = "cpu") -> None:
+    def __init__(self, cfg: TrainConfig, device: str = "cpu", warm_start: bool = True) -> None:
         from agents.registry import user_agent  # opponent names are the user's own: import paths allowed
 
         if not cfg.algo:
@@ -97,6 +97,9 @@ class Trainer:
         with torch.random.fork_rng(devices=[]):  # seeded initialisation without touching the caller's RNG
             torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
             self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
+        self.init: dict[str, Any] | None = None  # where a warm start's weights came from (saved in checkpoints)
+        if cfg.init_from is not None and warm_start:  # a resume loads its own weights instead
+            self.init = warm_start_from(cfg.init_from, self.model, cfg.game, col.D, col.A, cfg.arch)
         self.model.to(self.device)  # initialised on the CPU: the same network whatever the device
         self.model.sparse_input = bool(cfg.sparse_input)
         self.algorithm = algorithm.ALGORITHM(cfg, self.model, self.rng, self.device, self.decoder)
@@ -240,6 +243,7 @@ class Trainer:
             "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
                          "games": self.games},
             "trainer": trainer,
+            **({"init": self.init} if self.init is not None else {}),
         }
 
     def load_state(self, ckpt: dict[str, Any]) -> None:
@@ -288,8 +292,58 @@ class Trainer:
         except (KeyError, RuntimeError, ValueError, TypeError) as exc:
             raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched or damaged trainer state: "
                                   f"{type(exc).__name__}: {exc}") from exc
+        self.init = ckpt.get("init")
         prog = ckpt["progress"]
         self.update_idx = int(prog["update"])
         self.decisions = int(prog["decisions"])
         col.env_steps = int(prog["env_steps"])
         col.games = int(prog["games"])
+
+
+def init_source(spec: str) -> str:
+    """The checkpoint file a warm start's ``spec`` names: ``pretrained:NAME`` (a shipped policy),
+    ``ckpt:PATH`` or a plain checkpoint file or run folder. ``ValueError`` for an unknown shipped name."""
+    from agents.learned.agent import parse_ckpt_name
+    from agents.learned.checkpoint import resolve_path
+    from agents.learned.pretrained import path_of
+
+    prefix, sep, rest = spec.partition(":")
+    if sep and prefix == "pretrained":
+        return path_of(parse_ckpt_name(rest)[0])
+    if sep and prefix == "ckpt":
+        return resolve_path(parse_ckpt_name(rest)[0])
+    return resolve_path(spec)
+
+
+def warm_start_from(spec: str, model: MaskedActorCritic, game: str, obs_dim: int, num_actions: int,
+                    arch: str) -> dict[str, Any]:
+    """Load the weights of the policy ``spec`` names (``init_source``) into ``model``, a fresh run's network.
+
+    The policy must be for the same game, observation size, number of actions, architecture and network
+    shape (its game config may differ: a 4-player ``round`` policy can start a 4-player ``game`` run);
+    ``CheckpointError`` naming the file and the field otherwise. Returns the record checkpoints keep
+    (``init``): the spec, the file's fingerprint, the decisions the policy had been trained on.
+    """
+    from agents.learned.checkpoint import load_checkpoint
+    from agents.fingerprint import file_fingerprint
+
+    try:
+        file = init_source(spec)
+    except ValueError as exc:
+        raise ValueError(f"init_from: {exc}") from exc
+    ckpt = load_checkpoint(file)
+    check_matches(ckpt, "game", ckpt["game"], game)
+    check_matches(ckpt, "observation size", ckpt["obs_dim"], obs_dim)
+    check_matches(ckpt, "number of actions", ckpt["num_actions"], num_actions)
+    check_matches(ckpt, "architecture", ckpt["model"].get("arch"), arch)
+    try:
+        saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
+    check_matches(ckpt, "network shape (--hidden)", saved_kwargs, model.kwargs())
+    try:
+        model.load_state_dict(ckpt["model"]["state_dict"])
+    except (RuntimeError, KeyError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched or damaged weights: {exc}") from exc
+    progress = ckpt.get("progress") or {}
+    return {"from": spec, "fingerprint": file_fingerprint(file), "decisions": int(progress.get("decisions", 0))}

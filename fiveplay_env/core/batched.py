@@ -295,6 +295,63 @@ class BatchedGameBase(BatchedActions, ABC):
         self._check_state(new)
         self._commit(base, new)
 
+    # ------------------------------------------------------------------ positions: load and gather
+
+    def load_states(self, states: Sequence[Any]) -> None:
+        """Put one reference state per slot into this engine (``states[i]`` -> slot i, exactly
+        ``batch_size`` of them, each a game of this config that is not over): slot i then plays that
+        game on from there, its later deals and reshuffles drawn from the state's own ``seed`` and
+        counter, as the reference engine would. For search (the worlds of a decision) and analysis.
+
+        The positions are checked as ``set_state`` checks a state (the form of every field, then the
+        game's invariants for every slot); a refused position raises ``ValueError`` naming the slot and
+        the field, and nothing changes. Slot i holds game i of the run (``game_index``); the last
+        step's outputs are cleared."""
+        if not isinstance(states, Sequence) or isinstance(states, (str, bytes)):
+            raise ValueError(f"states: expected a sequence of {self.batch_size} reference states, got "
+                             f"{type(states).__name__}")
+        if len(states) != self.batch_size:
+            raise ValueError(f"states: expected {self.batch_size} states (one per slot), got {len(states)}")
+        arrays = self._arrays_of_states(list(states))
+        arrays["_game_index"] = self._arange.astype(np.int64).copy()
+        self._check_common(arrays)
+        self._check_state(arrays)
+        self._commit(self.base_seed, arrays)
+
+    def _arrays_of_states(self, states: list[Any]) -> dict[str, np.ndarray]:
+        """Every ``STATE`` array (this engine's shapes and dtypes) for ``states``, one per slot;
+        ``ValueError`` naming ``states[i].field`` for a value of the wrong form. The game's part of
+        ``load_states`` (its invariants are then checked by ``_check_state``)."""
+        raise ValueError(f"load_states: not available for {type(self).__name__}")
+
+    def gather(self, source: "BatchedGameBase", index: np.ndarray | Sequence[int]) -> None:
+        """Slot j becomes an exact copy of ``source``'s game ``index[j]`` (``source``: an engine of the same
+        class and config, any batch size; ``index``: ``batch_size`` slot numbers of it, repeats
+        allowed): the same cards, the same seed, so the same future. Slot j holds game j of the run;
+        the last step's outputs are cleared. The search copies each loaded world once per candidate
+        action this way (a trusted copy of checked games: nothing is checked again)."""
+        if type(source) is not type(self) or source.config != self.config:
+            raise ValueError(f"source: expected a {type(self).__name__} of the same config, got "
+                             f"{type(source).__name__}")
+        idx = np.asarray(index)
+        if idx.shape != (self.batch_size,) or idx.dtype.kind not in "iu":
+            raise ValueError(f"index: expected {self.batch_size} integer slot numbers, got shape {idx.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= source.batch_size):
+            raise ValueError(f"index: expected slot numbers in 0..{source.batch_size - 1}")
+        arrays = self._gather_arrays(source, idx.astype(np.int64))
+        arrays["_game_index"] = self._arange.astype(np.int64).copy()
+        self._commit(source.base_seed, arrays)
+        self._clear_results()
+
+    def _gather_arrays(self, source: "BatchedGameBase", idx: np.ndarray) -> dict[str, np.ndarray]:
+        """``gather``'s arrays: each ``STATE`` array of ``source`` taken at ``idx`` along its batch axis
+        (the leading one here; a game whose arrays are laid out otherwise overrides this). The outputs
+        of the last step (``rewards``, ``terminated``) start cleared."""
+        out = {name: np.ascontiguousarray(getattr(source, name)[idx]) for name in self.STATE}
+        out["rewards"] = np.zeros_like(out["rewards"])
+        out["terminated"] = np.zeros_like(out["terminated"])
+        return out
+
     def _check_common(self, arrays: dict[str, np.ndarray]) -> None:
         """The checks every game shares: slot i holds game ``i + k*B`` of the run (k >= 0), and the
         last step's rewards are finite."""

@@ -412,6 +412,26 @@ class BatchedFiveAlive(BatchedGameBase):
             getattr(self, name)[i] = val[0]
         self._update_mask()
 
+    def _arrays_of_states(self, states: list[Any]) -> dict[str, np.ndarray]:
+        """``load_states``' arrays: ``_slot_arrays`` of each state (the form of every field, the Bomb's
+        pending answers), stacked; the invariants are then checked for all slots at once."""
+        n = self.num_players
+        parts = []
+        for i, s in enumerate(states):
+            if not isinstance(s, FiveAliveState) or s.num_players != n:
+                raise ValueError(f"states[{i}]: expected a FiveAliveState of {n} players, got {show_value(s)}")
+            if s.phase == OVER:
+                raise ValueError(f"states[{i}]: expected a game that is not over, got one that is over")
+            try:
+                parts.append(self._slot_arrays(i, s))
+            except ValueError as e:
+                raise ValueError(f"states[{i}].{str(e).removeprefix('state.')}") from None
+        out = {name: np.concatenate([p[name] for p in parts]) for name in self.STATE}
+        for name in ("rewards", "terminated", "truncated", "final_lives", "final_result", "final_win"):
+            out[name] = np.zeros_like(out[name])
+        out["_actor"] = out["_cur"].astype(out["_actor"].dtype)
+        return out
+
     def _slot_arrays(self, i: int, state: FiveAliveState) -> dict[str, np.ndarray]:
         """``state`` as one game's arrays (leading axis 1) in ``STATE``'s dtypes, the slot's outputs kept;
         ``ValueError`` naming the field for a value of the wrong form or one its array cannot hold."""

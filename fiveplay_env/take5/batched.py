@@ -93,7 +93,7 @@ import numpy as np
 
 from fiveplay_env.core import seeding
 from fiveplay_env.core.batched import BatchedGameBase, bench_batched, check_games
-from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs
+from fiveplay_env.core.config import MAX_BATCH_SIZE, check_int, from_kwargs, show_value
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import LAYOUT, ROW_STAT_DIVS, ROW_STATS, ROWS, TRICK, observation_size
 from fiveplay_env.take5.state import (
@@ -434,6 +434,160 @@ class BatchedTake5(BatchedGameBase):
                   self._phase, self._cur, self._trick, self._round, self._counter, self._picks,
                   self._seeds, self._game_index, self._mask)
         return sum(a.nbytes for a in arrays) / self.batch_size
+
+    # ------------------------------------------------------------------ positions (load_states, gather)
+
+    def _arrays_of_states(self, states: list[Any]) -> dict[str, np.ndarray]:
+        """``load_states``' arrays: each ``Take5State`` (a game of this config, not over) as the batched
+        layout; the form of each field is checked here, the game's invariants by ``_check_state``."""
+        from fiveplay_env.take5.state import OVER, Take5State  # the reference's state class
+
+        B, n, D = self.batch_size, self.num_players, self._deck
+        loc = np.tile(self._blank_loc, (B, 1))
+        loc[:, :D] = ASIDE
+        pending = np.full((n, B), -1, np.int8)
+        rows = np.zeros((NUM_ROWS, B, ROW_LIMIT), np.int8)
+        rlen = np.zeros((NUM_ROWS, B), np.int8)
+        rbull = np.zeros((NUM_ROWS, B), np.int8)
+        last = np.full((NUM_ROWS, B), -1, np.int64)
+        scores = np.zeros((B, n), np.int32)
+        rpen = np.zeros((B, n), np.int32)
+        small = {k: np.zeros(B, np.int64) for k in ("phase", "current", "trick", "round", "counter", "picks")}
+        seeds = np.zeros(B, np.uint64)
+
+        def card_list(i: int, name: str, value: Any, limit: int) -> list[int]:
+            if not isinstance(value, (list, tuple)) or len(value) > limit or not all(
+                    isinstance(c, (int, np.integer)) and not isinstance(c, (bool, np.bool_)) and 0 <= c < D
+                    for c in value):
+                raise ValueError(f"states[{i}].{name}: expected at most {limit} card ids in 0..{D - 1}, "
+                                 f"got {show_value(value)}")
+            return [int(c) for c in value]
+
+        for i, s in enumerate(states):
+            if not isinstance(s, Take5State) or s.num_players != n:
+                raise ValueError(f"states[{i}]: expected a Take5State of {n} players, got {show_value(s)}")
+            if s.phase == OVER:
+                raise ValueError(f"states[{i}]: expected a game that is not over, got one that is over")
+            for key, value in (("phase", s.phase), ("current", s.current), ("trick", s.trick), ("round", s.round),
+                               ("counter", s.counter)):
+                if not isinstance(value, (int, np.integer)) or isinstance(value, (bool, np.bool_)) \
+                        or not 0 <= value < 2**31:
+                    raise ValueError(f"states[{i}].{key}: expected an integer in 0..2**31-1, got {show_value(value)}")
+                small[key][i] = value
+            for key, arr, shape in (("hands", s.hands, (n, NUM_ACTIONS)), ("pool", s.pool, (NUM_ACTIONS,))):
+                if not isinstance(arr, np.ndarray) or arr.shape != shape or not np.isin(arr, (0, 1)).all():
+                    raise ValueError(f"states[{i}].{key}: expected 0/1 entries of shape {shape}, got {show_value(arr)}")
+            for key, value in (("scores", s.scores), ("round_pen", s.round_pen)):
+                if not isinstance(value, (list, tuple)) or len(value) != n or not all(
+                        isinstance(v, (int, np.integer)) and 0 <= v < 2**31 for v in value):
+                    raise ValueError(f"states[{i}].{key}: expected {n} integers >= 0, got {show_value(value)}")
+            scores[i] = s.scores
+            rpen[i] = s.round_pen
+            try:
+                seeds[i] = seeding.normalize_seed(s.seed)
+            except ValueError as e:
+                raise ValueError(f"states[{i}].{e}") from None
+            held = np.flatnonzero(s.hands[:, :D].any(axis=0) if n else [])
+            owner = s.hands[:, :D].argmax(axis=0)
+            if (s.hands[:, :D].sum(axis=0) > 1).any() or s.hands[:, D:].any():
+                raise ValueError(f"states[{i}].hands: expected each card of 0..{D - 1} in one hand at most")
+            loc[i, held] = owner[held]
+            for c in card_list(i, "set_aside", s.set_aside, D):
+                loc[i, c] = ASIDE
+            loc[i, np.flatnonzero(s.pool[:D])] = POOL
+            for p_, t in enumerate(s.taken if isinstance(s.taken, list) and len(s.taken) == n else [None] * n):
+                for c in card_list(i, "taken", t, D):
+                    loc[i, c] = SEEN
+            if not isinstance(s.rows, list) or len(s.rows) not in (0, NUM_ROWS):
+                raise ValueError(f"states[{i}].rows: expected {NUM_ROWS} rows (none in the draft), got {show_value(s.rows)}")
+            for r, row in enumerate(s.rows):
+                cards = card_list(i, f"rows[{r}]", row, ROW_LIMIT)
+                loc[i, cards] = SEEN
+                rows[r, i, :len(cards)] = cards
+                rlen[r, i] = len(cards)
+                rbull[r, i] = int(BULLHEADS[cards].sum()) if cards else 0
+                last[r, i] = cards[-1] if cards else -1
+            if s.phase == ROW_CHOICE:
+                if not isinstance(s.queue, list) or len(s.queue) != n:
+                    raise ValueError(f"states[{i}].queue: expected the {n} revealed cards of the trick during a "
+                                     f"row choice, got {show_value(s.queue)}")
+                for entry in s.queue:
+                    if not (isinstance(entry, tuple) and len(entry) == 2 and 0 <= entry[1] < n):
+                        raise ValueError(f"states[{i}].queue: expected (card, player) pairs, got {show_value(s.queue)}")
+                    c = card_list(i, "queue", [entry[0]], 1)[0]
+                    loc[i, c] = QUEUE
+                    pending[int(entry[1]), i] = c
+            else:
+                chosen = s.pending if isinstance(s.pending, list) and len(s.pending) == n else None
+                if chosen is None:
+                    raise ValueError(f"states[{i}].pending: expected {n} entries, got {show_value(s.pending)}")
+                for q, c in enumerate(chosen):
+                    if c != -1:
+                        c = card_list(i, "pending", [c], 1)[0]
+                        loc[i, c] = PENDING
+                        pending[q, i] = c
+            if s.phase == DRAFT:
+                small["picks"][i] = int(s.hands[:, :D].sum())
+            elif self._draft:
+                small["picks"][i] = HAND_SIZE * n
+        idx = self._row_offsets + self._arange  # [4, B] buffer positions
+        rkey = np.where(rlen > 0, (last << self._shift) + idx, -1 << self._shift)
+        out: dict[str, np.ndarray] = {}
+        flat = {"_rkey_b": rkey, "_rlen_b": rlen, "_rbull_b": rbull}
+        for name, val in flat.items():
+            buf = np.zeros_like(getattr(self, name))
+            buf[1:] = val.reshape(-1)
+            out[name] = buf
+        rows_b = np.zeros_like(self._rows_b)
+        rows_b[ROW_LIMIT:] = rows.reshape(-1)
+        out.update({"_loc": loc, "_rows_b": rows_b, "_pending": pending, "_scores": scores, "_rpen": rpen,
+                    "_phase": small["phase"].astype(np.int8), "_cur": small["current"].astype(np.int8),
+                    "_trick": small["trick"].astype(np.int8), "_round": small["round"].astype(np.int32),
+                    "_counter": small["counter"].astype(np.int32), "_picks": small["picks"].astype(np.int16),
+                    "_seeds": seeds, "_game_index": self._arange.astype(np.int64),
+                    "_pen": np.zeros((B, n), np.int32), "rewards": np.zeros((B, n), np.float32),
+                    "terminated": np.zeros(B, bool), "final_scores": np.zeros((B, n), np.int32)})
+        return out
+
+    def _gather_arrays(self, source: BatchedGameBase, idx: np.ndarray) -> dict[str, np.ndarray]:
+        """``gather`` for Take 5's layout: the per-row arrays are feature-major (``[4, B]``, ``[n, B]``)
+        and each row key's low bits hold the row's buffer position, recomputed for the new slots."""
+        B = self.batch_size
+        src: Any = source
+        out = {name: np.ascontiguousarray(getattr(src, name)[idx]) for name in
+               ("_loc", "_scores", "_rpen", "_phase", "_cur", "_trick", "_round", "_counter", "_picks", "_seeds")}
+        out["_pending"] = np.ascontiguousarray(src._pending[:, idx])
+        pos = self._row_offsets + self._arange
+        key = src._rkey[:, idx]
+        live = key != (-1 << self._shift)
+        rkey = np.where(live, ((key >> self._shift) << self._shift) + pos, key)
+        for name, val in (("_rkey_b", rkey), ("_rlen_b", src._rlen[:, idx]), ("_rbull_b", src._rbull[:, idx])):
+            buf = np.zeros_like(getattr(self, name))
+            buf[1:] = val.reshape(-1)
+            out[name] = buf
+        rows_b = np.zeros_like(self._rows_b)
+        rows_b[ROW_LIMIT:] = src._rows[:, idx].reshape(-1)
+        out["_rows_b"] = rows_b
+        n = self.num_players
+        out.update({"_game_index": self._arange.astype(np.int64), "_pen": np.zeros((B, n), np.int32),
+                    "rewards": np.zeros((B, n), np.float32), "terminated": np.zeros(B, bool),
+                    "final_scores": np.zeros((B, n), np.int32)})
+        return out
+
+    def observe_as(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, observation_size]: game i's observation of seat ``seats[i]`` (any seat, not only the
+        acting one), equal to ``observation.observe(config, state_i, seats[i])`` in the play phase (a
+        search's policy rollouts read every player's view of a trick at once). Outside the play phase the
+        acting seat's observation is returned for that game whatever ``seats`` says."""
+        s = np.asarray(seats)
+        if s.shape != (self.batch_size,) or s.dtype.kind not in "iu" or (s.size and (s.min() < 0 or s.max() >= self.num_players)):
+            raise ValueError(f"seats: expected {self.batch_size} seats in 0..{self.num_players - 1}")
+        cur = self._cur
+        try:
+            self._cur = np.where(self._phase == PLAY, s, cur).astype(np.int8)
+            return self.observe(out)
+        finally:
+            self._cur = cur
 
     # ------------------------------------------------------------------ step
 

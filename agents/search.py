@@ -472,26 +472,19 @@ class SearchAgent(SearchAgentBase):
         sims = 0
         deadline = None
         budget = p.sims
+        worlds_done = 0
         if p.time is not None:
             deadline = start + p.time
-            world = self._new_world(info)  # one world on every action measures the speed
-            for a, v in zip(survivors, self._values([(world, a) for a in survivors], player)):
-                sums[a] += v
-                visits[a] += 1
-            sims += k
-            elapsed = max(_time.perf_counter() - start, 1e-6)
-            budget = max(k, int(sims * p.time / elapsed * 0.95))
+            budget, worlds_done = self._time_budget(info, survivors, sums, visits, start)
+            sims += worlds_done * k
         assert budget is not None
-        worlds_done = 1 if p.time is not None else 0
         for rnd in range(rounds):
             if len(survivors) == 1:
                 break
             per_action = max(1, budget // (rounds * len(survivors)))
             if rnd == 0 and worlds_done:
                 per_action = max(0, per_action - worlds_done)
-            # Worlds are evaluated in chunks: one world at a time, or (policy rollouts) every world of the
-            # round at once, in a quarter of the round at a time under a deadline.
-            chunk = 1 if p.rollout != "policy" else (per_action if deadline is None else max(1, per_action // 4))
+            chunk = self._chunk(per_action, deadline is not None)
             done = 0
             while done < per_action:
                 if deadline is not None and _time.perf_counter() > deadline:
@@ -512,6 +505,25 @@ class SearchAgent(SearchAgentBase):
         self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
         self._visits, self._sums = visits, sums
         return best
+
+    def _time_budget(self, info: InformationSet, actions: list[int], sums: dict[int, float],
+                     visits: dict[int, int], start: float) -> tuple[int, int]:
+        """A ``time`` budget as simulations: one world on every action measures the speed (its values
+        count); returns (the budget, worlds already evaluated)."""
+        p = self.params
+        world = self._new_world(info)
+        for a, v in zip(actions, self._values([(world, a) for a in actions], info.player)):
+            sums[a] += v
+            visits[a] += 1
+        elapsed = max(_time.perf_counter() - start, 1e-6)
+        return max(len(actions), int(len(actions) * p.time / elapsed * 0.95)), 1
+
+    def _chunk(self, per_action: int, timed: bool) -> int:
+        """Worlds evaluated together in a round of sequential halving: one at a time, or (policy rollouts)
+        every world of the round at once, a quarter of the round at a time under a deadline."""
+        if self.params.rollout != "policy":
+            return 1
+        return per_action if not timed else max(1, per_action // 4)
 
     # --- allocation: UCB1 over common worlds --------------------------------------------------------
     def _ucb(self, info: InformationSet, actions: list[int], prior: np.ndarray | None = None) -> int:

@@ -13,6 +13,8 @@ Names:
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
 |                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
+| ``bsearch[:k=v,...]``       | a game with| ``BatchSearchAgent``: the same search, its worlds rolled |
+|                             | batch hooks| out as one batch (``agents.bsearch``; ``worlds=K``)     |
 | ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
 | ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
 | ``openspiel:ismcts[:k=v]``  | both       | OpenSpiel's IS-MCTS, or ``openspiel:mcts`` determinized |
@@ -50,10 +52,15 @@ from agents.base import Agent
 from agents.fingerprint import file_fingerprint
 from agents.imported import is_import_path, load_agent
 from agents.random_agent import RandomAgent
+from agents.bsearch import BatchSearchAgent, BatchSearchParams
 from agents.search import SearchAgent, SearchParams
 from fiveplay_env.single_agent import register_agent_resolver
 
 AgentFactory = Callable[[str, str, "int | None"], Agent]
+
+_SEARCHES: dict[str, tuple[type, type]] = {"ismcts": (SearchAgent, SearchParams),
+                                            "bsearch": (BatchSearchAgent, BatchSearchParams)}
+"""The search agents' names: the agent class and its options (``ismcts:k=v,...``, ``bsearch:k=v,...``)."""
 
 _PREFIXES: dict[str, AgentFactory] = {}
 _FINGERPRINTS: dict[str, Callable[[str], "str | None"]] = {}
@@ -76,7 +83,7 @@ def register_prefix(prefix: str, factory: AgentFactory,
 
     Raises ``ValueError`` if the prefix is empty, contains ``:``, or is a built-in name.
     """
-    if not prefix or ":" in prefix or prefix in ("random", "ismcts"):
+    if not prefix or ":" in prefix or prefix in ("random", *_SEARCHES):
         raise ValueError(f"prefix: expected a new non-empty name without ':', got {prefix!r}")
     _PREFIXES[prefix] = factory
     if fingerprint is not None:
@@ -105,8 +112,8 @@ def agent_fingerprint(name: str) -> str | None:
     """
     name = name.strip()
     base, _, rest = name.partition(":")
-    if base == "ismcts":
-        prior = SearchParams.parse(rest).prior  # nested: the policy the search reads
+    if base in _SEARCHES:
+        prior = _SEARCHES[base][1].parse(rest).prior  # nested: the policy the search reads
         inner = agent_fingerprint(prior) if prior is not None else None
         return None if inner is None else f"prior={inner}"
     if base in _LAZY_PREFIXES and base not in _PREFIXES:
@@ -128,6 +135,8 @@ def known_agents(game: str) -> list[str]:
     """The agent names (and name patterns) available for ``game``."""
     games.get_game(game)
     names = ["random", *sorted(_heuristics(game)), "ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
+    if games.kit(game).batch_search is not None:
+        names += ["bsearch", "bsearch:worlds=K", "bsearch:time=SECONDS"]
     names += [f"{p}:..." for p in sorted(set(_PREFIXES) | set(_LAZY_PREFIXES))]
     return names
 
@@ -135,7 +144,7 @@ def known_agents(game: str) -> list[str]:
 def _is_user_import(name: str) -> bool:
     """Whether ``name`` would be resolved as an import path (not a registered or lazy prefix)."""
     base = name.strip().partition(":")[0]
-    return base not in _PREFIXES and base not in _LAZY_PREFIXES and base not in ("random", "ismcts") \
+    return base not in _PREFIXES and base not in _LAZY_PREFIXES and base not in ("random", *_SEARCHES) \
         and is_import_path(name.strip())
 
 
@@ -146,8 +155,8 @@ def nested_names(name: str) -> list[str]:
     name = name.strip()
     out = [name]
     base, _, rest = name.partition(":")
-    if base == "ismcts":
-        prior = SearchParams.parse(rest).prior
+    if base in _SEARCHES:
+        prior = _SEARCHES[base][1].parse(rest).prior
         if prior is not None:
             out += nested_names(prior)
     return out
@@ -182,13 +191,14 @@ def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: b
     agent: Agent
     if base == "random" and not rest:
         agent = RandomAgent(seed)
-    elif base == "ismcts":
-        params = SearchParams.parse(rest)
+    elif base in _SEARCHES:
+        cls, params_cls = _SEARCHES[base]
+        params = params_cls.parse(rest)
         if not allow_import:  # the prior is loaded later (first observe_engine): refuse an import path now
             for inner in nested_names(name)[1:]:
                 if _is_user_import(inner):
                     _refuse_import(inner, name)
-        agent = SearchAgent(seed, game=game, params=params, allow_import=allow_import)
+        agent = cls(seed, game=game, params=params, allow_import=allow_import)
     elif base in _PREFIXES and rest:
         agent = _PREFIXES[base](rest, game, seed)
     elif not rest and name in _heuristics(game):

@@ -425,7 +425,7 @@ class SearchAgent(SearchAgentBase):
         return z / z.sum()
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        raise ValueError("ismcts: act_batch is not available: a search agent decides one game at a time "
+        raise ValueError(f"{self.name}: act_batch is not available: a search agent decides one game at a time "
                          "(observe_engine, then act)")
 
     # --- worlds ---------------------------------------------------------------------------------

@@ -100,7 +100,7 @@ def test_act_batch_is_legal_and_matches_act(game_name: str) -> None:
         engine.step(int(legal[rng.integers(len(legal))]))
     O, M = np.stack(obs), np.stack(masks)
     for name in known_agents(game_name):
-        if name.startswith("ismcts") or name.endswith("..."):
+        if name.startswith(("ismcts", "bsearch")) or name.endswith("..."):
             continue
         agent = make_agent(name, game_name, seed=5)
         acts = agent.act_batch(O, M)

@@ -1,0 +1,205 @@
+"""The batched search agent (``bsearch``): today's determinized search, its worlds rolled out as one batch.
+
+It is ``agents.search.SearchAgent`` (the same information-set discipline, worlds from
+``InformationSet.sample``, the game's opponent model, common random numbers across candidates,
+sequential halving, the same value of a rollout) with one change: the (world, candidate) pairs of a
+round of sequential halving are not played one at a time in Python but **together**, in the game's
+numpy batched engine. Per round of halving:
+
+1. the round's K new worlds are drawn (and their opponent-model plans made) as ``ismcts`` draws them,
+   then loaded into a batched engine of K slots (``load_states``: every position checked as
+   ``set_state`` checks a state);
+2. each world is copied once per surviving candidate into a second engine of K x A slots (``gather``),
+   and each row plays its candidate;
+3. all rows are rolled out together to the horizon: at every step one call of the game's vectorized
+   rollout policy chooses every row's move (the batch heuristic, or with ``rollout=policy`` one forward
+   pass of the policy for every row that chooses; Take 5 chooses every seat's card of a trick at once);
+4. the values are summed per candidate, and the worse half of the candidates is dropped.
+
+With the same seed, sims budget and rollout policy it draws the same worlds and random numbers as
+``ismcts``, so its values are those ``ismcts`` computes (``tests/agents/test_bsearch.py``; with
+``rollout=policy`` up to the last bits of the network's float sums, as batches of other sizes round
+differently). Only the speed differs (``experiments.budget --profile`` and ``experiments.bench``).
+
+The game's part is its kit's ``batch_search`` hooks (``agents.kit.BatchRollout``,
+``agents/<game>/bsearch.py``); a game without them has no batched search.
+
+Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05``, with the keys of
+``ismcts`` (``agents.search``) except ``alloc`` and ``cpuct`` (sequential halving only), and
+
+| key     | meaning                                                                              |
+|---------|--------------------------------------------------------------------------------------|
+| worlds  | budget: K simulations per candidate action (K x k in all for k candidates), spent by  |
+|         | sequential halving (instead of sims or time)                                          |
+| time    | seconds per decision: the budget in simulations from the speed measured on this      |
+|         | agent's earlier decisions (the first one probes with one world), a hard deadline too |
+"""
+from __future__ import annotations
+
+import time as _time
+from typing import Any
+
+import numpy as np
+
+from agents import games
+from agents.base import InformationSet
+from agents.search import NOISE_LEN, SearchAgent, SearchParams
+
+
+class BatchSearchParams(SearchParams):
+    """``SearchParams`` with the ``worlds`` budget; sequential halving only (no ``alloc``, ``cpuct``)."""
+
+    KEYS = tuple(k for k in SearchParams.KEYS if k not in ("alloc", "cpuct")) + ("worlds",)
+
+    def __init__(self, worlds: int | None = None, **kw: Any) -> None:
+        for key in ("alloc", "cpuct"):
+            if key in kw:
+                raise ValueError(f"{key}: not an option of bsearch (sequential halving only)")
+        if worlds is not None:
+            if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 100_000:
+                raise ValueError(f"worlds: expected an integer in 1..100000, got {worlds!r}")
+            if kw.get("sims") is not None or kw.get("time") is not None:
+                raise ValueError(f"search budget: expected one of worlds, sims or time, got worlds={worlds!r} "
+                                 f"with sims={kw.get('sims')!r}, time={kw.get('time')!r}")
+            kw["sims"] = int(worlds)  # per decision: worlds x the candidates (BatchSearchAgent._halving)
+        super().__init__(**kw)
+        self.worlds = None if worlds is None else int(worlds)
+
+    @classmethod
+    def parse(cls, spec: str) -> "BatchSearchParams":
+        """``"worlds=64,rollout=policy"`` -> params (``ValueError`` naming a bad or unknown key)."""
+        kwargs: dict[str, Any] = {}
+        for item in filter(None, (s.strip() for s in spec.split(","))):
+            key, sep, raw = (s.strip() for s in item.partition("="))
+            if not sep or key not in cls.KEYS:
+                raise ValueError(f"bsearch option: expected 'key=value' with key in {list(cls.KEYS)}, got {item!r}")
+            if key in ("rollout", "model", "prior"):
+                kwargs[key] = raw
+                continue
+            try:
+                kwargs[key] = int(raw) if key in ("sims", "depth", "topk", "worlds") else float(raw)
+            except ValueError:
+                raise ValueError(f"{key}: expected a number, got {raw!r}") from None
+        return cls(**kwargs)
+
+
+class BatchSearchAgent(SearchAgent):
+    """The batched search (see the module docstring); needs ``observe_engine``."""
+
+    name = "bsearch"
+    label = "bsearch"
+
+    def __init__(self, seed: int | None = None, game: str | None = None, params: BatchSearchParams | None = None,
+                 allow_import: bool = False) -> None:
+        if not isinstance(game, str):
+            raise ValueError(f"game: expected a game's name, got {game!r}")
+        params = params or BatchSearchParams()
+        hooks = games.kit(game).batch_search
+        if hooks is None:
+            raise ValueError(f"bsearch: {game!r} has no batched search hooks (its kit's batch_search); "
+                             f"use ismcts")
+        if params.rollout == "policy" and not hooks.policy:
+            raise ValueError(f"rollout=policy: not available for bsearch in {game!r}")
+        if params.value and not hooks.leaf_value:
+            raise ValueError(f"value=1: not available for bsearch in {game!r}")
+        super().__init__(seed=seed, game=game, params=params, allow_import=allow_import)
+        self._hooks = hooks
+        self._engines: dict[int, Any] = {}
+        self._config: Any = None
+        self._rate: float | None = None  # simulations per second, measured on earlier decisions
+
+    # --- the budget -------------------------------------------------------------------------------
+    def _halving(self, info: InformationSet, actions: list[int]) -> int:
+        p = self.params
+        if p.worlds is not None:
+            p.sims = p.worlds * len(actions)
+        t0 = _time.perf_counter()
+        best = super()._halving(info, actions)
+        spent = _time.perf_counter() - t0
+        sims = self.last_stats.get("sims", 0)
+        if sims >= 4 * len(actions) and spent > 0:  # a batch big enough to say how fast batches run
+            rate = sims / spent
+            self._rate = rate if self._rate is None else 0.7 * self._rate + 0.3 * rate
+        return best
+
+    def _time_budget(self, info: InformationSet, actions: list[int], sums: dict[int, float],
+                     visits: dict[int, int], start: float) -> tuple[int, int]:
+        if self._rate is None:  # the first decision: one world on every action, as ismcts
+            return super()._time_budget(info, actions, sums, visits, start)
+        return max(len(actions), int(self._rate * self.params.time * 0.9)), 0
+
+    def _chunk(self, per_action: int, timed: bool) -> int:
+        """Every world of a round in one batch (half of them at a time under a deadline)."""
+        return per_action if not timed else max(1, per_action // 2)
+
+    # --- the batched rollouts ---------------------------------------------------------------------
+    def _engine(self, config: Any, size: int) -> Any:
+        if config is not self._config:
+            self._engines = {}
+            self._config = config
+        eng = self._engines.get(size)
+        if eng is None:
+            if len(self._engines) >= 16:  # a few sizes recur (worlds x survivors): keep the last 16
+                self._engines.pop(next(iter(self._engines)))
+            eng = self._engines[size] = self._hooks.engine(config, size)
+        return eng
+
+    def _values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int) -> list[float]:
+        """The rollout values of ``(world, action)`` pairs, all in one batch (the worlds in order of
+        first appearance, each loaded once and copied for each of its candidates)."""
+        if not pairs:
+            return []
+        t0 = _time.perf_counter() if self.profile is not None else 0.0
+        order: dict[int, int] = {}
+        worlds: list[tuple[Any, list[float], Any]] = []
+        rows = np.empty(len(pairs), np.int64)
+        for r, (w, _) in enumerate(pairs):
+            j = order.get(id(w))
+            if j is None:
+                j = order[id(w)] = len(worlds)
+                worlds.append(w)
+            rows[r] = j
+        config = worlds[0][0].config
+        src = self._engine(config, len(worlds))
+        src.load_states([w[0].state for w in worlds])
+        big = self._engine(config, len(pairs))
+        big.gather(src, rows)
+        noise = np.asarray([w[1] for w in worlds], np.float64)[rows]
+        plans = [w[2] for w in worlds]
+        actions = np.fromiter((a for _, a in pairs), np.int64, len(pairs))
+        guide = self._guide() if self.params.prior is not None else None
+        out = rollout(self._hooks, big, rows, plans, noise, actions, player, self.params, guide)
+        if self.profile is not None:
+            self._add("rollouts", _time.perf_counter() - t0)
+        return out.tolist()
+
+
+def rollout(hooks: Any, engine: Any, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
+            player: int, params: Any, guide: Any) -> np.ndarray:
+    """Roll every row of ``engine`` out from its candidate ``actions[r]`` to the game's horizon with the
+    game's batched hooks (``agents.kit.BatchRollout``); returns each row's value for ``player``."""
+    R = engine.batch_size
+    ctx, rewards = hooks.begin(engine, worlds, plans, noise, actions, player, params)
+    gains = np.asarray(rewards, np.float64).copy()
+    values = np.zeros(R)
+    active = np.ones(R, bool)
+    done = hooks.stop(engine, ctx)
+    while True:
+        fin = np.flatnonzero(done & active)
+        if fin.size:
+            values[fin] = hooks.value(engine, ctx, fin, gains[fin], player, params, guide)
+            active[fin] = False
+        if not active.any():
+            return values
+        step = hooks.act(engine, ctx, active, guide)
+        r = engine.step(step)
+        gains[active] += r[active]
+        done = hooks.stop(engine, ctx)
+
+
+def make_bsearch(spec: str, game: str, seed: int | None) -> BatchSearchAgent:
+    """``bsearch[:k=v,...]`` -> the agent (``ValueError`` naming a bad key or value)."""
+    return BatchSearchAgent(seed=seed, game=game, params=BatchSearchParams.parse(spec))
+
+
+__all__ = ["BatchSearchAgent", "BatchSearchParams", "NOISE_LEN", "make_bsearch", "rollout"]

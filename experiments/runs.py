@@ -176,11 +176,13 @@ class WallBudget:
     | ``elapsed()``         | seconds since ``start``                                                   |
     """
 
-    def __init__(self, minutes: float | None, start: float | None = None) -> None:
+    def __init__(self, minutes: float | None, start: float | None = None,
+                 clock: Callable[[], float] = time.time) -> None:
         if minutes is not None and (isinstance(minutes, bool) or not isinstance(minutes, (int, float))
                                     or not minutes > 0):
             raise RunFolderError(f"max-minutes: expected a number > 0, got {minutes!r}")
-        self.start = time.time() if start is None else float(start)
+        self.clock = clock  # the wall clock read (a test passes a fake one)
+        self.start = clock() if start is None else float(start)
         self.seconds = None if minutes is None else 60.0 * float(minutes)
         self.step_s = 0.0
         self.tail_s = 0.0
@@ -194,7 +196,15 @@ class WallBudget:
         self.tail_s = max(self.tail_s, float(seconds))
 
     def elapsed(self) -> float:
-        return time.time() - self.start
+        return self.clock() - self.start
+
+    def spent(self) -> float:
+        """The share of the budget used so far (0 without a budget), for a schedule over the time."""
+        return 0.0 if self.seconds is None else min(self.elapsed() / self.seconds, 1.0)
+
+    def left(self) -> float | None:
+        """Seconds left before the deadline (None without a budget)."""
+        return None if self.seconds is None else max(self.seconds - self.elapsed(), 0.0)
 
     def allows(self) -> bool:
         if self.seconds is None or self.steps == 0:

@@ -2,11 +2,17 @@
 
 Usage::
 
-    python -m experiments.train --game take5 --config num_players=4 mode=round \\
-        --opponents take5-safest@2 self pool --total-decisions 2000000 --seed 0 [--algo ppo]
-    python -m experiments.train --resume runs/train__take5__0__20260101-120000 [--total-decisions 4000000]
-    python -m experiments.train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
+    fiveplay train --game take5 --config num_players=4 mode=round --max-minutes 5 [--algo ppo]
+    fiveplay train --game take5 --config num_players=4 mode=round --total-decisions 2000000 --seed 0
+    fiveplay train --resume runs/train__take5__0__20260101-120000 [--max-minutes 30]
+    fiveplay train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
         --eval-baselines take5-safest random
+
+The budget: ``--max-minutes M`` alone trains for M minutes (the whole command, evaluations and the last
+checkpoint included; the learning rate decays over the time); ``--total-decisions N`` stops at N decisions
+(default 200,000 when no time is given; with ``--max-minutes`` a cap only when given). The run ends with
+one line saying what stopped it (the time, the decision cap, or Ctrl-C, which saves a checkpoint first)
+and where the checkpoint is.
 
 The trainer is ``agents.learned.trainer`` (read its docstring and ``agents.learned.collector``'s):
 ``--num-envs`` games side by side on the game's batched engine (or, for a game without one, a loop over
@@ -61,7 +67,7 @@ import math
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -115,6 +121,10 @@ class RunOptions:
 
 
 DEFAULT_ALGO = "ppo"
+UNCAPPED = 2**62
+"""``total_decisions`` of a run whose budget is its time alone (``--max-minutes`` without ``--total-decisions``)."""
+CLOCK: Callable[[], float] = time.time
+"""The wall clock ``--max-minutes`` reads (one clock for the budget, the steps and the tail; a test swaps in a fake)."""
 FIXED_ON_RESUME = ("eval_baselines", "eval_sample")  # they define the run's curves
 RESUME_OVERRIDABLE = ("total_decisions", *(f.name for f in fields(RunOptions) if f.name not in FIXED_ON_RESUME))
 
@@ -138,7 +148,7 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     ones, then its own group) and of ``RunOptions``, and the ``--resume`` / ``--evaluate`` modes."""
     cls = config_class(algo)
     ap = argparse.ArgumentParser(
-        prog="python -m experiments.train", description=__doc__.split("\n\n")[0],
+        prog="fiveplay train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter,
         argument_default=None)
     from agents.learned.config import GAME_GROUP, TrainConfig
@@ -365,7 +375,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train (or resume) a policy; returns ``run_dir``, ``checkpoint``, ``agent`` (its ``ckpt:`` name),
     ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``.
     With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
-    started = time.time()  # --max-minutes counts the whole command, evaluations included
+    started = CLOCK()  # --max-minutes counts the whole command, evaluations included
     argv = list(argv) if argv is not None else sys.argv[1:]
     algo = _algo_given(argv)
     args = build_parser(algo or DEFAULT_ALGO).parse_args(argv)
@@ -407,6 +417,8 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         run_dir, a, ckpt = _load_resume(args, argv)
     else:
         a, ckpt = _resolved(args, args.algo or DEFAULT_ALGO), None
+        if a["max_minutes"] is not None and args.total_decisions is None:
+            a["total_decisions"] = UNCAPPED  # --max-minutes is the budget; a decision count only caps when given
     _check_run_args(a)
     cfg = _train_config(a)
     baselines = a["eval_baselines"] or game_defaults(cfg.game, cfg.config)["eval_baselines"]
@@ -460,11 +472,14 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         last_eval: dict[str, Any] = {}
         eval_seed = cfg.seed + 7919  # the same deals at every evaluation: curves compare like with like
 
-        budget = runs.WallBudget(a["max_minutes"], start=started)
+        budget = runs.WallBudget(a["max_minutes"], start=started, clock=CLOCK)
+        timed = a["max_minutes"] is not None and cfg.total_decisions >= UNCAPPED
+        if timed and cfg.lr_schedule == "linear":
+            trainer.schedule_progress = budget.spent  # the learning rate decays over the time budget
         tail = {"eval": 0.0, "checkpoint": 0.0}  # the end-of-run costs --max-minutes keeps back
 
         def run_eval() -> None:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), CLOCK()
             rows = []
             for b in baselines:
                 res = evaluate(trainer.model, cfg.game, cfg.config, b, a["eval_games"], eval_seed,
@@ -476,13 +491,13 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             _append_csv(curves_csv, EVAL_COLUMNS, rows)
             if not a["no_plots"]:
                 plot_curves(curves_csv, os.path.join(run_dir, "curves.png"), title)
-            tail["eval"] = time.perf_counter() - t0
+            tail["eval"] = CLOCK() - c0
             budget.tail_took(tail["eval"] + tail["checkpoint"])
 
         def checkpoint() -> None:
-            t0 = time.perf_counter()
+            t0 = CLOCK()
             save_checkpoint(ckpt_path, trainer.state(args=saved_args))
-            tail["checkpoint"] = time.perf_counter() - t0
+            tail["checkpoint"] = CLOCK() - t0
             budget.tail_took(tail["eval"] + tail["checkpoint"])
 
         if trainer.update_idx == 0 and not _read_csv(curves_csv):
@@ -494,17 +509,29 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         if not (quiet or a["no_progress"]):
             from tqdm import tqdm
 
-            bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions), unit="dec",
-                       unit_scale=True, dynamic_ncols=True)
-        t_start = time.time()
+            if timed:  # the bar is the time budget: tqdm's remaining time is the time left
+                bar = tqdm(total=round(budget.seconds), initial=min(round(budget.elapsed()), round(budget.seconds)),
+                           unit="s", dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s "
+                           "[{elapsed}<{remaining}{postfix}]")
+            else:
+                bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions),
+                           unit="dec", unit_scale=True, dynamic_ncols=True)
+        t_start = CLOCK()
         evaluated_at = trainer.update_idx
         saved_at = trainer.update_idx if ckpt is not None else -1
+        stopped = "decisions"
         try:
-            while trainer.decisions < cfg.total_decisions and budget.allows():
+            while True:
+                if trainer.decisions >= cfg.total_decisions:
+                    stopped = "decisions"
+                    break
+                if not budget.allows():
+                    stopped = "time"
+                    break
                 before = trainer.decisions
-                t_update = time.perf_counter()
+                t_update = CLOCK()
                 st = trainer.train_update()
-                budget.step_took(time.perf_counter() - t_update)
+                budget.step_took(CLOCK() - t_update)
                 _append_csv(updates_csv, UPDATE_COLUMNS, [{
                     **{k: st.get(k) for k in UPDATE_COLUMNS if k != "returns"},
                     "returns": json.dumps({k: round(v, 4) for k, v in st["return_by_kind"].items()})}])
@@ -516,16 +543,23 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
                     checkpoint()
                     saved_at = trainer.update_idx
                 if bar is not None:
-                    bar.update(min(trainer.decisions, cfg.total_decisions) - min(before, cfg.total_decisions))
+                    if timed:
+                        bar.update(min(round(budget.elapsed()), bar.total) - bar.n)
+                    else:
+                        bar.update(min(trainer.decisions, cfg.total_decisions) - min(before, cfg.total_decisions))
                     post = {"upd": trainer.update_idx, "ent": f"{st.get('entropy', float('nan')):.2f}"}
+                    if timed:
+                        post = {"dec": _short(trainer.decisions), **post}
                     for b, r in last_eval.items():
                         post[b[:14]] = f"{r['diff'][0]:+.2f}" if r["lower_is_better"] else f"{r['win'][0]:.2f}"
                     bar.set_postfix(post, refresh=False)
+        except KeyboardInterrupt:  # Ctrl-C: keep what was learned (a checkpoint now), skip the evaluation
+            stopped = "interrupted"
         finally:
             if bar is not None:
                 bar.close()
             logger.flush()
-        if evaluated_at != trainer.update_idx:
+        if evaluated_at != trainer.update_idx and stopped != "interrupted":
             run_eval()
         if saved_at != trainer.update_idx:
             checkpoint()
@@ -534,7 +568,8 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             "run_dir": run_dir, "checkpoint": ckpt_path, "agent": f"ckpt:{run_dir}", "game": cfg.game,
             "config": trainer.game_config, "backend": trainer.backend, "updates": trainer.update_idx,
             "decisions": trainer.decisions, "env_steps": trainer.env_steps, "games": trainer.games,
-            "complete": trainer.decisions >= cfg.total_decisions, "seconds_this_session": round(time.time() - t_start, 2),
+            "complete": trainer.decisions >= cfg.total_decisions, "stopped": stopped,
+            "seconds_this_session": round(CLOCK() - t_start, 2),
             "throughput": thr, "evaluations": last_eval, "curves_csv": curves_csv,
             "curves_png": os.path.join(run_dir, "curves.png") if not a["no_plots"] else None,
         }
@@ -551,14 +586,39 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             say(f"  vs {b}: {r['score_name']} {r['score'][0]:.2f} +- {r['score'][1]:.2f} (theirs "
                 f"{r['opp_score'][0]:.2f}; difference {r['diff'][0]:+.2f} +- {r['diff'][1]:.2f}), "
                 f"win rate {r['win'][0]:.3f} +- {r['win'][1]:.3f} over {r['games']} games")
-        say(f"results: {run_dir}" + ("" if results["complete"] else f" (to continue: python -m experiments.train --resume {run_dir})"))
+        say(stop_line(stopped, results, cfg.total_decisions, a["max_minutes"], budget.elapsed()))
         return results
     finally:
         torch.set_num_threads(prev_threads)
 
 
+def _short(n: int) -> str:
+    return f"{n / 1e6:.2f}M" if n >= 1_000_000 else f"{n / 1e3:.0f}k" if n >= 10_000 else str(n)
+
+
+STOP_REASONS = ("time", "decisions", "interrupted")
+"""What ends a training run, as ``summary.json``'s ``stopped`` says it."""
+
+
+def stop_line(stopped: str, results: dict[str, Any], total_decisions: int, max_minutes: float | None,
+              elapsed: float) -> str:
+    """The one line a run ends with: what stopped it and where its checkpoint is (and how to go on)."""
+    done = f"{results['decisions']:,} decisions in {results['updates']} updates, {elapsed / 60:.1f} min"
+    why = {"time": f"the time budget (--max-minutes {max_minutes:g})" if max_minutes is not None else "the time budget",
+           "decisions": f"the decision cap (--total-decisions {total_decisions:,})",
+           "interrupted": "Ctrl-C"}[stopped]
+    more = "" if stopped == "decisions" else f"; to go on: fiveplay train --resume {results['run_dir']}"
+    return f"train: stopped by {why} after {done}; checkpoint {results['checkpoint']}{more}"
+
+
 def _cli() -> int:
-    return runs.run_cli(main, "train", "the last checkpoint is kept (see --resume)")
+    out: dict[str, Any] = {}
+
+    def go() -> None:
+        out.update(main() or {})
+
+    rc = runs.run_cli(go, "train", "the last checkpoint is kept (see --resume)")
+    return 130 if rc == 0 and out.get("stopped") == "interrupted" else rc
 
 
 if __name__ == "__main__":

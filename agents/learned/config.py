@@ -128,7 +128,7 @@ class TrainConfig:
         help="opponent kinds with weights: self, pool, or agent names (default: the game's best heuristic@2 "
              "self pool)", group=GAME_GROUP, nargs="+", metavar="NAME[@W]", cli_default=None, cli_default_text="",
         parse=lambda v, a: parse_opponents(v or default_opponents(a["game"])))
-    total_decisions: int = option(help="learner decisions to train on", lo=1, metavar="N", cli_default=200_000)
+    total_decisions: int = option(help="learner decisions to train on (with --max-minutes: a cap only when given, the time is the budget)", lo=1, metavar="N", cli_default=200_000)
     seed: int = option(0, "run seed", lo=0)
     # 512 x 32 steps, 2 epochs of 2,048-sample minibatches (round 1: 256, 4 epochs, 1,024): twice the
     # experience per update for the same number of gradient steps per update; on 2 CPU cores 1.8x (Take 5)

@@ -19,7 +19,8 @@
 
 Every ``snapshot_interval`` updates a frozen copy of the network joins the opponent pool (the last
 ``pool_size`` kept). The learning rate is ``cfg.lr``, decayed linearly to 5% of it over
-``total_decisions`` with ``lr_schedule="linear"``.
+``total_decisions`` with ``lr_schedule="linear"`` (or over the share of a time budget spent, when the caller
+sets ``schedule_progress``: a run with ``--max-minutes`` and no decision cap).
 
 Every random choice comes from the run's own seeded generators: the network's initialisation
 (``derive(seed, 1)``, inside ``torch.random.fork_rng``: the caller's global RNG is left alone), the
@@ -44,6 +45,7 @@ opponents get the float observation decoded by numpy. The networks, and so the c
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -78,6 +80,9 @@ class Trainer:
         self.cfg = cfg
         self.device = resolve_device(device)
         self.timers = Timers()
+        self.schedule_progress: Callable[[], float] | None = None
+        """The learning-rate schedule's progress in [0, 1] (None: decisions / ``total_decisions``); a
+        time-budgeted run sets it to the share of its time spent."""
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
         if cfg.backend == "jax":  # the rollouts compiled on the JAX engine (the optional jax extra)
             from agents.learned.jax.collector import JaxCollector
@@ -156,8 +161,8 @@ class Trainer:
         cfg = self.cfg
         if cfg.lr_schedule == "constant":
             return cfg.lr
-        frac = min(self.decisions / cfg.total_decisions, 1.0)
-        return cfg.lr * max(1.0 - frac, 0.05)
+        spent = self.schedule_progress() if self.schedule_progress is not None else self.decisions / cfg.total_decisions
+        return cfg.lr * max(1.0 - min(spent, 1.0), 0.05)
 
     # ------------------------------------------------------------------ one update
 

@@ -206,3 +206,68 @@ def test_curves_compare_runs_at_equal_training_time(tiny_run, tmp_path):
         curves.compare([tiny_run["run_dir"]], baseline="nobody")
     with pytest.raises(ValueError, match="labels: expected one per run"):
         curves.compare([tiny_run["run_dir"]], labels=["a", "b"])
+
+
+class _FakeClock:
+    """A wall clock that moves only when told: each training update takes ``step`` seconds of it."""
+
+    def __init__(self, step: float) -> None:
+        self.now, self.step = 1_000_000.0, step
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_time_budget_is_the_budget_and_the_stop_is_said(tmp_path, monkeypatch, capsys):
+    """--max-minutes without --total-decisions: the run trains for the time (no decision cap), ends within the
+    budget on a fake clock where each update takes 7 s, and its last line says what stopped it and where the
+    checkpoint is."""
+    import experiments.train as train
+    from agents.learned.trainer import Trainer
+
+    clock = _FakeClock(7.0)
+    monkeypatch.setattr(train, "CLOCK", clock)
+    real = Trainer.train_update
+
+    def slow_update(self):
+        clock.now += clock.step
+        return real(self)
+
+    monkeypatch.setattr(Trainer, "train_update", slow_update)
+    args = tiny_args(str(tmp_path))
+    i = args.index("--total-decisions")
+    del args[i:i + 2]
+    args = [a for a in args if a != "--quiet"] + ["--no-progress", "--max-minutes", "1", "--eval-interval", "0"]
+    r = train.main(args)
+    used = clock.now - 1_000_000.0
+    assert 60 - 7 <= used <= 60, used  # within one update of the budget, never past it
+    assert r["stopped"] == "time" and r["updates"] == 8 and not r["complete"]
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("train: stopped by the time budget (--max-minutes 1)")
+    assert r["checkpoint"] in last and f"fiveplay train --resume {r['run_dir']}" in last
+
+
+def test_a_decision_cap_and_ctrl_c_are_said(tmp_path, monkeypatch, capsys):
+    """The decision cap's stop line; Ctrl-C mid-run saves a checkpoint of the updates made and says so."""
+    import experiments.train as train
+    from agents.learned.checkpoint import load_checkpoint
+    from agents.learned.trainer import Trainer
+
+    args = [a for a in tiny_args(str(tmp_path / "a"), total=300) if a != "--quiet"] + ["--no-progress"]
+    r = train.main(args)
+    assert r["stopped"] == "decisions"
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith(
+        "train: stopped by the decision cap (--total-decisions 300)")
+    real = Trainer.train_update
+
+    def interrupted(self):
+        if self.update_idx == 3:
+            raise KeyboardInterrupt
+        return real(self)
+
+    monkeypatch.setattr(Trainer, "train_update", interrupted)
+    args = [a for a in tiny_args(str(tmp_path / "b"), total=10**6) if a != "--quiet"] + ["--no-progress"]
+    r = train.main(args)
+    assert r["stopped"] == "interrupted" and r["updates"] == 3
+    assert load_checkpoint(r["checkpoint"])["progress"]["update"] == 3
+    assert capsys.readouterr().out.strip().splitlines()[-1].startswith("train: stopped by Ctrl-C after")

@@ -141,6 +141,46 @@ def known_agents(game: str) -> list[str]:
     return names
 
 
+def catalogue(game: str) -> list[dict[str, "str | None"]]:
+    """Every agent name ``game`` accepts, a line each, for ``fiveplay agents GAME``: ``{"name", "what",
+    "example", "needs"}``. ``example`` is a name that builds here as written (None where it needs a file
+    of yours: a checkpoint, an RLlib folder, a module); ``needs`` the extra it needs (None: none).
+    The shipped policies are listed when the ``train`` extra (torch) is installed, else one line says so."""
+    games.get_game(game)
+    out: list[dict[str, str | None]] = []
+
+    def add(name: str, what: str, example: str | None = None, needs: str | None = None) -> None:
+        out.append({"name": name, "what": what, "example": name if example == "" else example, "needs": needs})
+
+    add("random", "a uniformly random legal action", "")
+    for n, cls in sorted(_heuristics(game).items()):
+        doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
+        add(n, f"heuristic: {doc.partition(': ')[2] or doc or cls.__name__}", "")
+    for base, (cls, params) in _SEARCHES.items():
+        if base == "bsearch" and games.kit(game).batch_search is None:
+            continue
+        what = ("information-set search (determinized worlds, sequential halving; ismcts alone: sims=200)"
+                if base == "ismcts" else "the same search, its worlds rolled out as one batch (worlds=K)")
+        add(f"{base}[:KEY=VALUE,...]", f"{what}; keys: {', '.join(params.KEYS)}", f"{base}:sims=8")
+    try:
+        from agents.learned import pretrained
+    except ModuleNotFoundError as exc:
+        add("pretrained:NAME", f"a shipped policy (listed once {exc.name} is installed)", None, "train")
+    else:
+        for n in pretrained.available():
+            m = pretrained.MODELS[n]
+            if m.game == game:
+                add(f"pretrained:{n}", f"shipped policy trained for {m.num_players} players: {m.summary} "
+                    f"(other counts: adapted)", "", "train")
+    add("ckpt:RUN_DIR", "your trained checkpoint (a fiveplay train run folder or its checkpoint.pt)", None, "train")
+    add("rllib:PATH", "an RLlib policy (the RLModule folder of fiveplay rllib-train)", None, "distributed")
+    add("openspiel:ismcts[:k=v] | openspiel:mcts[:k=v]", "OpenSpiel's IS-MCTS or determinized MCTS", None,
+        "openspiel")
+    add("module:Class", "your own bot, named by its import path (e.g. mybots:CleverBot; any class with "
+        "act(observation, action_mask)); the fiveplay commands accept it", None)
+    return out
+
+
 def _is_user_import(name: str) -> bool:
     """Whether ``name`` would be resolved as an import path (not a registered or lazy prefix)."""
     base = name.strip().partition(":")[0]
@@ -164,10 +204,10 @@ def nested_names(name: str) -> list[str]:
 
 def _refuse_import(name: str, outer: str) -> None:
     where = f"agent name {outer!r}" if outer == name else f"agent name {outer!r}: the nested name {name!r}"
-    raise ValueError(f"{where} is an import path ('module:Attribute'), which runs code; import paths are "
-                     f"accepted only where the caller allows them (make_agent(..., allow_import=True), as the "
-                     f"command-line tools do); expected a registry name (random, a heuristic, ismcts[:k=v,...], "
-                     f"pretrained:NAME, ckpt:PATH, rllib:PATH)")
+    raise ValueError(f"{where} is an import path ('module:Class'), which runs code: the fiveplay commands accept "
+                     f"it (name your own bot as module:Class there), the web app never does, and in your own code "
+                     f"make_agent(..., allow_import=True) opts in; expected a registry name (random, a heuristic, "
+                     f"ismcts[:k=v,...], pretrained:NAME, ckpt:PATH, rllib:PATH; 'fiveplay agents' lists them)")
 
 
 def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: bool = False) -> Agent:
@@ -208,8 +248,10 @@ def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: b
             _refuse_import(name, name)
         agent = load_agent(name, game, seed)
     else:
-        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or (with "
-                         f"allow_import=True) the import path of your own agent ('mypkg.mybots:CleverBot'), got {name!r}")
+        raise ValueError(f"agent name: expected one of {known_agents(game)} for game {game!r}, or your own bot "
+                         f"named as module:Class (e.g. mybots:CleverBot, importable from where you run"
+                         + ("" if allow_import else "; in code, with make_agent(..., allow_import=True)")
+                         + f"), got {name!r}; 'fiveplay agents {game}' lists every name with a line each")
     agent.name = name
     return agent
 

@@ -2,6 +2,7 @@
 
     fiveplay games                                   # the games this install knows
     fiveplay games take5                             # one game: config fields, presets, metrics
+    fiveplay agents take5                            # every agent name of a game, a line each
     fiveplay tournament --game take5 --agents take5-safest random random random --games 100
     fiveplay train --game take5 --config num_players=4 mode=round --max-minutes 5
     fiveplay replay runs/tournament__take5__0__*/records/game_000000.jsonl
@@ -19,6 +20,7 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 | verb          | module                    | what                                                     |
 |---------------|---------------------------|----------------------------------------------------------|
 | ``games``     | (here)                    | the game table (``fiveplay_env.games``)                  |
+| ``agents``    | (here)                    | every agent name a game accepts (``agents.registry``)    |
 | ``replay``    | (here)                    | replays records exactly (``fiveplay_env.records``)       |
 | ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
 | ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
@@ -266,6 +268,41 @@ def games_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- fiveplay agents ------------------------------------------------------------------------------------
+
+
+def agents_text(game: str) -> str:
+    """Every agent name ``game`` accepts, a line each (``agents.registry.catalogue``)."""
+    from agents.registry import catalogue
+
+    rows = catalogue(game)
+    width = max(len(r["name"]) for r in rows)
+    lines = [f"{game}: agent names for --agents, --opponents, --eval-baselines ({len(rows)} kinds)"]
+    for r in rows:
+        needs = f" [the {r['needs']} extra]" if r["needs"] else ""
+        lines.append(f"  {r['name'].ljust(width)}  {r['what']}{needs}")
+    return "\n".join(lines)
+
+
+def agents_command(args: argparse.Namespace) -> int:
+    from fiveplay_env import games
+
+    try:
+        names = args.names or sorted(games.table())
+        for n in names:
+            games.get(n)
+    except (KeyError, ValueError) as exc:
+        print(f"{PROG} agents: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        from agents.registry import catalogue
+
+        print(json.dumps({n: catalogue(n) for n in names}, indent=2))
+    else:
+        print("\n\n".join(agents_text(n) for n in names))
+    return 0
+
+
 # --- fiveplay replay ------------------------------------------------------------------------------------
 
 
@@ -320,6 +357,12 @@ def build_parser() -> argparse.ArgumentParser:
                                    "registered by installed distributions (entry points 'fiveplay.games').")
     g.add_argument("names", nargs="*", metavar="GAME", help="show these games in detail")
     g.add_argument("--json", action="store_true", help="print the facts as JSON")
+    ag = sub.add_parser("agents", help="every agent name a game accepts, a line each (heuristics, searches and "
+                                       "their keys, shipped policies, checkpoints, your own bot)",
+                        description="The agent names of agents.registry for each game: what --agents, --opponents "
+                                    "and --eval-baselines accept.")
+    ag.add_argument("names", nargs="*", metavar="GAME", help="only these games (default: every game)")
+    ag.add_argument("--json", action="store_true", help="print the names as JSON")
     r = sub.add_parser("replay", help="replay game records exactly (fiveplay_env.records): a tournament's "
                                       "--record files, the web app's saved games",
                        description="Replay each record of a JSON Lines file through the reference engine, checking "
@@ -358,7 +401,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     return forward(verb, argv[argv.index(args.verb) + 1:])
 
 
-BUILT_IN = {"games": games_command, "replay": replay_command}
+BUILT_IN = {"games": games_command, "agents": agents_command, "replay": replay_command}
 """The verbs this module runs itself (the others forward to ``VERBS``)."""
 
 

@@ -16,6 +16,7 @@ every error is a JSON ``{"error": message}`` with a 4xx status, never a 500 for 
 | POST /api/games/ID/hint             | ``{bot, step}``: what that bot would play from the human's seat      |
 | GET /api/games/ID/record            | the finished game's record (JSON Lines); 409 while it is on         |
 | DELETE /api/games/ID                | drop a game                                                         |
+| GET /api/rules/GAME                 | the game's chapter of docs/rules.md as data (``rules_text``)        |
 | GET /api/runs                       | run folders under the runs folder (kind, game, files, records)      |
 | GET /api/runs/RUN                   | one run: config, summary, plots, curves, records                    |
 | GET /api/replay?run=R&game=G        | the record ``R/records/G.jsonl`` (or ``?file=PATH&index=I``),      |
@@ -67,7 +68,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agents import games as games_mod
 from experiments import runs as runs_mod
-from experiments.web import views
+from experiments.web import rules_text, views
 from experiments.web.bots import MAX_SIMS, MAX_TIME, BotError, BotPolicy
 from experiments.web.sessions import (MAX_SEED, THOUGHTS_KEY, GameError, PlaySession, SessionStore, bot_seeds, check_int,
                                       web_games)
@@ -661,6 +662,12 @@ def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int =
         store.delete(s.id, request.headers.get(TOKEN_HEADER))
         return JSON({"deleted": s.id})
 
+    async def rules(request: Request) -> Response:  # the rule book's chapter of a game (experiments.web.rules_text)
+        game = request.path_params["game"]
+        if game not in web_games():
+            raise GameError(404, f"no rules for {game[:40]!r}: expected one of {web_games()}")
+        return JSON(await run_in_threadpool(rules_text.rules, game))
+
     async def runs(request: Request) -> Response:
         return JSON({"runs_dir": runs_dir, "runs": await run_in_threadpool(list_runs, runs_root)})
 
@@ -738,6 +745,7 @@ def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int =
         Route("/api/games/{gid}/advance", games_advance, methods=["POST"]),
         Route("/api/games/{gid}/hint", games_hint, methods=["POST"]),
         Route("/api/games/{gid}/record", games_record, methods=["GET"]),
+        Route("/api/rules/{game}", rules),
         Route("/api/runs", runs),
         Route("/api/runs/{run}", run_get),
         Route("/api/replay", replay_get, methods=["GET"]),

@@ -89,7 +89,8 @@ def step_events(game: str, config: Any, before: Any, action: int, after: Any) ->
              "drawn": {str(k): v for k, v in ev["drawn"].items()},
              "lives_lost": {str(k): v for k, v in ev["lives_lost"].items()}, "eliminated": ev["eliminated"],
              "went_out": ev["went_out"], "dealer": ev["dealer"], "game_over": ev["game_over"],
-             "skipped": skipped, "reversed": reversed_, "round": after.round, "text": text.replace("player_", "P"),
+             "skipped": skipped, "reversed": reversed_, "round": after.round, "round_before": before.round,
+             "text": text.replace("player_", "P"),
              "after": _five_alive_public(after)}]
 
 
@@ -102,18 +103,35 @@ def _five_alive_public(s: fa_state.FiveAliveState) -> dict[str, Any]:
 
 
 
+def _t5_table(s: t5_state.Take5State) -> dict[str, Any]:
+    """The public numbers of a Take 5 table (what the header and the players' boxes show)."""
+    return {"round": s.round, "trick": s.trick, "scores": list(s.scores), "round_penalty": list(s.round_pen),
+            "hand_sizes": list(s.hand_size), "chosen": [p >= 0 for p in s.pending], "over": s.phase == t5_state.OVER}
+
+
+def _bulls(cards: list[int]) -> int:
+    return sum(t5_state.BULL[c] for c in cards)
+
+
 def _take5_events(config: Any, b: t5_state.Take5State, a: int, s: t5_state.Take5State) -> list[dict[str, Any]]:
+    """Each event carries ``table``: the public numbers as of that event (round, trick, scores, round
+    penalties, hand sizes, who has chosen), so a browser playing the events back shows the table as of
+    the event on screen, never the step's end. A ``place`` that takes a row says why (``reason``:
+    ``"sixth"``, ``"low"`` with ``chooser``: the player or the automatic cheapest row)."""
     n = b.num_players
     p = b.current
     events: list[dict[str, Any]] = []
     if b.phase == t5_state.DRAFT:
-        return [{"type": "draft", "player": p, "card": a + 1, "text": f"P{p} drafts {a + 1}"}]
+        return [{"type": "draft", "player": p, "card": a + 1, "text": f"P{p} drafts {a + 1}", "table": _t5_table(s)}]
+    table = _t5_table(b)
     if b.phase == t5_state.PLAY:
         if p < n - 1:
-            return [{"type": "chose", "player": p, "text": f"P{p} has chosen a card"}]
+            return [{"type": "chose", "player": p, "text": f"P{p} has chosen a card", "table": _t5_table(s)}]
         queue = sorted((b.pending[q] if q != p else a, q) for q in range(n))
+        table["hand_sizes"][p] -= 1
+        table["chosen"] = [False] * n
         events.append({"type": "reveal", "cards": [[c + 1, q] for c, q in queue], "round": b.round, "trick": b.trick,
-                       "text": "revealed: " + ", ".join(f"P{q}: {c + 1}" for c, q in queue)})
+                       "text": "revealed: " + ", ".join(f"P{q}: {c + 1}" for c, q in queue), "table": dict(table)})
         forced = -1
     else:  # ROW_CHOICE: the queue's first card takes the chosen row
         queue = list(b.queue)
@@ -122,34 +140,74 @@ def _take5_events(config: Any, b: t5_state.Take5State, a: int, s: t5_state.Take5
     for i, (card, owner) in enumerate(queue):
         r = forced if i == 0 and forced >= 0 else t5_engine.target_row(rows, card)
         took: list[int] = []
+        reason = None
         if r < 0:
             if config.row_pick == "player":
-                events.append({"type": "choose_row", "player": owner, "card": card + 1,
+                events.append({"type": "choose_row", "player": owner, "card": card + 1, "table": dict(table),
                                "text": f"P{owner}'s {card + 1} is lower than every row: P{owner} picks a row to take"})
                 return events
             r = t5_engine.cheapest_row(rows)
             took = rows[r]
-        elif (i == 0 and forced >= 0) or len(rows[r]) == t5_state.ROW_LIMIT:
+            reason = "low"
+        elif i == 0 and forced >= 0:
             took = rows[r]
+            reason = "low"
+        elif len(rows[r]) == t5_state.ROW_LIMIT:
+            took = rows[r]
+            reason = "sixth"
         if took:
             rows[r] = [card]
         else:
             rows[r] = rows[r] + [card]
-        bulls = sum(t5_state.BULL[c] for c in took)
+        bulls = _bulls(took)
+        heads = f"{bulls} bull head{'s' if bulls != 1 else ''}"
         text = f"P{owner} places {card + 1} on row {r + 1}"
-        if took:
-            text = f"P{owner} places {card + 1} and takes row {r + 1} ({bulls} bull head{'s' if bulls != 1 else ''})"
-        events.append({"type": "place", "player": owner, "card": card + 1, "row": r, "took": _num(took),
-                       "bulls": bulls, "rows": [_num(x) for x in rows], "text": text})
+        if reason == "sixth":
+            text = (f"P{owner}'s {card + 1} is the sixth card in row {r + 1}: P{owner} takes its "
+                    f"{len(took)} cards ({heads})")
+        elif reason == "low":
+            how = f"P{owner} chose row {r + 1}" if forced >= 0 else f"row {r + 1} (the fewest bull heads) goes to P{owner}"
+            text = f"{card + 1} is lower than every row: {how} and takes {len(took)} card{'s' if len(took) != 1 else ''} ({heads})"
+        table = dict(table, round_penalty=list(table["round_penalty"]))
+        table["round_penalty"][owner] += bulls
+        ev = {"type": "place", "player": owner, "card": card + 1, "row": r, "took": _num(took),
+              "bulls": bulls, "rows": [_num(x) for x in rows], "text": text, "table": table}
+        if reason:
+            ev["reason"] = reason
+            ev["chooser"] = "player" if forced >= 0 else "auto"
+        events.append(ev)
     if s.round > b.round:
         pens = [s.scores[q] - b.scores[q] for q in range(n)]
+        end_table = dict(table, scores=list(s.scores), over=s.phase == t5_state.OVER)
         events.append({"type": "round_end", "round": b.round + 1, "penalties": pens, "scores": list(s.scores),
-                       "text": f"round {b.round + 1} over: penalties {pens}, scores {list(s.scores)}"})
+                       "table": end_table,
+                       "text": f"round {b.round + 1} over: " + ", ".join(f"P{q} +{pens[q]}" for q in range(n))
+                               + " \u00b7 scores " + ", ".join(f"P{q} {s.scores[q]}" for q in range(n))})
     if s.phase == t5_state.OVER:
         win = t5_engine.winners(s)
-        events.append({"type": "game_over", "winners": win, "scores": list(s.scores),
+        events.append({"type": "game_over", "winners": win, "scores": list(s.scores), "reason": _t5_end_reason(config, s),
+                       "ranking": ranking(s.scores),
+                       "table": dict(events[-1]["table"] if events else _t5_table(s), over=True),
                        "text": "game over: " + ", ".join(f"P{w}" for w in win) + " win" + ("s" if len(win) == 1 else "")})
     return events
+
+
+def ranking(scores: list[int]) -> list[int]:
+    """Each player's place (1 = best) by Take 5 score, lowest first; tied scores share a place."""
+    return [1 + sum(1 for t in scores if t < x) for x in scores]
+
+
+def _t5_end_reason(config: Any, s: t5_state.Take5State) -> str:
+    """Why a Take 5 game ended, in a player's words."""
+    rounds = s.round
+    if config.mode == "round":
+        return "the game was one round"
+    if config.mode.startswith("rounds:"):
+        return f"the game was {rounds} rounds"
+    top = max(s.scores)
+    who = ", ".join(f"P{q}" for q in range(s.num_players) if s.scores[q] == top)
+    limit = f"{config.end_score} or more" if config.end_inclusive else f"more than {config.end_score}"
+    return f"{who} reached {top} bull heads after round {rounds} (the game ends at {limit})"
 
 
 def action_label(game: str, action: int) -> str:

@@ -27,6 +27,9 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
 let META = null;
+const RULES = {};  // per game: its chapter of docs/rules.md (GET /api/rules/GAME): sections, and 5 Alive's card texts
+// a touch screen (no hover, a coarse pointer): no key badges, and a tap selects a card before a second tap plays it
+const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)").matches;
 const params = new URLSearchParams(location.search);
 const SPEEDS = { slow: 1100, normal: 550, fast: 120, instant: 0 };
 const store = {
@@ -61,6 +64,7 @@ async function api(method, path, body, token) {
 const T5_COLORS = { 1: "#ffffff", 2: "#cfe3ff", 3: "#ffe9a8", 5: "#ffc2c2", 7: "#e2c4ff" };
 
 const compact = () => window.innerWidth < 600;
+const cardHelp = (kind) => (RULES.five_alive && RULES.five_alive.cards && RULES.five_alive.cards[String(kind)]) || "";
 
 function take5Card(num, opts = {}) {
   const w = opts.tiny ? 34 : opts.small ? 38 : 50, h = opts.tiny ? 49 : opts.small ? 55 : 72;
@@ -92,7 +96,7 @@ function fiveAliveCard(kind, opts = {}) {
   s.append(svg("rect", { x: 1, y: 1, width: 54, height: 78, rx: 7, fill, stroke: "#3a3a3a", "stroke-width": 1.5 }));
   s.append(svg("text", { x: 28, y: kind >= 8 ? 40 : 48, "text-anchor": "middle", "font-size": size, "font-weight": 800, fill: dark ? "#ffffff" : "#1d1d1d" }, label));
   if (kind >= 8 && !opts.small) s.append(svg("text", { x: 28, y: 66, "text-anchor": "middle", "font-size": 12, fill: dark ? "#ffffff" : "#1d1d1d" }, short));
-  s.append(svg("title", {}, name));
+  s.append(svg("title", {}, cardHelp(kind) || name));
   return s;
 }
 
@@ -120,31 +124,46 @@ function seatName(names, p, viewer) {
 const nameText = (text, names, viewer) => (text || "").replace(/\bP(\d+)\b/g, (m, d) => seatName(names, Number(d), viewer));
 
 // ------------------------------------------------------------------------------------------- Take 5 table
+// the public numbers of a Take 5 event (views.py: the table as of that event) laid over a view
+function tableAt(v, t) {
+  if (!t) return v;
+  return { ...v, round: t.round, trick: t.trick, scores: t.scores, round_penalty: t.round_penalty, hand_sizes: t.hand_sizes,
+           chosen: t.chosen, over: false, asOf: true, waiting_row: null };
+}
+
+function take5Title(v, o) {
+  const modeText = v.mode === "game" ? "game to 66" : v.mode === "round" ? "one round" : v.mode;
+  // a view as of an event names the trick being played; the server's view counts the tricks completed
+  const round = v.asOf ? v.round + 1 : v.round + (v.over ? 0 : 1);
+  const trick = v.asOf ? v.trick + 1 : Math.min(v.trick + 1, 10);
+  const tail = o.roundEnded ? `round ${round} over` : v.over ? `round ${round} \u00B7 game over` : `round ${round} \u00B7 trick ${trick} of 10`;
+  return `Take 5 \u00B7 ${modeText} \u00B7 ${tail}`;
+}
+
 function renderTake5Table(area, v, o) {
-  // o: {viewer, names, rows (override), trick: [[num, owner]], placed: Set(num), waiting: num, onRow, flashRow}
+  // o: {viewer, names, rows (override), trick: [[num, owner]], placed: Set(num), waiting: num, onRow, flashRow, takeRow, note}
   area.replaceChildren();
   const players = el("div", { class: "players" });
   for (let p = 0; p < v.num_players; p++) {
-    players.append(el("div", { class: "player" + (p === v.current && !v.over ? " turn" : "") + (p === o.viewer ? " me" : ""), "data-seat": p,
-                               title: o.names && o.names[p] ? o.names[p] : null },
+    const pen = v.round_penalty[p];
+    players.append(el("div", { class: "player" + (p === v.current && !v.over && !v.asOf ? " turn" : "") + (p === o.viewer ? " me" : "") + (o.taker === p ? " hurt" : ""), "data-seat": p,
+                               "data-score": v.scores[p], "data-penalty": pen, title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) }),
-      compact() ? el("div", { class: "small", text: `${v.scores[p]} pts${v.round_penalty[p] ? ` (+${v.round_penalty[p]})` : ""} \u00B7 ${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 chosen" : "") })
-        : el("div", { text: `score ${v.scores[p]}` + (v.round_penalty[p] ? ` \u00B7 +${v.round_penalty[p]} this round` : "") }),
+      compact() ? el("div", { class: "small", text: `${v.scores[p]} pts${pen ? ` (+${pen})` : ""} \u00B7 ${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 chosen" : "") })
+        : el("div", { class: "score", text: `score ${v.scores[p]}` + (pen ? ` \u00B7 +${pen} this round` : "") }),
       compact() ? null : el("div", { class: "small", text: `${plural(v.hand_sizes[p], "card")}` + (v.chosen[p] && !v.over ? " \u00B7 has chosen" : "") })));
   }
-  const modeText = v.mode === "game" ? "game to 66" : v.mode === "round" ? "one round" : v.mode;
-  area.append(el("div", { class: "section-title", text: `Take 5 \u00B7 ${modeText} \u00B7 round ${v.round + (v.over ? 0 : 1)} \u00B7 trick ${Math.min(v.trick + 1, 10)} of 10` }), players);
+  area.append(el("div", { class: "section-title table-title", id: "table-title", "data-round": v.asOf ? v.round + 1 : v.round + (v.over ? 0 : 1), text: take5Title(v, o) }, rulesButton("take5")), players);
   const rowsBox = el("div", { class: "rows", id: "rows" });
   (o.rows || v.rows).forEach((row, r) => {
     const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
-    const line = el("div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : ""), "data-row": r },
+    const line = el("div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : "") + (o.takeRow === r ? " taking" : ""), "data-row": r },
       el("span", { class: "label", text: `row ${r + 1} \u00B7 ${plural(bulls, "bull")}` }),
-      el("div", { class: "cards" }, row.map((c) => el("span", { class: "card" }, take5Card(c)))));
+      el("div", { class: "cards" }, row.map((c) => el("span", { class: "card", "data-card": c }, take5Card(c, { small: compact() })))));
     if (o.onRow) line.addEventListener("click", () => o.onRow(104 + r));
     rowsBox.append(line);
   });
-  const board = el("div", { class: "t5-board" }, el("div", {}, el("div", { class: "section-title", text: "Rows" }), rowsBox));
-  area.append(board);
+  const board = el("div", { class: "t5-board" });
   const trickBox = el("div", { class: "trick", id: "trick" });
   if (o.trick && o.trick.length) {
     for (const [c, q] of o.trick) {
@@ -154,7 +173,10 @@ function renderTake5Table(area, v, o) {
         el("span", { class: "owner", text: (q === o.viewer ? "you" : `P${q}`) + (done ? " \u2713" : o.waiting === c ? " \u2026" : "") })));
     }
   } else trickBox.append(el("span", { class: "small", text: "no card revealed yet this round" }));
-  board.append(el("div", { class: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox));
+  board.append(el("div", { class: "trick-box", id: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox,
+    o.note ? el("div", { class: "take-note", id: "take-note", role: "status", text: o.note }) : null));
+  board.append(el("div", { class: "rows-box" }, el("div", { class: "section-title", text: "Rows" }), rowsBox));
+  area.append(board);
   if (v.waiting_row) {
     const mine = v.waiting_row.player === o.viewer;
     area.append(el("div", { class: "note", id: "row-note", text: `${seatName(o.names, v.waiting_row.player, o.viewer)}'s ${v.waiting_row.card} is lower than every row: ${mine ? "take a row (its cards become your penalty)" : "they choose a row to take"}` }));
@@ -186,13 +208,18 @@ function renderFiveAliveTable(area, v, o) {
       el("div", { class: "small", text: pub.alive[p] ? `${plural(pub.lives[p], "life").replace("lifes", "lives")} \u00B7 ${plural(pub.hand_sizes[p], "card")}` : "eliminated" }),
       lost ? el("div", { class: "lost", text: `\u2212${lost} \u2665 lost` }) : null));
   }
-  area.append(el("div", { class: "section-title", text: `5 Alive \u00B7 ${v.variant.replace("_", " ")} \u00B7 round ${pub.round + (v.over ? 0 : 1)}` }), players);
+  // as of an event: the round it was played in (a round-ending move belongs to the round it ends)
+  const round = ev && ev.round_before !== undefined ? ev.round_before + 1 : pub.round + (v.over ? 0 : 1);
+  const ended = ev && ev.dealer !== null && ev.dealer !== undefined && !ev.game_over;
+  area.append(el("div", { class: "section-title table-title", id: "table-title", "data-round": round,
+    text: `5 Alive \u00B7 ${v.variant.replace("_", " ")} \u00B7 round ${round}${ended ? " over" : ""}` }, rulesButton("five_alive")), players);
   const lastCard = ev && !ev.bomb_answer && ev.action !== undefined && ev.action < 18 ? ev.action : (o.lastPlay !== undefined ? o.lastPlay : (pub.top >= 0 ? pub.top : -1));
   const dirText = pub.direction === 1 ? "\u21BB clockwise" : "\u21BA counter-clockwise";
   area.append(el("div", { class: "center panel" },
     el("div", { class: "total", id: "total", "aria-label": `total ${pub.total} of 21` }, String(pub.total), el("small", { text: " / 21" })),
     el("div", { class: "direction" + (ev && ev.reversed ? " changed" : ""), id: "direction", text: dirText }),
-    el("div", {}, el("div", { class: "small", text: "last card played" }), lastCard >= 0 ? fiveAliveCard(lastCard, { small: true }) : el("span", { class: "small", text: "none yet" })),
+    el("div", { class: "last-card" }, el("div", { class: "small", text: "last card played" }), lastCard >= 0 ? fiveAliveCard(lastCard, { small: true }) : el("span", { class: "small", text: "none yet" })),
+    lastCard >= 8 ? el("div", { class: "card-help", id: "last-card-help", text: cardHelp(lastCard) }) : null,
     el("div", { class: "small", text: `draw pile ${pub.draw_size} \u00B7 discard pile ${pub.discard_size}` })));
   area.append(el("div", { class: "event-text" + (ev && (Object.keys(ev.lives_lost || {}).length || ev.card === "BUST") ? " bad" : ""), id: "event-text", "aria-live": "polite",
     text: nameText(ev ? ev.text : o.eventText || "", o.names, o.viewer) }));
@@ -205,23 +232,27 @@ function renderFiveAliveTable(area, v, o) {
 }
 
 // ---------------------------------------------------------------------------------------------- Play
-const play = { games: {}, current: null, busy: false, order: [] };
+const play = { games: {}, current: null, busy: false, order: [], confirmClose: null };
 const cur = () => play.games[play.current];
+const confirmOn = () => $("#confirm-toggle").checked;
+const range = (n) => Array.from({ length: n }, (_, i) => i);
 
 function saveGames() {
-  store.set("games", play.order.filter((id) => play.games[id]).map((id) => ({ id, token: play.games[id].token })));
+  store.set("games", play.order.filter((id) => play.games[id]).map((id) => ({ id, token: play.games[id].token, started: play.games[id].started || null })));
   store.set("current", play.current);
 }
 
 function lastTrickOf(g) {
-  // the last reveal of the current round, the cards already placed and the card waiting for a row
+  // the last trick revealed (kept on the table until the next is revealed, across a round's end), the cards already
+  // placed, and the round it ended (when it was the round's last trick)
   const evs = g.events;
   for (let i = evs.length - 1; i >= 0; i--) {
     const e = evs[i];
-    if (e.type === "round_end") return null;
     if (e.type === "reveal") {
-      const placed = new Set(evs.slice(i + 1).filter((x) => x.type === "place").map((x) => x.card));
-      return { cards: e.cards, placed, trick: e.trick };
+      const after = evs.slice(i + 1);
+      const placed = new Set(after.filter((x) => x.type === "place").map((x) => x.card));
+      const end = after.find((x) => x.type === "round_end");
+      return { cards: e.cards, placed, trick: e.trick, ended: end ? end.round : null };
     }
   }
   return null;
@@ -235,6 +266,8 @@ function lastPlayOf(g) {
   return null;
 }
 
+const isOut = (g) => !isTake5(g.snap.game) && !g.snap.view.alive[g.snap.seat];
+
 function turnText(snap) {
   const v = snap.view;
   if (snap.error) return ["The game ended with an error", "must"];
@@ -247,14 +280,32 @@ function turnText(snap) {
     if (!isTake5(snap.game) && !v.alive[snap.seat]) return ["You are out: the bots play on\u2026", ""];
     return ["The bots are playing\u2026", ""];
   }
+  const keys = (k) => (TOUCH ? "" : ` (${k})`);
   if (isTake5(snap.game)) {
-    if (v.phase === "row choice") return [`Take a row: your ${v.waiting_row.card} is lower than every row (keys 1\u20134)`, "must"];
+    if (v.phase === "row choice") return [`Take a row: your ${v.waiting_row.card} is lower than every row${keys("keys 1\u20134")}`, "must"];
     if (v.phase === "draft") return ["Your pick: draft a card from the face-up pool", "mine"];
-    return ["Your turn: choose a card to play", "mine"];
+    return [confirmOn() ? "Your turn: tap a card, then tap it again (or Play) to play it" : "Your turn: choose a card to play", "mine"];
   }
-  if (v.phase === "bomb answer") return snap.legal.includes(0) ? ["Bomb! Discard a 0 (key 0) or lose a life (B)", "must"] : ["Bomb! You hold no 0: you lose a life (B)", "must"];
-  if (snap.legal.length === 1 && snap.legal[0] === 18) return [`No card fits on ${v.total}: you must BUST and lose a life (B)`, "must"];
+  if (v.phase === "bomb answer") return snap.legal.includes(0) ? [`Bomb! Discard a 0${keys("key 0")} or lose a life${keys("B")}`, "must"] : [`Bomb! You hold no 0: you lose a life${keys("B")}`, "must"];
+  if (snap.legal.length === 1 && snap.legal[0] === 18) return [`No card fits on ${v.total}: you must BUST and lose a life${keys("B")}`, "must"];
   return [`Your turn: play a card (total ${v.total}; keep it at 21 or below)`, "mine"];
+}
+
+// a tap on a card: plays it, or (tap twice to play) selects it first and plays it on the second tap or the Play button
+function pickCard(action) {
+  const g = cur();
+  if (!g || play.busy || !g.snap.your_turn) return;
+  if (!confirmOn() || !g.snap.legal.includes(action) || g.selected === action) { humanAction(action); return; }
+  g.selected = action;
+  showError("");
+  renderDock(g);
+  const b = $(`#hand [data-action="${action}"]`);
+  if (b) b.focus({ preventScroll: true });
+}
+
+function updateSkip(g, out) {
+  const b = $("#skip-btn");
+  b.hidden = !(g && out && !g.snap.over && !g.skip && (play.busy || g.snap.pending));
 }
 
 function renderDock(g) {
@@ -266,15 +317,16 @@ function renderDock(g) {
   bar.className = "turn-bar" + (cls ? " " + cls : "");
   $("#hint-text").textContent = g.hintText && !snap.over ? g.hintText : "";
   const legal = new Set(play.busy ? [] : snap.legal);
+  if (g.selected !== null && g.selected !== undefined && !legal.has(g.selected)) g.selected = null;
   const keep = document.activeElement && hand.contains(document.activeElement) ? document.activeElement.dataset.action : null;
   hand.replaceChildren();
   const suggested = g.hint && g.hint.step === snap.steps ? g.hint.action : null;
   const button = (face, action, key, count, label) => {
     const ok = legal.has(action);
-    const b = el("button", { class: "card" + (ok ? " legal" : " unplayable") + (suggested === action ? " suggested" : ""), type: "button",
+    const b = el("button", { class: "card" + (ok ? " legal" : " unplayable") + (suggested === action ? " suggested" : "") + (g.selected === action ? " selected" : ""), type: "button",
       "data-action": action, "aria-label": `${label}${count > 1 ? ` (${count})` : ""}${ok ? "" : ", not playable now"}`, "aria-disabled": ok ? null : "true",
-      onclick: () => humanAction(action) }, face);
-    if (key) b.append(el("span", { class: "badge key", "aria-hidden": "true", text: key }));
+      "aria-pressed": confirmOn() && ok ? String(g.selected === action) : null, onclick: () => pickCard(action) }, face);
+    if (key && !TOUCH) b.append(el("span", { class: "badge key", "aria-hidden": "true", text: key }));
     if (count > 1) b.append(el("span", { class: "badge count", "aria-hidden": "true", text: `\u00D7${count}` }));
     return b;
   };
@@ -288,7 +340,7 @@ function renderDock(g) {
       v.rows.forEach((row, r) => {
         const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
         picks.append(el("button", { class: "row-pick legal", type: "button", "data-action": 104 + r,
-          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${r + 1}: row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => humanAction(104 + r) }));
+          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${TOUCH ? "" : `${r + 1}: `}row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => humanAction(104 + r) }));
       });
       hand.append(picks);
     } else if (v.phase === "draft") {
@@ -303,18 +355,27 @@ function renderDock(g) {
   } else {
     const counts = (v.hands[String(snap.seat)] || []).slice();
     if (g.optimistic !== undefined && g.optimistic !== null && g.optimistic < 18 && counts[g.optimistic] > 0) counts[g.optimistic] -= 1;
-    counts.forEach((c, k) => { if (c > 0) hand.append(button(fiveAliveCard(k, { small: compact() }), k, k < 8 ? String(k) : "", c, META.five_alive_kinds[k])); });
-    if (legal.has(18)) hand.append(el("button", { class: "bust legal", type: "button", "data-action": 18, text: "BUST (B): lose a life", onclick: () => humanAction(18) }));
+    counts.forEach((c, k) => { if (c > 0) hand.append(button(fiveAliveCard(k, { small: compact() }), k, k < 8 ? String(k) : "", c, META.five_alive_kinds[k] + (k >= 8 && cardHelp(k) ? `. ${cardHelp(k)}` : ""))); });
+    if (legal.has(18)) hand.append(el("button", { class: "bust legal", type: "button", "data-action": 18, text: TOUCH ? "BUST: lose a life" : "BUST (B): lose a life", onclick: () => humanAction(18) }));
     if (!counts.some((c) => c > 0)) hand.append(el("span", { class: "small", text: v.alive[snap.seat] ? "no cards in hand" : "eliminated" }));
+  }
+  const sel = g.selected;
+  if (sel !== null && sel !== undefined && legal.has(sel)) {
+    const name = actionName(snap.game, sel);
+    hand.append(el("div", { class: "confirm-row" },
+      el("button", { type: "button", class: "primary", id: "confirm-play", text: `Play ${name}`, onclick: () => humanAction(sel) }),
+      el("button", { type: "button", id: "cancel-pick", text: "Change", onclick: () => { g.selected = null; renderDock(g); } }),
+      !isTake5(snap.game) && cardHelp(sel) ? el("div", { class: "card-help", id: "card-help", text: cardHelp(sel) }) : null));
   }
   if (snap.over) {
     hand.append(el("button", { type: "button", class: "primary", id: "dock-rematch", text: "Rematch (same deal)", onclick: () => rematch(g) }),
       el("button", { type: "button", id: "dock-new", text: "New game", onclick: () => openNewGame() }));
   }
-  $("#dock-keys").textContent = isTake5(snap.game)
+  $("#dock-keys").textContent = TOUCH ? "" : isTake5(snap.game)
     ? "Keys: \u2190 \u2192 move \u00B7 Enter play \u00B7 1\u20139, 0: that card \u00B7 1\u20134: take that row \u00B7 H hint \u00B7 T bot\u2019s view"
     : "Keys: \u2190 \u2192 move \u00B7 Enter play \u00B7 0\u20137: that number \u00B7 B bust \u00B7 H hint \u00B7 T bot\u2019s view";
   $("#hint-btn").disabled = !snap.your_turn || play.busy;
+  updateSkip(g, isOut(g));
   // keep the focus in the hand: the same card if it is still there, else the first legal one
   if (!play.busy && (keep !== null || document.activeElement === document.body || document.activeElement === hand || g.wantFocus)) {
     const target = (keep !== null && $(`#hand [data-action="${keep}"].legal`)) || $("#hand .legal") || $("#hand button");
@@ -331,7 +392,7 @@ function renderTable(g, override = {}) {
     const t = lastTrickOf(g);
     if (!o.trick && t) {
       o.trick = t.cards; o.placed = t.placed;
-      o.trickTitle = snap.view.phase === "row choice" ? "This trick" : "Last trick";
+      o.trickTitle = snap.view.phase === "row choice" ? "This trick" : t.ended !== null ? `Last trick of round ${t.ended}` : "Last trick";
       if (snap.view.waiting_row) o.waiting = snap.view.waiting_row.card;
     }
     if (!override.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) o.onRow = (a) => humanAction(a);
@@ -353,8 +414,9 @@ function renderPlay() {
   $("#log-box").hidden = !g;
   if (!g) {
     $("#play-area").replaceChildren(); $("#result").hidden = true; $("#thinking").hidden = true;
-    $("#status").textContent = ""; renderGameTabs(); return;
+    $("#status").textContent = ""; renderGameTabs(); updateSkip(null, false); return;
   }
+  if (g.snap.over) remember(g);
   renderTable(g);
   renderDock(g);
   renderResult(g);
@@ -363,6 +425,72 @@ function renderPlay() {
   const n = Object.keys(play.games).length;
   $("#status").textContent = `${plural(n, "game")} open`;
   if (!play.busy && $("#thoughts-toggle").checked) maybeThinkSoon(g);
+}
+
+// --- the score sheet (Take 5: bull heads per round; 5 Alive: lives lost per round) ------------------------------
+const colName = (snap, p) => (p === snap.seat ? "you" : `P${p}`);
+
+function take5Sheet(g, upTo) {
+  const snap = g.snap, n = snap.view.num_players;
+  const ends = g.events.filter((e) => e.type === "round_end" && (upTo === undefined || e.round <= upTo));
+  const t = el("table", { class: "board sheet", id: "score-sheet" });
+  t.append(el("tr", {}, el("th", { text: "round" }), ...range(n).map((p) => el("th", { class: "num", title: seatName(snap.names, p, snap.seat), text: colName(snap, p) }))));
+  for (const e of ends) t.append(el("tr", { "data-round": e.round }, el("td", { text: e.round }), ...e.penalties.map((x) => el("td", { class: "num", text: x }))));
+  const total = ends.length ? ends[ends.length - 1].scores : snap.view.scores;
+  t.append(el("tr", { class: "total", "data-total": "1" }, el("th", { text: "total" }), ...total.map((x) => el("th", { class: "num", text: x }))));
+  const over = g.events.find((e) => e.type === "game_over");
+  if (over && (upTo === undefined || snap.over)) {
+    t.append(el("tr", { class: "rank" }, el("th", { text: "place" }), ...over.ranking.map((r) => el("td", { class: "num", text: ordinal(r) }))));
+  }
+  return el("div", { class: "table-wrap" }, t);
+}
+
+const ordinal = (k) => `${k}${k % 10 === 1 && k % 100 !== 11 ? "st" : k % 10 === 2 && k % 100 !== 12 ? "nd" : k % 10 === 3 && k % 100 !== 13 ? "rd" : "th"}`;
+
+function fiveAliveRounds(g) {
+  // per round: lives lost by each player, who went out, who deals the next round
+  const rounds = [];
+  for (const e of g.events) {
+    if (e.type !== "play") continue;
+    const r = e.round_before !== undefined ? e.round_before : e.round;
+    while (rounds.length <= r) rounds.push({ round: rounds.length + 1, lost: {}, went_out: [], dealer: null, over: false });
+    const x = rounds[r];
+    for (const [q, c] of Object.entries(e.lives_lost || {})) x.lost[q] = (x.lost[q] || 0) + c;
+    if (e.went_out && e.went_out.length) x.went_out = e.went_out;
+    if (e.dealer !== null && e.dealer !== undefined) x.dealer = e.dealer;
+    if (e.game_over) x.over = true;
+  }
+  return rounds;
+}
+
+function fiveAliveSummary(g, x) {
+  const snap = g.snap, who = (q) => seatName(snap.names, Number(q), snap.seat);
+  const lost = Object.entries(x.lost).map(([q, c]) => `${who(q)} \u2212${c}\u2665`);
+  return `Round ${x.round}${x.over ? " (the last)" : " over"}: ` + (x.went_out.length ? `${x.went_out.map(who).join(", ")} went out` : "nobody went out") +
+    ` \u00B7 lives lost: ${lost.length ? lost.join(", ") : "none"}` + (x.dealer !== null && !x.over ? ` \u00B7 ${who(x.dealer)} deals round ${x.round + 1}` : "");
+}
+
+function fiveAliveSheet(g) {
+  const snap = g.snap, n = snap.view.num_players;
+  const t = el("table", { class: "board sheet", id: "score-sheet" });
+  t.append(el("tr", {}, el("th", { text: "round" }), ...range(n).map((p) => el("th", { class: "num", title: seatName(snap.names, p, snap.seat), text: colName(snap, p) })), el("th", { text: "went out" })));
+  for (const x of fiveAliveRounds(g)) {
+    t.append(el("tr", { "data-round": x.round }, el("td", { text: x.round }), ...range(n).map((p) => el("td", { class: "num", text: x.lost[p] ? `\u2212${x.lost[p]}` : "0" })),
+      el("td", { text: x.went_out.map((q) => colName(snap, q)).join(", ") || "-" })));
+  }
+  t.append(el("tr", { class: "total" }, el("th", { text: "lives left" }), ...snap.view.lives.map((x) => el("th", { class: "num", text: x })), el("th", { text: "" })));
+  return el("div", { class: "table-wrap" }, t);
+}
+
+function endReason(g) {
+  const snap = g.snap, v = snap.view;
+  if (isTake5(snap.game)) {
+    const over = g.events.find((e) => e.type === "game_over");
+    return over ? nameText(over.reason, snap.names, snap.seat).replace(/^./, (c) => c.toUpperCase()) + "; the lowest score wins." : "";
+  }
+  if (v.variant === "sudden_death") return "Sudden death: the game ended when the first player lost a fifth life; the most lives left wins.";
+  if (v.variant === "teams") return "A team lost its last life.";
+  return "Everybody else lost all five lives: the last player left wins.";
 }
 
 function renderResult(g) {
@@ -374,28 +502,45 @@ function renderResult(g) {
   }
   box.classList.remove("error");
   if (!snap.over) {
-    if (g.roundNote) { box.append(el("div", { class: "summary round-summary", text: g.roundNote })); box.hidden = false; } else box.hidden = true;
+    if (g.sheet) {  // a round just ended: its summary stays until your next move
+      if (isTake5(snap.game)) {
+        const e = g.sheet;
+        box.append(el("h2", { class: "round-summary", text: `Round ${e.round} over` }),
+          el("div", { class: "small", text: `Penalties this round: ${e.penalties.map((x, p) => `${colName(snap, p)} ${x}`).join(", ")}. Lowest total wins when someone reaches 66.` }),
+          take5Sheet(g));
+      } else {
+        const x = fiveAliveRounds(g)[g.sheet.round_before];
+        if (x) box.append(el("h2", { class: "round-summary", text: `Round ${x.round} over` }), el("div", { class: "summary", text: fiveAliveSummary(g, x) }), fiveAliveSheet(g));
+      }
+      box.hidden = !box.childElementCount;
+    } else box.hidden = true;
     return;
   }
   const iWon = v.winners.includes(snap.seat);
-  box.append(el("h2", { id: "final-result", text: `Game over \u2014 ${iWon ? "you win!" : "winner: " + v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")}` }));
-  const t = el("table", { class: "board" });
+  box.append(el("h2", { id: "final-result", text: `Game over \u2014 ${iWon ? "you win!" : "winner: " + v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")}` }),
+    el("div", { class: "end-reason", id: "end-reason", text: endReason(g) }));
   if (isTake5(snap.game)) {
-    t.append(el("tr", {}, el("th", { text: "player" }), el("th", { class: "num", text: "final score (bull heads)" })));
-    for (let p = 0; p < v.num_players; p++) t.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { class: "num", text: v.scores[p] })));
+    const order = range(v.num_players).sort((a, b) => v.scores[a] - v.scores[b]);
+    const t = el("table", { class: "board", id: "ranking" }, el("tr", {}, el("th", { text: "place" }), el("th", { text: "player" }), el("th", { class: "num", text: "final score (bull heads)" })));
+    const over = g.events.find((e) => e.type === "game_over");
+    for (const p of order) t.append(el("tr", {}, el("td", { text: over ? ordinal(over.ranking[p]) : "" }), el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { class: "num", text: v.scores[p] })));
+    box.append(el("div", { class: "table-wrap" }, t));
+    if (g.events.some((e) => e.type === "round_end")) box.append(el("div", { class: "section-title", text: "Score sheet (bull heads per round)" }), take5Sheet(g));
   } else {
-    t.append(el("tr", {}, el("th", { text: "player" }), el("th", { class: "num", text: "lives" }), el("th", { text: "result" })));
+    const t = el("table", { class: "board", id: "ranking" }, el("tr", {}, el("th", { text: "player" }), el("th", { class: "num", text: "lives" }), el("th", { text: "result" })));
     for (let p = 0; p < v.num_players; p++) t.append(el("tr", {}, el("td", { text: seatName(snap.names, p, snap.seat) }), el("td", { class: "num", text: v.lives[p] }), el("td", { text: v.winners.includes(p) ? "won" : "lost" })));
+    box.append(el("div", { class: "table-wrap" }, t), el("div", { class: "section-title", text: "Lives lost per round" }), fiveAliveSheet(g));
   }
-  box.append(el("div", { class: "table-wrap" }, t));
   const buttons = el("div", { class: "buttons" },
     el("button", { type: "button", class: "primary", id: "rematch", text: "Rematch (same deal)", onclick: () => rematch(g) }),
     el("button", { type: "button", text: "Download the record", id: "download-record", onclick: () => downloadRecord(g) }));
-  if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: `#replay/${encodeURIComponent(snap.saved.run)}/${encodeURIComponent(snap.saved.game)}`, text: "Watch the replay" }));
+  if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: replayHref(snap.saved), text: "Watch the replay" }));
   else if (snap.saved && snap.saved.error) buttons.append(el("span", { class: "small", text: snap.saved.error }));
   box.append(buttons, el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
   box.hidden = false;
 }
+
+const replayHref = (saved) => `#replay/${encodeURIComponent(saved.run)}/${encodeURIComponent(saved.game)}`;
 
 async function downloadRecord(g) {
   try {
@@ -408,22 +553,82 @@ async function downloadRecord(g) {
   } catch (e) { showError(e.message); }
 }
 
+// --- your games: the open ones as tabs, the finished ones in "My games" (kept in this browser) -------------------
+const opponentsOf = (snap) => {
+  const names = (snap.names || []).filter((n, p) => p !== snap.seat).map(shortName);
+  const uniq = [...new Set(names)];
+  return uniq.length === 1 ? `${uniq[0]}${names.length > 1 ? ` \u00D7${names.length}` : ""}` : uniq.join(", ");
+};
+const clock = (iso) => { if (!iso) return ""; const d = new Date(iso); return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }); };
+const dateText = (iso) => { if (!iso) return ""; const d = new Date(iso); return isNaN(d) ? "" : `${d.toLocaleDateString()} ${clock(iso)}`; };
+const gameTitle = (game) => (isTake5(game) ? "Take 5" : "5 Alive");
+
+function resultText(snap) {
+  const v = snap.view;
+  if (snap.error) return "ended with an error";
+  if (isTake5(snap.game)) {
+    const place = 1 + v.scores.filter((x) => x < v.scores[snap.seat]).length;
+    return `${v.winners.includes(snap.seat) ? "won" : `${ordinal(place)} of ${v.num_players}`} \u00B7 ${plural(v.scores[snap.seat], "bull head")}`;
+  }
+  return v.winners.includes(snap.seat) ? `won \u00B7 ${plural(v.lives[snap.seat], "life").replace("lifes", "lives")} left` : "lost";
+}
+
+function remember(g) {
+  if (g.remembered) return;
+  const mine = store.get("history", []);
+  const list = Array.isArray(mine) ? mine.filter((x) => x && x.id !== g.id) : [];
+  const snap = g.snap;
+  list.unshift({ id: g.id, game: snap.game, started: g.started || null, ended: new Date().toISOString(), opponents: opponentsOf(snap),
+                 players: snap.view.num_players, result: resultText(snap), won: snap.view.winners.includes(snap.seat),
+                 replay: snap.saved && snap.saved.run ? replayHref(snap.saved) : null });
+  store.set("history", list.slice(0, 60));
+  g.remembered = true;
+}
+
+function renderMyGames() {
+  const box = $("#my-games");
+  const list = store.get("history", []);
+  box.replaceChildren(el("div", { class: "section-title", text: "My games" }));
+  if (!Array.isArray(list) || !list.length) { box.append(el("div", { class: "small", text: "The games you finish in this browser are listed here, with their replays." })); return; }
+  const t = el("table", { class: "board", id: "my-games-table" }, el("tr", {}, ...["date", "game", "opponents", "result", ""].map((h) => el("th", { text: h }))));
+  for (const x of list) {
+    t.append(el("tr", {}, el("td", { class: "nowrap", text: dateText(x.started || x.ended) }), el("td", { text: `${gameTitle(x.game)}, ${x.players}p` }),
+      el("td", { class: "wrap-anywhere", text: x.opponents }), el("td", { text: x.result }),
+      el("td", {}, x.replay ? el("a", { class: "link", href: x.replay, text: "replay" }) : el("span", { class: "small", text: "no replay" }))));
+  }
+  box.append(el("div", { class: "table-wrap" }, t));
+}
+
 function renderGameTabs() {
   const tabs = $("#game-tabs");
   tabs.replaceChildren();
   for (const id of play.order) {
     const g = play.games[id];
     if (!g) continue;
-    const label = `${isTake5(g.snap.game) ? "Take 5" : "5 Alive"} #${id.slice(0, 4)}` + (g.snap.over ? " (over)" : g.snap.your_turn ? " \u2022 your turn" : "");
-    tabs.append(el("span", { class: "game-tab" + (id === play.current ? " current" : "") },
+    const when = clock(g.started);
+    const label = `${gameTitle(g.snap.game)} vs ${opponentsOf(g.snap)}${when ? ` \u00B7 ${when}` : ""}` + (g.snap.over ? " (over)" : g.snap.your_turn ? " \u2022 your turn" : "");
+    if (play.confirmClose === id) {
+      tabs.append(el("span", { class: "game-tab confirm" + (id === play.current ? " current" : ""), role: "group", "aria-label": "delete this game?" },
+        el("span", { class: "ask", text: "Delete this unfinished game?" }),
+        el("button", { type: "button", id: "confirm-delete", class: "danger", text: "Delete", onclick: () => closeGame(id, true) }),
+        el("button", { type: "button", id: "keep-game", text: "Keep it", onclick: () => { play.confirmClose = null; renderGameTabs(); } })));
+      continue;
+    }
+    tabs.append(el("span", { class: "game-tab" + (id === play.current ? " current" : ""), "data-id": id },
       el("button", { type: "button", class: "pick", text: label, "aria-current": id === play.current ? "true" : null, onclick: () => { if (!play.busy) { play.current = id; saveGames(); renderLog(); renderPlay(); } } }),
-      el("button", { type: "button", class: "close", "aria-label": `close ${label}`, title: "close this game", text: "\u00D7", onclick: () => closeGame(id) })));
+      el("button", { type: "button", class: "close", "aria-label": `close ${label}`, title: g.snap.over ? "close this game" : "delete this game (asks first)", text: "\u00D7", onclick: () => closeGame(id) })));
   }
 }
 
-async function closeGame(id) {
+async function closeGame(id, confirmed = false) {
   const g = play.games[id];
   if (!g || play.busy) return;
+  if (!g.snap.over && !confirmed) {  // a game in progress is deleted only once you say so
+    play.confirmClose = id; renderGameTabs();
+    const b = $("#keep-game"); if (b) b.focus();
+    return;
+  }
+  play.confirmClose = null;
   try { await api("DELETE", `/api/games/${id}`, undefined, g.token); } catch (e) { /* already gone */ }
   delete play.games[id];
   play.order = play.order.filter((x) => x !== id);
@@ -432,59 +637,154 @@ async function closeGame(id) {
   if (!play.current) openNewGame();
 }
 
+// --- the game log: every public event, grouped by round; rebuilt from the server's events on a reload -------------
 function renderLog() {
   const g = cur(), log = $("#play-log");
   log.replaceChildren();
   if (g) appendLog(g.events, g.snap.names, g.snap.seat);
 }
 
-function appendLog(events, names, viewer) {
-  const log = $("#play-log");
-  for (const e of events) log.append(el("div", { class: "ev ev-" + e.type, text: nameText(e.text || e.type, names, viewer) }));
-  log.scrollTop = log.scrollHeight;
+function logText(e, names, viewer) {
+  if (e.type === "reveal") return `Round ${e.round + 1}, trick ${e.trick + 1} \u2014 ${e.cards.map(([c, q]) => `${q === viewer ? "you" : `P${q}`} ${c}`).join(", ")}`;
+  if (e.type === "play" && e.dealer !== null && e.dealer !== undefined) return nameText(e.text, names, viewer);
+  return nameText(e.text || e.type, names, viewer);
 }
 
-function roundNote(g, events) {
-  const end = events.filter((e) => e.type === "round_end").pop();
-  if (end && !g.snap.over) return `Round ${end.round} over \u2014 penalties: ${end.penalties.map((x, p) => `${seatName(g.snap.names, p, g.snap.seat)} ${x}`).join(", ")}`;
-  return g.roundNote;
+function appendLog(events, names, viewer) {
+  const log = $("#play-log");
+  for (const e of events) {
+    if (e.type === "chose") continue;  // "P2 has chosen a card": the reveal says it all
+    const cls = "ev ev-" + e.type + (e.type === "place" && e.took && e.took.length ? " ev-take" : "") +
+      ((e.type === "play" && e.dealer !== null && e.dealer !== undefined) || e.type === "round_end" || e.type === "game_over" ? " ev-round" : "");
+    log.append(el("div", { class: cls, text: logText(e, names, viewer) }));
+  }
+  log.scrollTop = log.scrollHeight;
 }
 
 function showError(text) { $("#dock-error").textContent = text || ""; }
 
-// plays the new events back one at a time, then the final table
-async function animate(g, events, prevView) {
+// a server's refusal in a player's words (a second tab moved the game on, the game is gone)
+function playerWords(e) {
+  const m = e.message || "";
+  if (e.status === 409 && /is for step \d+, but the game is at step/.test(m)) return "This game moved on in another tab or window: here is where it stands now.";
+  if (e.status === 409 && /^not your turn/.test(m)) return "It is not your turn any more (the game moved on in another tab?): here is where it stands now.";
+  if (e.status === 409 && /game is over/.test(m)) return "This game is over (it was finished in another tab or window).";
+  if (e.status === 404) return "This game is no longer on the server: it expired or was deleted (in another tab?). Start a new one.";
+  return m;
+}
+
+// --- playing the events back, one at a time, each shown with the table as of that event ---------------------
+const PACE = { reveal: 1.6, place: 1, take: 1.8, fly: 1.2, taken: 1.4, choose_row: 1.6, round_end: 5, chose: 0.25, play: 1, bad: 1.8, five_round_end: 5 };
+
+async function pause(g, ms) {  // a sleep that "Skip to the result" cuts short
+  const end = performance.now() + ms;
+  while (!g.skip && performance.now() < end) await sleep(Math.min(40, end - performance.now()));
+}
+
+function noteShown(i) {  // what the table shows now, read back from the page (the tests compare it with the record)
+  const title = $("#table-title");
+  (window.fiveplayShown = window.fiveplayShown || []).push({
+    i, title: title ? title.textContent : "", round: title ? Number(title.dataset.round) : null,
+    scores: $$("#play-area .player").map((b) => (b.dataset.score === undefined ? null : Number(b.dataset.score))),
+    penalties: $$("#play-area .player").map((b) => (b.dataset.penalty === undefined ? null : Number(b.dataset.penalty))),
+    lives: $$("#play-area .player .hearts").map((h) => (h.textContent.match(/\u2665/g) || []).length),
+  });
+}
+
+function showTrick() {  // on a narrow screen, the trick scrolled into view (above the dock)
+  const box = $("#trick-box");
+  if (box && compact()) box.scrollIntoView({ block: "nearest" });
+}
+
+async function flyTaken(row, taker, ms) {  // the taken row's cards move to the taker's box
+  const target = $(`#play-area .player[data-seat="${taker}"]`);
+  const cards = $$(`#play-area .row[data-row="${row}"] .card`);
+  if (!target || !cards.length || !cards[0].animate) return;
+  const to = target.getBoundingClientRect();
+  for (const c of cards) {
+    const from = c.getBoundingClientRect();
+    const dx = to.left + to.width / 2 - (from.left + from.width / 2), dy = to.top + to.height / 2 - (from.top + from.height / 2);
+    c.animate([{ transform: "translate(0, 0) scale(1)", opacity: 1 }, { transform: `translate(${dx}px, ${dy}px) scale(0.4)`, opacity: 0.2 }],
+              { duration: ms, easing: "ease-in", fill: "forwards" });
+  }
+  await pause(curGame, ms);
+}
+let curGame = null;
+
+async function animate(g, events, prevView, base) {
   const snap = g.snap, ms = stepMs();
-  if (ms === 0 || !events.length) return;
+  if (ms === 0 || !events.length || g.skip) return;
+  curGame = g;
   $("#turn-bar").className = "turn-bar";
+  const say = (text) => { $("#turn-bar").textContent = nameText(text, snap.names, snap.seat); };
   if (isTake5(snap.game)) {
-    let rows = prevView.rows, trick = null, placed = new Set();
-    const base = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true };
-    const view = { ...snap.view, rows, waiting_row: null };
-    for (const e of events) {
-      if (e.type === "reveal") {
+    let rows = prevView.rows, trick = null, placed = new Set(), table = null;
+    const old = lastTrickOf({ events: g.events.slice(0, base) });
+    if (old) { trick = old.cards; placed = old.placed; }
+    const base_o = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true };
+    const view = { ...snap.view, rows, waiting_row: null, pool: prevView.pool };
+    const draw = (t, o) => { renderTake5Table($("#play-area"), tableAt({ ...view, rows: o.rows || rows }, t), { ...base_o, rows, trick, placed, trickTitle: "This trick", ...o }); };
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k], i = base + k;
+      if (g.skip) return;
+      if (e.table) table = e.table;
+      if (e.type === "chose" || e.type === "draft") {
+        draw(table, {}); noteShown(i);
+        await pause(g, ms * PACE.chose);
+      } else if (e.type === "reveal") {
         trick = e.cards; placed = new Set();
-        renderTake5Table($("#play-area"), view, { ...base, rows, trick, placed, trickTitle: "This trick" });
-        $("#turn-bar").textContent = "The cards are revealed, lowest first\u2026";
-        await sleep(ms * 1.6);
+        draw(table, {}); noteShown(i); showTrick();
+        say("The cards are revealed, lowest first\u2026");
+        await pause(g, ms * PACE.reveal);
       } else if (e.type === "place" && trick) {
-        rows = e.rows; placed = new Set([...placed, e.card]);
-        renderTake5Table($("#play-area"), { ...view, rows }, { ...base, rows, trick, placed, flashRow: e.row, trickTitle: "This trick" });
-        $("#turn-bar").textContent = nameText(e.text, snap.names, snap.seat);
-        await sleep(ms);
-      } else if (e.type === "choose_row" || e.type === "round_end") {
-        $("#turn-bar").textContent = nameText(e.text, snap.names, snap.seat);
-        await sleep(ms);
+        if (e.took && e.took.length) {
+          // the take: first the row about to be taken and why, then its cards moving to the taker, then the new row
+          const before = { ...table, round_penalty: table.round_penalty.map((x, p) => (p === e.player ? x - e.bulls : x)) };
+          draw(before, { takeRow: e.row, waiting: e.card, taker: e.player, note: nameText(e.text, snap.names, snap.seat), trickTitle: "This trick" });
+          noteShown(i); showTrick(); say(e.text);
+          await pause(g, ms * PACE.take);
+          await flyTaken(e.row, e.player, ms * PACE.fly);
+          rows = e.rows; placed = new Set([...placed, e.card]);
+          draw(table, { flashRow: e.row, taker: e.player, note: nameText(e.text, snap.names, snap.seat) });
+          noteShown(i);
+          await pause(g, ms * PACE.taken);
+        } else {
+          rows = e.rows; placed = new Set([...placed, e.card]);
+          draw(table, { flashRow: e.row }); noteShown(i); showTrick(); say(e.text);
+          await pause(g, ms * PACE.place);
+        }
+      } else if (e.type === "choose_row") {
+        draw(table, { waiting: e.card }); noteShown(i); showTrick(); say(e.text);
+        await pause(g, ms * PACE.choose_row);
+      } else if (e.type === "round_end" || e.type === "game_over") {
+        draw(table, { roundEnded: e.type === "round_end", trickTitle: `Last trick of round ${table.round + 1}` }); noteShown(i);
+        if (e.type === "round_end") {
+          g.sheet = e; renderResult(g);
+          say(`Round ${e.round} over \u2014 this round: ${e.penalties.map((x, p) => `${colName(snap, p)} +${x}`).join(", ")}`);
+          await pause(g, ms * PACE.round_end);
+        }
       }
     }
     return;
   }
-  for (const e of events) {
+  for (let k = 0; k < events.length; k++) {
+    const e = events[k], i = base + k;
+    if (g.skip) return;
     if (e.type !== "play") continue;
     renderFiveAliveTable($("#play-area"), snap.view, { viewer: snap.seat, names: snap.names, handInDock: true, pub: e.after, event: e });
-    $("#turn-bar").textContent = nameText(e.text.split(":")[0], snap.names, snap.seat);
+    noteShown(i);
+    updateSkip(g, !e.after.alive[snap.seat]);
+    const ended = e.dealer !== null && e.dealer !== undefined && !e.game_over;
+    if (ended) {
+      g.sheet = e; renderResult(g);
+      const x = fiveAliveRounds({ ...g, events: g.events.slice(0, i + 1) })[e.round_before];
+      say(x ? fiveAliveSummary(g, x) : e.text);
+      await pause(g, ms * PACE.five_round_end);
+      continue;
+    }
+    say(e.text.split(":")[0]);
     const bad = Object.keys(e.lives_lost || {}).length || e.reversed || e.card === "BUST";
-    await sleep(bad ? ms * 1.8 : ms);
+    await pause(g, bad ? ms * PACE.bad : ms * PACE.play);
   }
 }
 
@@ -494,8 +794,10 @@ async function takeAnswer(g, next, prevView) {
   g.events = g.events.slice(0, next.event_base).concat(fresh);
   g.optimistic = null;
   appendLog(fresh, next.names, next.seat);
-  await animate(g, fresh, prevView);
-  g.roundNote = roundNote(g, fresh);
+  const end = isTake5(next.game) ? fresh.filter((e) => e.type === "round_end").pop()
+    : fresh.filter((e) => e.type === "play" && e.dealer !== null && e.dealer !== undefined && !e.game_over).pop();
+  await animate(g, fresh, prevView, next.event_base);
+  if (end) g.sheet = end;
 }
 
 async function humanAction(action) {
@@ -509,10 +811,10 @@ async function humanAction(action) {
   }
   showError("");
   play.busy = true; document.body.dataset.busy = "1";
-  g.hint = null; g.hintText = null; g.thoughts = null;
+  g.hint = null; g.hintText = null; g.thoughts = null; g.selected = null; g.sheet = null;
   g.optimistic = isTake5(snap.game) ? (action < 104 ? action + 1 : null) : action;
   const prevView = snap.view;
-  renderDock(g);
+  renderDock(g); renderResult(g);
   try {
     let next = await api("POST", `/api/games/${g.id}/act`, { action, step: snap.steps, since: g.events.length }, g.token);
     await takeAnswer(g, next, prevView);
@@ -523,11 +825,12 @@ async function humanAction(action) {
     }
   } catch (e) {
     g.optimistic = null;
-    showError(e.message);
+    showError(playerWords(e));
     if (e.status === 409 || e.status === 404) await refreshGame(g).catch(() => {});
   } finally {
     play.busy = false; document.body.dataset.busy = "0";
     g.wantFocus = true;
+    if (g.snap.over) g.skip = false;
     renderPlay();
   }
 }
@@ -535,6 +838,7 @@ async function humanAction(action) {
 async function refreshGame(g) {
   const snap = await api("GET", `/api/games/${g.id}?since=0`, undefined, g.token);
   g.snap = snap; g.events = snap.events;
+  if (cur() === g) renderLog();
 }
 
 async function continuePending(g) {
@@ -547,28 +851,59 @@ async function continuePending(g) {
 
 // ---------------------------------------------------------------------------------------------- hints and thoughts
 function analysisBot(game, n) {
+  // the bot of the game's own family and mode: the one your opponents play (unless it plays at random), or the
+  // picker's default for this game; a bot chosen in the bot's view is kept
   const sel = $("#analysis-bot");
   if (sel && sel.dataset.game === game && sel.value) return sel.value;
   const bots = META.games[game].bots;
   const saved = store.get(`analysis.${game}`, null);
   if (saved && bots.some((b) => b.name === saved)) return saved;
-  const pol = bots.find((b) => b.group === "Shipped policies" && suits(b, n)) || bots.find((b) => b.group === "Shipped policies");
-  return pol ? pol.name : "ismcts:sims=50";
+  const g = cur();
+  if (g && g.snap.game === game) {
+    const opp = (g.snap.names || []).find((nm, p) => p !== g.snap.seat && nm && nm !== "random");
+    if (opp && bots.some((b) => b.name === opp)) return opp;
+    return preferredBot(game, n, g.snap.config || {});
+  }
+  return preferredBot(game, n, {});
+}
+
+const pct = (p) => `${Math.round(p * 100)}%`;
+
+function hintReason(h, game) {
+  // one line: why this move (the policy's odds and its expected bull heads, or the search's values of the move and
+  // of the next best)
+  const t = h.thoughts;
+  if (!t) return "its fixed rule's choice";
+  if (t.forced) return "the only legal move";
+  if (t.kind === "policy" && t.probs && t.probs.length) {
+    const [a, b] = t.probs;
+    let r = `${pct(a.p)} sure` + (b ? `, next ${b.label} at ${pct(b.p)}` : "");
+    if (game === "take5" && t.reward_scale) r += `; it expects about ${(-t.value / t.reward_scale).toFixed(1)} more bull heads` + (t.win_reward ? " (a win bonus counted in)" : "");
+    else if (game !== "take5" && t.value !== undefined) r += `; its estimate of the outcome ${t.value.toFixed(2)} (\u22121 lose, +1 win)`;
+    return r;
+  }
+  if (t.kind === "search" && t.candidates && t.candidates.length) {
+    const [a, b] = t.candidates;
+    const val = (c) => (c.mean === null ? "-" : game === "take5" ? `about ${(-c.mean).toFixed(1)} bull heads` : c.mean.toFixed(2));
+    return `${val(a)} in ${a.visits} simulations` + (b ? `, against ${val(b)} for ${b.label}` : "") + (game === "take5" ? "" : " (higher is better)");
+  }
+  return "";
 }
 
 async function askHint(g, full) {
   const snap = g.snap;
   if (!snap.your_turn || play.busy) return;
   const bot = analysisBot(snap.game, snap.view.num_players), step = snap.steps;
-  g.hintText = `asking ${bot}\u2026`;
+  g.hintText = `asking ${shortName(bot)}\u2026`;
   renderDock(g);
   try {
     const h = await api("POST", `/api/games/${g.id}/hint`, { bot, step }, g.token);
     if (g.snap.steps !== step) return;
     g.hint = h;
-    g.hintText = `hint (${h.bot}): ${h.label}`;
+    const why = hintReason(h, snap.game);
+    g.hintText = `hint (${shortName(h.bot)}): ${h.label}${why ? ` \u2014 ${why}` : ""}`;
     if (full) g.thoughts = h;
-  } catch (e) { g.hintText = null; showError(e.message); }
+  } catch (e) { g.hintText = null; showError(playerWords(e)); }
   if (cur() === g) { renderDock(g); renderThinking(g); }
 }
 
@@ -634,6 +969,7 @@ function maybeThink(g) {
 // ---------------------------------------------------------------------------------------------- keyboard
 function onKey(ev) {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return;
+  if (!$("#rules-panel").hidden) { if (ev.key === "Escape") { ev.preventDefault(); closeRules(); } return; }
   const t = ev.target;
   if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   const tab = (location.hash || "#play").slice(1).split("/")[0];
@@ -784,7 +1120,7 @@ async function startGame(body) {
   $("#setup-start").disabled = true;
   try {
     const snap = await api("POST", "/api/games", body);
-    const g = { id: snap.id, token: snap.token, snap, events: snap.events, roundNote: null, body, wantFocus: true };
+    const g = { id: snap.id, token: snap.token, snap, events: snap.events, body, wantFocus: true, started: new Date().toISOString() };
     for (const d of snap.dropped || []) { delete play.games[d]; play.order = play.order.filter((x) => x !== d); }
     play.games[snap.id] = g; play.order.push(snap.id); play.current = snap.id;
     saveGames();
@@ -810,11 +1146,11 @@ function rematch(g) {
 async function resumeGames() {
   const saved = store.get("games", []);
   const want = store.get("current", null);
-  for (const { id, token } of Array.isArray(saved) ? saved : []) {
+  for (const { id, token, started } of Array.isArray(saved) ? saved : []) {
     if (typeof id !== "string" || typeof token !== "string") continue;
     try {
       const snap = await api("GET", `/api/games/${encodeURIComponent(id)}?since=0`, undefined, token);
-      play.games[id] = { id, token, snap, events: snap.events, roundNote: null, wantFocus: true };
+      play.games[id] = { id, token, snap, events: snap.events, wantFocus: true, started: typeof started === "string" ? started : null };
       play.order.push(id);
     } catch (e) { /* expired or unknown: forget it */ }
   }
@@ -1087,17 +1423,32 @@ function flatten(obj, prefix = "", out = []) {
   return out;
 }
 
+// a server's file path is no reader's business: shown as its last part (a file name), never whole
+const PATHY = /^(\/|~\/|[A-Za-z]:[\\/])|(^|\/)\.\.?\//;
+function noPaths(x) {
+  if (typeof x === "string") return PATHY.test(x) ? (x.split(/[\\/]/).filter(Boolean).pop() || "") : x;
+  if (Array.isArray(x)) return x.map(noPaths);
+  if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, noPaths(v)]));
+  return x;
+}
+
+const SUMMARY_ROWS = 10;
 function summaryTable(summary) {
-  const dl = el("dl", { class: "kv" });
-  for (const [k, v] of flatten(summary).slice(0, 80)) dl.append(el("dt", { text: k }), el("dd", { text: v }));
-  return dl;
+  // the first few plain facts as a short table; the rest behind "all fields"; paths reduced to file names
+  const rows = flatten(noPaths(summary)).filter(([k]) => !/(^|\.)(path|dir|out|file|folder|run_dir|checkpoint_path)$/i.test(k));
+  const short = rows.filter(([k, v]) => !k.includes(".") || k.split(".").length === 2).slice(0, SUMMARY_ROWS);
+  const rest = rows.filter((r) => !short.includes(r));
+  const table = (list) => el("table", { class: "board kv-table" }, list.map(([k, v]) => el("tr", {}, el("th", { class: "wrap-anywhere", text: k.replace(/_/g, " ") }), el("td", { class: "num wrap-anywhere", text: v }))));
+  const box = el("div", {}, el("div", { class: "table-wrap" }, table(short)));
+  if (rest.length) box.append(el("details", {}, el("summary", { text: `all fields (${rows.length})` }), el("div", { class: "table-wrap" }, table(rest))));
+  return box;
 }
 
 async function loadRuns() {
   const box = $("#runs");
   try {
     const data = await api("GET", "/api/runs");
-    box.replaceChildren(el("div", { class: "section-title", text: `Runs under ${data.runs_dir}` }));
+    box.replaceChildren(el("div", { class: "section-title", text: "Runs" }));
     if (!data.runs.length) { box.append(el("div", { text: "No runs yet: play a game here, or run `make demo` or `python -m experiments.tournament ... --record`." })); return; }
     const list = el("div", { class: "runs-list", id: "runs-table" });
     for (const r of data.runs) {
@@ -1113,7 +1464,9 @@ async function loadRun(name) {
   const box = $("#run-detail");
   try {
     const r = await api("GET", `/api/runs/${encodeURIComponent(name)}`);
-    box.replaceChildren(el("h2", { class: "wrap-anywhere", text: r.name }));
+    const title = el("h2", { class: "wrap-anywhere", text: r.name });
+    box.replaceChildren(title);
+    const first = [];  // the plots come first (a phone shows them before any table)
     const s = r.summary;
     if (s && s.entrants) {
       const metrics = (s.metrics || []).map((m) => m.name);
@@ -1129,7 +1482,7 @@ async function loadRun(name) {
     }
     if (r.curves && r.curves.length) {
       const charts = curveCharts(r.curves);
-      box.append(el("div", { class: "section-title", text: `Learning curves (${plural(r.curves.length, "evaluation")})` }), el("div", { class: "charts", id: "curve-charts" }, charts));
+      first.push(el("div", { class: "section-title", text: `Learning curves (${plural(r.curves.length, "evaluation")})` }), el("div", { class: "charts", id: "curve-charts" }, charts));
       const last = {};
       for (const row of r.curves) last[row.baseline || "learner"] = row;
       if (Object.values(last)[0].score_mean !== undefined) {
@@ -1145,7 +1498,7 @@ async function loadRun(name) {
       }
     }
     if (r.plots.length) {
-      box.append(el("div", { class: "section-title", text: "Plots" }),
+      first.push(el("div", { class: "section-title", text: "Plots" }),
         el("div", { class: "plots" }, r.plots.map((p) => el("img", { src: `/files/${encodeURIComponent(r.name)}/${encodeURIComponent(p)}`, alt: p, title: p }))));
     }
     if (r.records.length) {
@@ -1157,8 +1510,75 @@ async function loadRun(name) {
       }
       box.append(el("div", { class: "section-title", text: `Game records (${r.records.length}): click to replay` }), list);
     }
-    if (r.config) box.append(el("details", { class: "panel" }, el("summary", { text: "config.json" }), el("pre", { text: JSON.stringify(r.config, null, 1) })));
+    if (r.config) box.append(el("details", { class: "panel" }, el("summary", { text: "config.json" }), el("pre", { text: JSON.stringify(noPaths(r.config), null, 1) })));
+    title.after(...first);
   } catch (e) { box.replaceChildren(el("div", { class: "message", text: e.message })); }
+}
+
+// ------------------------------------------------------------------------------------------ Rules
+// the game's chapter of the rule book (docs/rules.md, read by the server): a panel at the table, a page for the whole
+function rulesButton(game) {
+  return el("button", { type: "button", class: "rules-btn link", "data-game": game, "aria-haspopup": "dialog", text: "Rules", onclick: () => openRules(game) });
+}
+
+function ruleBlocks(blocks) {
+  const out = [];
+  const list = (items, ordered) => el(ordered ? "ol" : "ul", {}, items.map((it) => el("li", {}, it.text, it.items && it.items.length ? list(it.items, false) : null)));
+  for (const b of blocks || []) {
+    if (b.p !== undefined) out.push(el("p", { text: b.p }));
+    else if (b.list) out.push(list(b.list, b.ordered));
+    else if (b.table && b.table.length) {
+      const [head, ...rows] = b.table;
+      out.push(el("div", { class: "table-wrap" }, el("table", { class: "board" }, el("tr", {}, head.map((h) => el("th", { text: h }))),
+        rows.map((r) => el("tr", {}, r.map((c) => el("td", { text: c })))))));
+    }
+  }
+  return out;
+}
+
+function cardList(game) {
+  const r = RULES[game];
+  if (!r || !r.cards) return null;
+  const box = el("div", { class: "card-list", id: "card-list" });
+  for (let k = 8; k < 18; k++) box.append(el("div", { class: "card-explained", "data-kind": k }, fiveAliveCard(k, { small: true }), el("div", { text: r.cards[String(k)] || META.five_alive_kinds[k] })));
+  return el("div", {}, el("h3", { text: "The special cards" }), box);
+}
+
+function rulesContent(game, full) {
+  const r = RULES[game];
+  if (!r || r.missing) return [el("p", { text: (r && r.missing) || "The rules could not be loaded." })];
+  const out = [el("h2", { text: r.title })];
+  out.push(...ruleBlocks(r.intro));
+  if (!full && game === "five_alive") out.push(cardList(game));
+  for (const s of r.sections) {
+    if (!full && !s.player) continue;
+    out.push(el("h3", { id: full ? `rules-${s.number}` : null, text: `${s.number} ${s.title}` }), ...ruleBlocks(s.blocks));
+  }
+  out.push(el("p", { class: "small", text: `From the rule book, ${r.source}: the same text as the documentation's rules page.` }));
+  return out;
+}
+
+let rulesReturn = null;
+function openRules(game) {
+  const panel = $("#rules-panel");
+  rulesReturn = document.activeElement;
+  $("#rules-title").textContent = `Rules: ${gameTitle(game)}`;
+  $("#rules-full").href = `#rules/${game}`;
+  $("#rules-body").replaceChildren(...rulesContent(game, false));
+  panel.hidden = false;
+  $("#rules-body").scrollTop = 0;
+  $("#rules-close").focus();
+}
+
+function closeRules() {
+  $("#rules-panel").hidden = true;
+  if (rulesReturn && document.contains(rulesReturn)) rulesReturn.focus({ preventScroll: true });
+}
+
+function renderRulesPage(game) {
+  $("#rules-panel").hidden = true;
+  const nav = el("div", { class: "setup-row" }, Object.keys(META.games).map((g) => el("a", { class: "link" + (g === game ? " active" : ""), href: `#rules/${g}`, "aria-current": g === game ? "page" : null, text: gameTitle(g) })));
+  $("#rules-page").replaceChildren(nav, ...rulesContent(game, true));
 }
 
 // ------------------------------------------------------------------------------------------ tabs
@@ -1166,11 +1586,12 @@ function showTab() {
   const parts = (location.hash || "#play").slice(1).split("/");
   let tab = parts[0] || "play";
   if (tab === "replay") tab = "replays";
-  if (!["play", "replays", "results"].includes(tab)) tab = "play";
+  if (!["play", "replays", "results", "rules"].includes(tab)) tab = "play";
   for (const s of $$(".tab")) s.classList.toggle("active", s.id === `tab-${tab}`);
   for (const a of $$("nav a")) { a.classList.toggle("active", a.dataset.tab === tab); if (a.dataset.tab === tab) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current"); }
   document.body.classList.toggle("playing", tab === "play" && !!cur());
   if (tab !== "replays") stopAutoplay();
+  if (tab === "rules") renderRulesPage(parts[1] && RULES[parts[1]] ? parts[1] : (cur() ? cur().snap.game : "take5"));
   if (tab === "results") { loadRuns(); if (parts[1]) loadRun(decodeURIComponent(parts[1])); else $("#run-detail").replaceChildren(); }
   if (tab === "replays") {
     if (parts[0] === "replay" && parts[1] && parts[2]) {
@@ -1178,13 +1599,29 @@ function showTab() {
       loadRecordFiles(`${run}/records/${game}.jsonl`).catch(() => {});
       if (!rp.src || rp.src.run !== run || rp.src.game !== game) openReplay({ kind: "run", run, game });
     } else loadRecordFiles().catch((e) => { $("#replay-message").textContent = e.message; });
+    renderMyGames();
   }
+}
+
+async function loadRules() {
+  await Promise.all(Object.keys(META.games).map(async (game) => {
+    try { RULES[game] = await api("GET", `/api/rules/${game}`); } catch (e) { RULES[game] = { game, missing: e.message }; }
+  }));
 }
 
 async function main() {
   META = await api("GET", "/api/meta");
-  $("#speed").value = SPEED;
-  $("#speed").addEventListener("change", () => { SPEED = $("#speed").value; store.set("speed", SPEED); });
+  await loadRules();
+  document.body.classList.toggle("touch", TOUCH);
+  for (const id of ["#speed", "#setup-speed"]) {  // the speed, in the dock and in the new-game panel (set before a game)
+    $(id).value = SPEED;
+    $(id).addEventListener("change", () => { SPEED = $(id).value; store.set("speed", SPEED); $("#speed").value = $("#setup-speed").value = SPEED; });
+  }
+  $("#confirm-toggle").checked = !!store.get("confirm", TOUCH);
+  $("#confirm-toggle").addEventListener("change", () => { store.set("confirm", $("#confirm-toggle").checked); const g = cur(); if (g) { g.selected = null; renderDock(g); } });
+  $("#skip-btn").addEventListener("click", () => { const g = cur(); if (g) { g.skip = true; updateSkip(g, false); } });
+  $("#rules-close").addEventListener("click", closeRules);
+  if (window.matchMedia("(min-width: 980px)").matches) $("#log-box").open = true;  // the log beside the table on a wide screen
   $("#hint-btn").addEventListener("click", () => { const g = cur(); if (g) askHint(g, false); });
   $("#thoughts-toggle").checked = !!store.get("thoughts", false);
   $("#thoughts-toggle").addEventListener("change", () => { store.set("thoughts", $("#thoughts-toggle").checked); const g = cur(); if (g) maybeThink(g); });

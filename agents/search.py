@@ -148,10 +148,30 @@ from fiveplay_env.core.config import plain
 from fiveplay_env.games import GameMapping
 
 NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
+MAX_SIMS = 100_000
+"""The largest ``sims`` budget per decision (memory: ``alloc=ucb`` keeps a world per pull of its most pulled
+action, a few kB each)."""
+MAX_TIME = 3600.0
+"""The largest ``time`` budget per decision (seconds)."""
+MAX_DEPTH = 1000
+"""The largest ``depth`` (rollout length in tricks or turns; larger is the end of the round anyway)."""
+MAX_TOPK = 256
+"""The largest ``topk`` (no game here has more actions)."""
+CHECK_PAIRS = 16
+"""Under a deadline, the most (world, candidate) rollouts evaluated between two looks at the clock."""
+MAX_CHUNK = 512
+"""The most worlds drawn and held at once by a round of sequential halving (memory bounded whatever ``sims``)."""
 
 ROLLOUTS = GameMapping(lambda g: games.kit(g.name).search)
 """Each game's search hooks (``agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
 random playouts for a game without its own; a live view of the game table."""
+
+
+def _shown(v: Any) -> str:
+    """A number as an error message shows it (a huge integer by its size only)."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v).bit_length() > 64:
+        return f"an integer of {int(v).bit_length()} bits"
+    return repr(v)
 
 
 class SearchParams:
@@ -169,10 +189,12 @@ class SearchParams:
             sims = 200
         if sims is not None and time is not None:
             raise ValueError(f"search budget: expected sims or time, not both, got sims={sims!r} and time={time!r}")
-        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1):
-            raise ValueError(f"sims: expected an integer >= 1, got {sims!r}")
-        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float)) or not time > 0):
-            raise ValueError(f"time: expected a number of seconds > 0, got {time!r}")
+        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, (int, np.integer))
+                                 or not 1 <= sims <= MAX_SIMS):
+            raise ValueError(f"sims: expected an integer in 1..{MAX_SIMS}, got {_shown(sims)}")
+        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float))
+                                 or not 0 < time <= MAX_TIME):
+            raise ValueError(f"time: expected a number of seconds > 0 and at most {MAX_TIME:g}, got {_shown(time)}")
         if alloc not in ("halving", "ucb"):
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {alloc!r}")
         if rollout not in ("heuristic", "random", "policy"):
@@ -183,8 +205,9 @@ class SearchParams:
                                ("win", win, 0.0, 1000.0), ("alpha", alpha, 0.0, 10.0)):
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
                 raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or depth < 0:
-            raise ValueError(f"depth: expected an integer >= 0 (0: to the end of the round), got {depth!r}")
+        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth: expected an integer in 0..{MAX_DEPTH} (0: to the end of the round), "
+                             f"got {_shown(depth)}")
         self.depth = int(depth)
         self.sims = None if sims is None else int(sims)
         self.time = None if time is None else float(time)
@@ -201,8 +224,8 @@ class SearchParams:
         self.insure = bool(insure)
         if prior is not None and (not isinstance(prior, str) or not prior.strip()):
             raise ValueError(f"prior: expected a policy name (pretrained:NAME, ckpt:PATH or NAME), got {prior!r}")
-        if isinstance(topk, bool) or not isinstance(topk, (int, np.integer)) or topk < 0:
-            raise ValueError(f"topk: expected an integer >= 0 (0: every legal action), got {topk!r}")
+        if isinstance(topk, bool) or not isinstance(topk, (int, np.integer)) or not 0 <= topk <= MAX_TOPK:
+            raise ValueError(f"topk: expected an integer in 0..{MAX_TOPK} (0: every legal action), got {_shown(topk)}")
         if isinstance(cpuct, bool) or not isinstance(cpuct, (int, float)) or not 0.0 <= cpuct <= 100.0:
             raise ValueError(f"cpuct: expected a number in 0.0..100.0, got {cpuct!r}")
         if prior is None and (topk or cpuct):
@@ -269,6 +292,17 @@ class SearchAgent(SearchAgentBase):
 
     profile: dict[str, float] | None = None
     """Set to a dict (``{}``) to add each decision's time per part to it (the module docstring's table)."""
+
+    deadline: float | None = None
+    """A hard wall-clock limit per decision in seconds, whatever ``sims``, ``time`` or ``depth`` say (None:
+    none). The search looks at the clock every ``check_pairs`` rollouts and stops when it has passed,
+    playing the best action on the worlds evaluated on every surviving candidate so far (a world cut
+    short counts for no candidate, so the comparison stays paired); with no world evaluated, the first
+    candidate (the prior's most probable with ``topk``). A server sets it on every search it seats
+    (``experiments.web``); a decision then costs at most about the deadline plus one slice of rollouts."""
+
+    check_pairs: int = CHECK_PAIRS
+    """Rollouts between two looks at the clock under ``deadline`` (a batched search may take more at once)."""
 
     def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None,
                  allow_import: bool = False) -> None:
@@ -460,6 +494,18 @@ class SearchAgent(SearchAgentBase):
         return out
 
     # --- allocation: sequential halving over common worlds ----------------------------------------
+    def _limit(self, start: float) -> float | None:
+        """The decision's hard deadline (``perf_counter`` time): the ``time`` budget's or ``deadline``'s,
+        whichever comes first; None without either."""
+        p = self.params
+        limit = None if p.time is None else start + p.time
+        d = self.deadline
+        if d is not None:
+            if isinstance(d, bool) or not isinstance(d, (int, float)) or not 0 < d < math.inf:
+                raise ValueError(f"deadline: expected a number of seconds > 0 or None, got {d!r}")
+            limit = start + d if limit is None else min(limit, start + d)
+        return limit
+
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
         p = self.params
         player = info.player
@@ -470,41 +516,63 @@ class SearchAgent(SearchAgentBase):
         visits = dict.fromkeys(actions, 0)
         survivors = actions[:]
         sims = 0
-        deadline = None
+        deadline = self._limit(start)
         budget = p.sims
         worlds_done = 0
         if p.time is not None:
-            deadline = start + p.time
             budget, worlds_done = self._time_budget(info, survivors, sums, visits, start)
             sims += worlds_done * k
         assert budget is not None
+        late = False
         for rnd in range(rounds):
             if len(survivors) == 1:
                 break
             per_action = max(1, budget // (rounds * len(survivors)))
             if rnd == 0 and worlds_done:
                 per_action = max(0, per_action - worlds_done)
-            chunk = self._chunk(per_action, deadline is not None)
+            chunk = max(1, min(self._chunk(per_action, deadline is not None), MAX_CHUNK))
             done = 0
             while done < per_action:
                 if deadline is not None and _time.perf_counter() > deadline:
+                    late = True
                     break
                 batch = [self._new_world(info) for _ in range(min(chunk, per_action - done))]
                 done += len(batch)
                 pairs = [(world, a) for world in batch for a in survivors]
-                for (_, a), v in zip(pairs, self._values(pairs, player)):
+                values, late = self._timed_values(pairs, player, deadline if self.deadline is not None else None)
+                for (_, a), v in zip(pairs, values):
                     sums[a] += v
                     visits[a] += 1
-                sims += len(pairs)
+                sims += len(values)
+                if late:
+                    break
             # Every survivor has been evaluated on exactly the same worlds: compare sums.
             survivors.sort(key=lambda a: -sums[a])
             survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
-            if deadline is not None and _time.perf_counter() > deadline:
+            if late or (deadline is not None and _time.perf_counter() > deadline):
                 break
         best = survivors[0]
         self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
         self._visits, self._sums = visits, sums
         return best
+
+    def _timed_values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int,
+                      deadline: float | None) -> tuple[list[float], bool]:
+        """``_values`` of ``pairs`` (world-major: every survivor of a world in turn); under a ``deadline``
+        (the hard ``deadline`` attribute's) in slices of ``check_pairs``, stopping once it has passed. Returns the values of the whole worlds
+        evaluated (a world cut short is left out) and whether the deadline stopped it."""
+        if deadline is None:
+            return self._values(pairs, player), False
+        per_world = 1
+        while per_world < len(pairs) and pairs[per_world][0] is pairs[0][0]:
+            per_world += 1
+        out: list[float] = []
+        step = max(1, int(self.check_pairs))
+        for i in range(0, len(pairs), step):
+            out += self._values(pairs[i:i + step], player)
+            if len(out) < len(pairs) and _time.perf_counter() > deadline:
+                return out[:len(out) - len(out) % per_world], True
+        return out, False
 
     def _time_budget(self, info: InformationSet, actions: list[int], sums: dict[int, float],
                      visits: dict[int, int], start: float) -> tuple[int, int]:
@@ -530,7 +598,8 @@ class SearchAgent(SearchAgentBase):
         p = self.params
         player = info.player
         start = _time.perf_counter()
-        deadline = None if p.time is None else start + p.time
+        deadline = self._limit(start)
+        hard = self.deadline is not None
         worlds: list[tuple[Any, list[float], Any]] = []
         n = dict.fromkeys(actions, 0)
         s = dict.fromkeys(actions, 0.0)
@@ -539,7 +608,7 @@ class SearchAgent(SearchAgentBase):
         while True:
             if p.sims is not None and total >= max(p.sims, len(actions)):
                 break
-            if deadline is not None and total >= len(actions) and _time.perf_counter() > deadline:
+            if deadline is not None and (hard or total >= len(actions)) and _time.perf_counter() > deadline:
                 break
             untried = [a for a in actions if n[a] == 0]
             if prior is not None:  # PUCT: untried actions count at the mean value so far

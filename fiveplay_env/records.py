@@ -6,7 +6,7 @@ concatenate into one file). Fields (format version 2; ``make_record`` writes it)
 | field     | meaning                                                                             |
 |-----------|-------------------------------------------------------------------------------------|
 | format    | ``"fiveplay-record"``                                                               |
-| version   | ``2`` (``RECORD_VERSION``); version 1 (the same without ``chain``) is still read     |
+| version   | ``2`` (``RECORD_VERSION``); version 1 (the same without ``chain``) only when asked    |
 | game      | a game of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``)                    |
 | config    | every field of the game's config (``Take5Config`` / ``FiveAliveConfig`` ...)        |
 | seed      | the game's seed, 0..2**64-1 (it fixes every deal and reshuffle)                     |
@@ -26,8 +26,12 @@ the recorded game's: replacing one action by another legal one, removing or addi
 the config or the seed are each reported at the step where the game first differs (entry 0: the start).
 The chain detects edits, it does not authenticate: anyone can compute a new chain for an edited game.
 A version-1 record has no chain: an edited action that stays legal shows only when a later action
-becomes illegal or the ``final``/``digest`` check fails; its five_alive config predates ``max_steps``
-and replays without it (``max_steps=None``) unless it names one.
+becomes illegal or the ``final``/``digest`` check fails. So version 1 is read only when asked:
+``allow_legacy=True`` (every reading function takes it; ``fiveplay replay --allow-legacy``), or after
+``upgrade(record)``, which replays it once and writes it as version 2 (the chain of the game as it
+replays: check that game before you trust it). Without the opt-in a version-1 record is a
+``RecordError`` saying so. Its five_alive config predates ``max_steps`` and replays without it
+(``max_steps=None``) unless it names one.
 
 ``replay(record)`` rebuilds the game from ``config`` and ``seed`` and applies every action through the
 reference engine, so every intermediate state is exactly the original game's (the engines are
@@ -37,7 +41,9 @@ field, an illegal (edited) action, a chain entry, a final result or digest that 
 
 Reading is bounded and total: every malformed input is a ``RecordError`` naming the line and the field
 (never a ``TypeError``, ``RecursionError`` or ``MemoryError``): a file is read up to ``MAX_FILE_BYTES``,
-a line up to ``MAX_LINE_CHARS``; JSON nested deeper than ``MAX_DEPTH``, an integer of more than
+a line up to ``MAX_LINE_CHARS``; a line's JSON values are counted before it is decoded (its commas: at
+most ``VALUES_PER_ACTION`` per allowed action plus ``HEADER_VALUES``, so a caller's ``max_actions``
+bounds the memory decoding takes, not only the list it yields); JSON nested deeper than ``MAX_DEPTH``, an integer of more than
 ``MAX_INT_DIGITS`` digits, ``NaN``/``Infinity``, a repeated key, invalid UTF-8 or a lone surrogate in a
 string are refused before or while the line is decoded; each field is type-checked (a ``game`` that is
 not a string, a seed >= 2**64, ...).
@@ -65,7 +71,12 @@ from fiveplay_env.core.seeding import SEED_MAX
 
 RECORD_FORMAT = "fiveplay-record"
 RECORD_VERSION = 2
-READ_VERSIONS = (1, 2)
+READ_VERSIONS = (2,)
+"""The versions read by default: version 2 only (its chain finds an edited action at its step)."""
+LEGACY_VERSIONS = (1,)
+"""Versions read only when asked (``allow_legacy=True``, the command line's ``--allow-legacy``) or after
+``upgrade``: a version-1 record has no chain, so an action edited into another legal one is caught only
+when the game later breaks or its ``final``/``digest`` differ."""
 REQUIRED_FIELDS = ("format", "version", "game", "config", "seed", "actions")
 KNOWN_FIELDS = (*REQUIRED_FIELDS, "agents", "chain", "final", "digest", "meta")
 CHAIN_TAG = 8  # hex digits kept of each chained hash (4 bytes)
@@ -74,6 +85,8 @@ MAX_LINE_CHARS = 64 << 20   # one record (a 1,000,000-step game is about 12 MB)
 MAX_DEPTH = 32              # JSON nesting (a record needs 4: record, meta, an object, a list)
 MAX_INT_DIGITS = 30         # any integer of a record fits (seeds: 20 digits)
 MAX_ACTIONS = 10**7         # actions in one record (above any max_steps a game is likely to be given)
+VALUES_PER_ACTION = 64      # JSON values a record may hold per action it may hold (thoughts in meta), counted
+HEADER_VALUES = 4096        # before decoding (``parse_records``), plus this many for the header
 V1_CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {"five_alive": {"max_steps": None}}
 """Config fields added after version 1: a version-1 record that does not name them replays as it was
 played then (5 Alive had no ``max_steps`` truncation)."""
@@ -91,6 +104,10 @@ class RecordError(ValueError):
         self.step = step
         at = f", step {step}" if step is not None else ""
         super().__init__(f"record {where}{at}: {message}")
+
+
+class RecordTooLarge(RecordError):
+    """A record over a size limit of the reader (``max_actions``, the values counted before decoding)."""
 
 
 @dataclass(frozen=True)
@@ -215,18 +232,40 @@ def write_records(path: str, records: Iterable[Mapping[str, Any]]) -> None:
 
 # --- reading: bounded, and every failure a RecordError ---------------------------------------------------
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"')
+_STRING = re.compile(r'"[^"]*"')  # a string once its escapes are gone: one character class, no backtracking stack
+
+
+def _blank_strings(text: str) -> str:
+    """JSON ``text`` without its strings: escaped backslashes, then escaped quotes removed (outside strings
+    valid JSON has no backslash), so that every quote left opens or closes a string; then the strings."""
+    return _STRING.sub("", text.replace("\\\\", "").replace('\\"', ""))
+
+
+def json_depth(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest (brackets inside strings ignored), in a few
+    linear passes of ``str`` methods and numpy whose memory is a small multiple of the text's, whatever
+    the text holds (a regular expression with an alternation inside a repeat, ``"(?:[^"\\\\]|\\\\.)*"``,
+    keeps a backtracking entry per character: about 120 bytes for each character of one long string).
+
+    Escaped backslashes, then escaped quotes, are removed first (outside strings valid JSON has no
+    backslash), so that every quote left opens or closes a string; the strings are then blanked and the
+    depth is the running sum of the brackets left."""
+    if "[" not in text and "{" not in text:
+        return 0
+    bare = _blank_strings(text)
+    b = np.frombuffer(bare.encode("utf-8", "surrogatepass"), np.uint8)
+    opens = (b == ord("[")) | (b == ord("{"))
+    brackets = opens | (b == ord("]")) | (b == ord("}"))
+    step = opens[brackets].astype(np.int8) * 2 - 1
+    return int(np.cumsum(step, dtype=np.int32).max()) if step.size else 0
 
 
 def _check_depth(line: str, where: str) -> None:
-    """``RecordError`` if the JSON text nests arrays and objects deeper than ``MAX_DEPTH`` (found on the
-    text with its strings blanked, in one pass of numpy: the decoder never sees a deep line)."""
+    """``RecordError`` if the JSON text nests arrays and objects deeper than ``MAX_DEPTH`` (``json_depth``:
+    the decoder never sees a deep line)."""
     if line.count("[") + line.count("{") <= MAX_DEPTH:
         return
-    bare = _STRINGS.sub('""', line).encode("utf-8", "surrogatepass")
-    b = np.frombuffer(bare, np.uint8)
-    step = (b == ord("[")).astype(np.int32) + (b == ord("{")) - (b == ord("]")) - (b == ord("}"))
-    depth = int(np.cumsum(step).max()) if step.size else 0
+    depth = json_depth(line)
     if depth > MAX_DEPTH:
         raise RecordError(where, f"expected JSON nested at most {MAX_DEPTH} deep, got {depth} levels")
 
@@ -284,20 +323,39 @@ def _check_strings(value: Any, where: str, path: str) -> None:
                 _check_strings(v, where, f"{path}[{i}]")
 
 
-def parse_records(text: str, source: str = "<text>") -> list[dict[str, Any]]:
+def _check_values(line: str, where: str, max_actions: int) -> None:
+    """``RecordError`` before decoding if ``line`` holds more JSON values than a record of at most
+    ``max_actions`` actions may (``VALUES_PER_ACTION`` each, plus ``HEADER_VALUES``): a value is at most
+    one more than the commas outside strings, so counting them bounds what decoding would allocate."""
+    limit = VALUES_PER_ACTION * max_actions + HEADER_VALUES
+    if line.count(",") < limit:
+        return
+    values = _blank_strings(line).count(",") + 1
+    if values > limit:
+        raise RecordTooLarge(where, f"actions: expected at most {max_actions} actions (at most {limit} JSON values "
+                                    f"in a record), got a record of {values} values; refused before decoding")
+
+
+def parse_records(text: str, source: str = "<text>", *, max_actions: int = MAX_ACTIONS,
+                  allow_legacy: bool = False) -> list[dict[str, Any]]:
     """Records from JSON Lines text (blank lines skipped); ``RecordError`` naming the line otherwise.
 
     Only the JSON and the header are checked here (bounded: see the module docstring); ``replay``
-    checks the rest."""
+    checks the rest. ``max_actions``: the most actions a record may have (at most ``MAX_ACTIONS``),
+    counted before each line is decoded; ``allow_legacy``: read version-1 records too."""
     if not isinstance(text, str):
         raise RecordError(source, f"expected text, got {type(text).__name__}")
+    max_actions = _check_max_actions(max_actions)
     out = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{source} line {i}"
+        if len(line) > MAX_LINE_CHARS:
+            raise RecordError(where, f"expected a record of at most {MAX_LINE_CHARS:,} characters, got {len(line):,}")
+        _check_values(line, where, max_actions)
         rec = _decode(line, where)
-        check_header(rec, where)
+        check_header(rec, where, max_actions=max_actions, allow_legacy=allow_legacy)
         _check_strings(rec, where, "")
         out.append(rec)
     if not out:
@@ -305,7 +363,13 @@ def parse_records(text: str, source: str = "<text>") -> list[dict[str, Any]]:
     return out
 
 
-def read_records(path: str) -> list[dict[str, Any]]:
+def _check_max_actions(max_actions: Any) -> int:
+    if isinstance(max_actions, bool) or not isinstance(max_actions, int) or not 1 <= max_actions <= MAX_ACTIONS:
+        raise ValueError(f"max_actions: expected an integer in 1..{MAX_ACTIONS}, got {show_value(max_actions)}")
+    return max_actions
+
+
+def read_records(path: str, *, max_actions: int = MAX_ACTIONS, allow_legacy: bool = False) -> list[dict[str, Any]]:
     """The records of a JSON Lines file (see ``parse_records``): at most ``MAX_FILE_BYTES`` bytes of UTF-8."""
     try:
         with open(path, "rb") as f:
@@ -320,12 +384,14 @@ def read_records(path: str) -> list[dict[str, Any]]:
         line = data.count(b"\n", 0, e.start) + 1
         raise RecordError(f"{path} line {line}", f"expected UTF-8 text, got the byte {data[e.start]:#04x} at "
                                                  f"offset {e.start}") from None
-    return parse_records(text, path)
+    return parse_records(text, path, max_actions=max_actions, allow_legacy=allow_legacy)
 
 
-def check_header(rec: Any, where: str = "<record>") -> None:
+def check_header(rec: Any, where: str = "<record>", *, max_actions: int = MAX_ACTIONS,
+                 allow_legacy: bool = False) -> None:
     """``RecordError`` unless ``rec`` is a record object of this format and a readable version with its
-    required fields, each of the right type."""
+    required fields, each of the right type (``allow_legacy``: version 1 is readable too; at most
+    ``max_actions`` actions)."""
     if not isinstance(rec, dict):
         raise RecordError(where, f"expected a JSON object, got {type(rec).__name__}")
     missing = [k for k in REQUIRED_FIELDS if k not in rec]
@@ -337,8 +403,14 @@ def check_header(rec: Any, where: str = "<record>") -> None:
     if rec["format"] != RECORD_FORMAT or not isinstance(rec["format"], str):
         raise RecordError(where, f"format: expected {RECORD_FORMAT!r}, got {show_value(rec['format'])}")
     version = rec["version"]
-    if type(version) is not int or version not in READ_VERSIONS:
-        raise RecordError(where, f"version: expected one of {list(READ_VERSIONS)} (this library writes version "
+    if type(version) is int and version in LEGACY_VERSIONS and not allow_legacy:
+        raise RecordError(where, f"version: a version-{version} record (no chain: an action edited into another "
+                                 f"legal one is not caught at its step) is read only when asked: "
+                                 f"allow_legacy=True (--allow-legacy), or upgrade it once with "
+                                 f"fiveplay_env.records.upgrade; expected version {RECORD_VERSION}")
+    if type(version) is not int or version not in READ_VERSIONS + LEGACY_VERSIONS:
+        raise RecordError(where, f"version: expected one of {sorted(READ_VERSIONS + LEGACY_VERSIONS)} (version "
+                                 f"{LEGACY_VERSIONS[0]} only with allow_legacy; this library writes version "
                                  f"{RECORD_VERSION}), got {show_value(version)}")
     if not isinstance(rec["game"], str) or rec["game"] not in HOOKS:
         raise RecordError(where, f"game: expected one of {sorted(HOOKS)}, got {show_value(rec['game'])}")
@@ -349,8 +421,8 @@ def check_header(rec: Any, where: str = "<record>") -> None:
         raise RecordError(where, f"seed: expected an integer in 0..2**64-1, got {show_value(seed)}")
     if not isinstance(rec["actions"], list):
         raise RecordError(where, f"actions: expected a list of action ids, got {type(rec['actions']).__name__}")
-    if len(rec["actions"]) > MAX_ACTIONS:
-        raise RecordError(where, f"actions: expected at most {MAX_ACTIONS:,} actions, got {len(rec['actions']):,}")
+    if len(rec["actions"]) > max_actions:
+        raise RecordTooLarge(where, f"actions: expected at most {max_actions} actions, got {len(rec['actions'])}")
     if "agents" in rec and (not isinstance(rec["agents"], list) or not all(isinstance(a, str) for a in rec["agents"])):
         raise RecordError(where, f"agents: expected a list of names, got {show_value(rec['agents'])}")
     for name, kind in (("final", dict), ("meta", dict), ("digest", str)):
@@ -393,12 +465,14 @@ def _apply(engine: Any, action: Any, step: int, where: str) -> None:
         raise RecordError(where, f"action {action} is not legal here ({e})", step) from None
 
 
-def iter_states(rec: Mapping[str, Any], where: str = "<record>") -> Iterator[tuple[int, int, Any]]:
+def iter_states(rec: Mapping[str, Any], where: str = "<record>", *,
+                allow_legacy: bool = False) -> Iterator[tuple[int, int, Any]]:
     """Replay ``rec`` lazily: yields ``(step, action, engine)`` before each action (``action`` -1 and
     ``step`` = number of actions for the final state). The engine is live: clone it to keep a state.
     Raises ``RecordError`` (naming the step) at the first action that does not apply, and (version 2)
-    at the first step where the game differs from the one the chain was made for."""
-    check_header(rec, where)
+    at the first step where the game differs from the one the chain was made for. ``allow_legacy``: a
+    version-1 record replays too (see the module docstring)."""
+    check_header(rec, where, allow_legacy=allow_legacy)
     config = record_config(rec, where)
     game = rec["game"]
     h = hooks(game)
@@ -431,15 +505,17 @@ def iter_states(rec: Mapping[str, Any], where: str = "<record>") -> Iterator[tup
     yield len(actions), -1, engine
 
 
-def replay(rec: Mapping[str, Any], where: str = "<record>", *, keep_states: bool = False) -> "Replay":
+def replay(rec: Mapping[str, Any], where: str = "<record>", *, keep_states: bool = False,
+           allow_legacy: bool = False) -> "Replay":
     """Rebuild the game of ``rec`` through the reference engine and check its chain (version 2),
     ``final`` and ``digest``.
 
-    ``keep_states``: keep a copy of every state (``Replay.states[i]``: before action i; the last: final).
-    Raises ``RecordError`` naming the record and the step on any mismatch."""
+    ``keep_states``: keep a copy of every state (``Replay.states[i]``: before action i; the last: final);
+    ``allow_legacy``: replay a version-1 record too. Raises ``RecordError`` naming the record and the step
+    on any mismatch."""
     states: list[Any] = []
     engine: Any = None
-    for _, _, engine in iter_states(rec, where):
+    for _, _, engine in iter_states(rec, where, allow_legacy=allow_legacy):
         if keep_states:
             states.append(engine.state.clone())
     n = len(rec["actions"])
@@ -450,6 +526,17 @@ def replay(rec: Mapping[str, Any], where: str = "<record>", *, keep_states: bool
     if "digest" in rec and rec["digest"] != state_digest(game, engine.state):
         raise RecordError(where, "digest: the replayed final state differs from the recorded one", n)
     return Replay(record=dict(rec), engine=engine, states=states)
+
+
+def upgrade(rec: Mapping[str, Any], where: str = "<record>") -> dict[str, Any]:
+    """The version-2 record of the game a version-1 (or 2) record replays: replayed once (``final`` and
+    ``digest`` checked, ``RecordError`` otherwise) and written again by ``make_record`` with its chain.
+    The migration of the module docstring: the chain then certifies the game as it replays now, so
+    check that game (its actions, ``final``) before trusting the upgraded record."""
+    done = replay(rec, where, allow_legacy=True)
+    config = record_config(rec, where)
+    return make_record(rec["game"], config, rec["seed"], rec["actions"], agents=rec.get("agents"),
+                       engine=done.engine, meta=rec.get("meta"))
 
 
 @dataclass

@@ -107,14 +107,14 @@ def test_an_edited_header_is_reported_at_the_start(edit):
     assert e.value.step is None
 
 
-def test_version_1_records_are_still_read():
+def test_version_1_records_are_still_read_when_asked():
     for k in range(7):
         rec, _ = _rec(k)
         v1 = {key: v for key, v in rec.items() if key != "chain"} | {"version": 1}
         if rec["game"] == "five_alive":  # written before max_steps existed: it replays without it
             v1["config"] = {key: v for key, v in v1["config"].items() if key != "max_steps"}
             assert records.record_config(v1).max_steps is None
-        rep = records.replay(records.parse_records(records.dumps(v1))[0])
+        rep = records.replay(records.parse_records(records.dumps(v1), allow_legacy=True)[0], allow_legacy=True)
         assert records.summary(rec["game"], rep.engine.state) == rec["final"]
     assert records.record_config(_rec(3)[0]).max_steps == FiveAliveConfig().max_steps
 

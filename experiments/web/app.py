@@ -226,21 +226,18 @@ def _json_constant(s: str) -> Any:
     raise _Refused(f"{s}: expected a finite number")
 
 
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
-_NOT_BRACKETS = re.compile(r"[^\[\]{}]+")
+json_depth = records.json_depth
+"""How deep JSON text nests (``fiveplay_env.records.json_depth``: linear time, memory a small multiple of
+the text's whatever it holds)."""
 
 
-def json_depth(text: str) -> int:
-    """How deep the arrays and objects of JSON ``text`` nest (brackets inside strings ignored)."""
-    brackets = _NOT_BRACKETS.sub("", _STRINGS.sub("", text))
-    depth = deepest = 0
-    for c in brackets:
-        if c in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        else:
-            depth -= 1
-    return deepest
+def _no_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Refused(f"the key {k[:40]!r} appears twice in one object: expected each key once")
+        out[k] = v
+    return out
 
 
 def parse_json(text: str, what: str, max_depth: int = MAX_DEPTH) -> Any:
@@ -249,7 +246,8 @@ def parse_json(text: str, what: str, max_depth: int = MAX_DEPTH) -> Any:
     if depth > max_depth:
         raise GameError(400, f"{what}: expected JSON nested at most {max_depth} deep, got {depth}")
     try:
-        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant)
+        return json.loads(text, parse_int=_json_int, parse_float=_json_float, parse_constant=_json_constant,
+                          object_pairs_hook=_no_repeats)
     except _Refused as e:
         raise GameError(400, f"{what}: {e}") from None
     except json.JSONDecodeError as e:
@@ -418,7 +416,9 @@ def _check_record(text: str, where: str, index: int) -> dict[str, Any]:
     if depth > 64:
         raise GameError(422, f"{where}: expected records nested at most 64 deep, got {depth}")
     try:
-        recs = records.parse_records(text, where)
+        recs = records.parse_records(text, where, max_actions=MAX_REPLAY_STEPS)
+    except records.RecordTooLarge as e:
+        raise GameError(413, str(e)) from None
     except records.RecordError as e:
         raise GameError(422, str(e)) from None
     except (ValueError, TypeError, RecursionError, OverflowError) as e:
@@ -603,6 +603,7 @@ def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int =
     async def games_new(request: Request) -> Response:
         body = await json_body(request, fields=("game", "config", "seat", "bots", "seed"))
         client = client_of(request)
+        store.check_room(client)  # a full server says so before any bot is built or moves
         session = await run_in_threadpool(start_game, body, client)
         dropped = store.add(session)
         snap = await run_in_threadpool(session.snapshot)

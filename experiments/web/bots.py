@@ -9,7 +9,8 @@ accepts:
 | exactly a name the operator passed with      | always (the operator's own names: import paths and files too,   |
 | ``--allow-agent``                            | resolved as the command-line tools resolve them)              |
 | ``random``, a heuristic of the game          | always                                                         |
-| ``pretrained:NAME`` (a shipped policy)       | NAME is a shipped policy of this game                          |
+| ``pretrained:NAME`` (a shipped policy)       | NAME is a shipped policy of this game (and a ``temperature=``   |
+|                                              | option at most ``MAX_TEMPERATURE``, as for ``ckpt:``)          |
 | ``ckpt:PATH[?options]``                      | PATH is a regular file inside the runs folder (or a run folder |
 |                                              | there holding ``checkpoint.pt``), at most ``MAX_CKPT_BYTES``    |
 | ``ismcts:k=v,...``                           | ``sims <= MAX_SIMS``, ``time <= MAX_TIME`` seconds, and its     |
@@ -43,6 +44,8 @@ MAX_SIMS = 1000
 """The largest ``ismcts:sims=`` a request may ask for."""
 MAX_TIME = 2.0
 """The largest ``ismcts:time=`` (seconds per decision) a request may ask for."""
+MAX_TEMPERATURE = 100.0
+"""The largest ``?temperature=`` of a policy a request may ask for (higher is uniform play anyway)."""
 MAX_CKPT_BYTES = 256 * 1024 * 1024
 """The largest checkpoint file a request may make the server read."""
 CHECKPOINT_NAME = "checkpoint.pt"
@@ -90,6 +93,20 @@ GUIDED_ABOUT = {
     "five_alive": "search guided by the {policy} policy (its two best moves searched, value leaf)",
 }
 """The bot picker's line about each game's guided search (the setting itself is ``agents.search.GUIDED``)."""
+
+
+def _check_options(base: str, query: str) -> None:
+    """A policy name's ``?options`` within the web app's bounds (the registry checks the rest)."""
+    for opt in filter(None, query.split("&")):
+        key, _, val = opt.partition("=")
+        if key == "temperature":
+            try:
+                t = float(val) if len(val) <= 32 else float("nan")
+            except ValueError:
+                t = float("nan")
+            if not 0.0 < t <= MAX_TEMPERATURE:
+                raise BotError(f"{base}: temperature: expected a number in (0, {MAX_TEMPERATURE}] in the web app, "
+                               f"got {_short(val)}")
 
 
 class BotPolicy:
@@ -140,12 +157,14 @@ class BotPolicy:
                 raise BotError(f"ismcts: time: at most {MAX_TIME} seconds per decision in the web app, got {params.time}")
             return part
         if base == "pretrained":
-            policy = rest.partition("?")[0]
+            policy, _, query = rest.partition("?")
             if policy not in _policies(game):
                 raise BotError(f"pretrained: expected one of {sorted(_policies(game))} for {game}, got {_short(policy)}{inner}")
+            _check_options(base, query)
             return part
         if base == "ckpt":
             path, sep, query = rest.partition("?")
+            _check_options(base, query)
             return "ckpt:" + self.checkpoint(path) + sep + query
         if rest and is_import_path(part) and f"{base}:..." not in known_agents(game):
             raise BotError(f"{_short(part)}{inner}: import paths ('module:Attribute') are not accepted from the web "

@@ -8,8 +8,10 @@ is over: a bot's thoughts describe its hand). Each game has a public ``id`` and 
 Moves. The human's move names the step it is for (``act(action, step)``: ``step`` is the number of
 actions played so far, the snapshot's ``steps``): the same move sent twice is answered, not played twice,
 and a move for a step already past is refused (409). Bots then move until it is the human's turn or the
-game ends, at most ``MAX_BOT_MOVES`` moves and ``MAX_BOT_SECONDS`` of bot time per request; if that is not
-enough the snapshot says ``pending`` and ``advance(step)`` goes on. A game longer than
+game ends, at most ``MAX_BOT_MOVES`` moves and ``MAX_BOT_SECONDS`` of bot time per request, each move
+(and each hint) under a hard deadline of at most ``MAX_MOVE_SECONDS`` that also ends with the request's
+budget (``move_deadline``: a search stops inside its simulations and plays its best move so far); if that
+is not enough the snapshot says ``pending`` and ``advance(step)`` goes on. A game longer than
 ``MAX_GAME_STEPS`` actions is stopped with an error. A bot that raises or returns an illegal action ends
 that game only, with ``error``.
 
@@ -18,15 +20,19 @@ seat sees (the observation and legal mask, or the ``InformationSet`` for a searc
 thoughts when it keeps them.
 
 ``SessionStore`` holds the sessions: at most ``per_client`` per client (a client's own least recently
-used game is dropped to make room for its next one), at most ``max_games`` in all (then a game of the
-address holding the most goes first, of its client holding the most: one client cannot lock out the
-others, and many games from one address only push out that address's own), and a game idle for
-``idle_s`` seconds expires. A client is the pair (address, the browser's
+used game is dropped to make room for its next one), at most ``max_games`` in all. When the store is
+full a client's new game replaces its own least recently used one; a client holding none replaces a
+game of another address only if that address holds more than its share (``max_games`` over the
+addresses holding games), else it gets a 503 saying the server is full. So no request drops a game of
+another client of its own address (the ``X-Client`` id is the browser's own choice: 70 ids from one
+address are 70 clients, none of which owns the others' games), and one address cannot use up the store
+for the others. A game idle for ``idle_s`` seconds expires. A client is the pair (address, the browser's
 random ``X-Client`` id). Each session has its own lock: moves in one
 game are serialized, different games run in parallel.
 """
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import threading
 import time
@@ -44,10 +50,22 @@ from fiveplay_env.core.errors import IllegalActionError
 MAX_BOT_MOVES = 400
 """Bot moves answered by one request at most (then ``pending``: the client asks for more)."""
 MAX_BOT_SECONDS = 4.0
-"""Bot thinking time spent by one request at most (checked between moves)."""
+"""Bot thinking time spent by one request at most: checked between moves, and inside a move through the
+move's deadline (``move_deadline``)."""
+MAX_MOVE_SECONDS = 2.0
+"""One bot decision's (or hint's) hard deadline in seconds: every agent with a ``deadline`` attribute (the
+searches: ``agents.search.SearchAgent.deadline``) stops there and plays its best move so far."""
+MIN_MOVE_SECONDS = 0.05
+"""The least deadline a decision gets (the first move of a request always gets ``MAX_MOVE_SECONDS``)."""
 MAX_GAME_STEPS = 20_000
 """Actions in one game at most: a game that goes on longer (a custom deck) is stopped with an error."""
 MAX_SEED = 2**64 - 1
+MAX_CONFIG_INT = 100_000
+"""The largest integer a game config field may have in the web app (``CONFIG_LIMITS`` names tighter ones)."""
+CONFIG_LIMITS = {"end_score": 1000, "max_cycles": MAX_GAME_STEPS, "max_steps": MAX_GAME_STEPS}
+"""Per config field, the largest value the web app accepts (a game must end within ``MAX_GAME_STEPS``)."""
+MAX_ROUNDS = 100
+"""The most rounds a Take 5 ``mode="rounds:K"`` may ask for in the web app."""
 THOUGHTS_KEY = "thoughts_v1"
 """The record ``meta`` key holding the bots' thoughts: ``{"version": 1, "steps": {step: thoughts}}``."""
 
@@ -95,6 +113,12 @@ def labelled(game: str, thoughts: Mapping[str, Any] | None) -> dict[str, Any] | 
     if "chosen" in out:
         out["chosen_label"] = views.action_label(game, int(out["chosen"]))
     return out
+
+
+def move_deadline(agent: Agent, seconds: float) -> None:
+    """Give ``agent`` a hard deadline of ``seconds`` for its next decision, if it takes one (a search)."""
+    if hasattr(type(agent), "deadline"):
+        agent.deadline = max(MIN_MOVE_SECONDS, min(MAX_MOVE_SECONDS, float(seconds)))  # type: ignore[attr-defined]
 
 
 def _keep_thoughts(agent: Agent) -> None:
@@ -154,10 +178,20 @@ class PlaySession:
         if not isinstance(config, Mapping):
             raise GameError(400, f"config: expected an object of config fields, got {type(config).__name__}")
         try:
-            return from_kwargs(games_mod.get_game(game).config_cls, dict(config))
+            made = from_kwargs(games_mod.get_game(game).config_cls, dict(config))
         except (ValueError, TypeError, OverflowError) as e:
             msg = str(e)
             raise GameError(400, f"config: {msg if len(msg) < 400 else msg[:397] + '...'}") from None
+        for f in dataclasses.fields(made):  # every number bounded, beyond what the game itself allows
+            v = getattr(made, f.name)
+            hi = CONFIG_LIMITS.get(f.name, MAX_CONFIG_INT)
+            if isinstance(v, int) and not isinstance(v, bool) and not -hi <= v <= hi:
+                raise GameError(400, f"config: {f.name}: expected at most {hi} in the web app, got "
+                                     f"{v if v.bit_length() <= 96 else 'a larger integer'}")
+        rounds = getattr(made, "num_rounds", None)
+        if isinstance(rounds, int) and rounds > MAX_ROUNDS:
+            raise GameError(400, f"config: mode: expected at most rounds:{MAX_ROUNDS} in the web app, got rounds:{rounds}")
+        return made
 
     # --- state ---------------------------------------------------------------------------------------
     @property
@@ -290,6 +324,7 @@ class PlaySession:
             try:
                 if agent.uses_engine:
                     agent.observe_engine(self.engine, q)
+                move_deadline(agent, MAX_BOT_SECONDS - (time.perf_counter() - start))
                 mask = self.engine.legal_mask()
                 action = int(agent.act(self.adapter.observe(self.engine, q), mask))
                 if not 0 <= action < len(mask) or not mask[action]:
@@ -320,6 +355,7 @@ class PlaySession:
                 raise GameError(409, "a hint is for your turn: it is not your turn at this step")
             agent = make(seeding.derive(self.hint_seed, step))
             _keep_thoughts(agent)
+            move_deadline(agent, MAX_MOVE_SECONDS)
             if agent.uses_engine:
                 agent.observe_engine(self.engine, self.seat)  # an InformationSet: the seat's knowledge only
             mask = self.engine.legal_mask()
@@ -355,40 +391,58 @@ class SessionStore:
             del self._sessions[gid]
 
     def add(self, session: PlaySession) -> list[str]:
-        """Hold ``session``, dropping others to make room (module docstring); returns the dropped ids."""
+        """Hold ``session``, dropping games to make room (module docstring); returns the dropped ids.
+        ``GameError`` 503 when the store is full and no game may be dropped for this client."""
         dropped = []
         with self._lock:
             self._expire()
             mine = [s for s in self._sessions.values() if s.client == session.client]
-            while len(mine) >= self.per_client:
+            while len(mine) >= self.per_client or (mine and len(self._sessions) >= self.max_games):
                 old = min(mine, key=lambda s: s.used)
                 mine.remove(old)
                 dropped.append(old.id)
                 del self._sessions[old.id]
             while len(self._sessions) >= self.max_games:
-                old = self._victim(session.client)
-                dropped.append(old.id)
-                del self._sessions[old.id]
+                victim = self._victim(session.client)
+                if victim is None:
+                    raise self.full()
+                dropped.append(victim.id)
+                del self._sessions[victim.id]
             self._sessions[session.id] = session
         return dropped
 
-    def _victim(self, asker: tuple[str, str]) -> PlaySession:
-        """The game to drop for ``asker``'s new one: from the address holding the most games, its client
-        holding the most, that client's least recently used. A tie goes against the asker itself (it
-        churns its own games), then against the group idle longest."""
-        def pick(groups: dict[Any, list[PlaySession]], mine: Any) -> list[PlaySession]:
-            top = max(len(g) for g in groups.values())
-            tied = [k for k, g in groups.items() if len(g) == top]
-            key = mine if mine in tied else min(tied, key=lambda k: max(s.used for s in groups[k]))
-            return groups[key]
+    def full(self) -> GameError:
+        return GameError(503, f"this server holds its {self.max_games} games and none of them is yours to replace: "
+                              f"finish or delete a game, or wait for idle games to expire "
+                              f"(after {self.idle_s / 60:g} minutes)")
 
+    def check_room(self, client: tuple[str, str]) -> None:
+        """``GameError`` 503 now (before a game is built) if ``add`` would refuse a game of ``client``."""
+        with self._lock:
+            self._expire()
+            if len(self._sessions) < self.max_games or any(s.client == client for s in self._sessions.values()):
+                return
+            if self._victim(client) is None:
+                raise self.full()
+
+    def _victim(self, asker: tuple[str, str]) -> PlaySession | None:
+        """The game of another client to drop for ``asker``'s new one, or None. Never a game of the
+        asker's own address (its clients cannot be told apart: their ids are their own choice); only of
+        another address holding more than its share (``max_games`` over the addresses, at least 1): the
+        one holding the most, its client holding the most, that client's least recently used."""
         by_addr: dict[str, list[PlaySession]] = {}
         for s in self._sessions.values():
             by_addr.setdefault(s.client[0], []).append(s)
+        share = max(1, self.max_games // len(set(by_addr) | {asker[0]}))
+        over = [a for a, g in by_addr.items() if a != asker[0] and len(g) > share]
+        if not over:
+            return None
+        addr = max(over, key=lambda a: (len(by_addr[a]), -max(s.used for s in by_addr[a])))
         by_client: dict[tuple[str, str], list[PlaySession]] = {}
-        for s in pick(by_addr, asker[0]):
+        for s in by_addr[addr]:
             by_client.setdefault(s.client, []).append(s)
-        return min(pick(by_client, asker), key=lambda s: s.used)
+        group = max(by_client.values(), key=lambda g: (len(g), -max(s.used for s in g)))
+        return min(group, key=lambda s: s.used)
 
     def get(self, gid: str, token: str | None) -> PlaySession:
         """The session ``gid`` if ``token`` is its token; ``GameError`` 404 otherwise (an unknown id and

@@ -64,8 +64,10 @@ def _openspiel() -> tuple[Any, Any, Any, Any]:
 
         from fiveplay_env.integrations import openspiel as osi
     except ImportError as exc:
-        raise ImportError("the openspiel: agents need OpenSpiel (the open_spiel package): "
-                          "pip install -e '.[openspiel]'") from exc
+        from fiveplay_env.core import extras
+
+        raise ImportError("the openspiel: agents need OpenSpiel (the open_spiel package), of the 'openspiel' extra: "
+                          + extras.install_hint("openspiel"), name="pyspiel") from exc
     return pyspiel, osi, ismcts, mcts
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from experiments.cli import main
+from experiments.cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

@@ -21,7 +21,7 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 |---------------|---------------------------|----------------------------------------------------------|
 | ``games``     | (here)                    | the game table (``fiveplay_env.games``)                  |
 | ``agents``    | (here)                    | every agent name a game accepts (``agents.registry``)    |
-| ``replay``    | (here)                    | replays records exactly (``fiveplay_env.records``)       |
+| ``replay``    | (here)                    | a record as text, checked (``fiveplay_env.replay_text``) |
 | ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
 | ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
 | ``exploit``   | ``experiments.exploit``   | how much a fresh best response gains against an agent    |
@@ -75,6 +75,27 @@ VERBS: dict[str, str] = {
     "web": "experiments.web",
 }
 """Each forwarding verb and the module ``python -m`` would run for it."""
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "tournament": ("filelock", "openskill", "tqdm"),
+    "ladder": ("filelock", "openskill", "tqdm", "torch"),
+    "exploit": ("filelock", "openskill", "tqdm", "torch"),
+    "budget": ("filelock", "openskill", "tqdm", "torch"),
+    "baselines": ("filelock", "openskill", "tqdm", "torch"),
+    "train": ("filelock", "tqdm", "torch"),
+    "curves": ("matplotlib",),
+    "rllib-train": ("ray", "torch", "filelock"),   # (the 'distributed' extra has them all)
+    "ray-bench": ("ray", "torch", "filelock", "openskill"),
+    "gpu-check": ("torch",),
+    "ship": ("torch", "filelock", "openskill"),
+    "demo": ("filelock", "openskill", "tqdm", "torch"),
+    "web": ("starlette", "uvicorn"),
+}
+"""The optional packages each verb cannot run without (``bench`` needs none). They are looked up (not
+imported) before the verb runs, so that a core-only install hears of every missing extra at once, in
+one line with the install form for a checkout and for a wheel (``extras.missing_line``); ``--help``
+skips the check. A package a run needs only for some arguments (OpenSpiel's agents, torch for a
+``ckpt:`` opponent of a tournament) is reported when it is imported, in the same form."""
 
 OWN_PACKAGES = ("fiveplay_env", "agents", "experiments")
 """This project's top-level packages (a missing one is a broken install, not a missing extra)."""
@@ -135,6 +156,11 @@ def forward(verb: str, argv: Sequence[str]) -> int:
     (``SystemExit`` from the block becomes its code: an argparse usage error is 2, ``--help`` 0)."""
     if verb not in VERBS:
         raise ValueError(f"{PROG}: expected one of the verbs {sorted(VERBS)}, got {verb!r}")
+    if not {"-h", "--help"} & set(argv):
+        line = extras.missing_line(NEEDS.get(verb, ()), "this command")
+        if line is not None:
+            print(f"{PROG} {verb}: error: {line}", file=sys.stderr)
+            return 1
     name = main_module(VERBS[verb])
     code = compile(main_block(name), _source(name)[1], "exec")
     saved = sys.argv
@@ -145,10 +171,12 @@ def forward(verb: str, argv: Sequence[str]) -> int:
             exec(code, vars(module))
     except SystemExit as exc:
         return _exit_code(exc.code)
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] in OWN_PACKAGES:
+    except ImportError as exc:  # an optional package missing: one line, no traceback
+        own = (exc.name or "").split(".")[0] in OWN_PACKAGES
+        if own or not (isinstance(exc, ModuleNotFoundError) or exc.name or " extra" in str(exc)):
             raise  # a broken install of this project, not an optional package: the traceback says where
-        print(f"{PROG} {verb}: error: {extras.missing(exc, 'this command')}", file=sys.stderr)
+        said = extras.missing(exc, "this command") if isinstance(exc, ModuleNotFoundError) else exc
+        print(f"{PROG} {verb}: error: {said}".replace("\n", " "), file=sys.stderr)
         return 1
     finally:
         sys.argv = saved
@@ -307,9 +335,13 @@ def agents_command(args: argparse.Namespace) -> int:
 
 
 def replay_command(args: argparse.Namespace) -> int:
-    """Replay every record of a file (or the ``--index`` one) through the reference engine: one line per
-    game; a record that does not replay exactly is a one-line error naming it and the step (exit 2)."""
-    from fiveplay_env import records
+    """Replay every record of a file (or the ``--index`` one) through the reference engine, checking each
+    step, the result and the digest: a line per game, then (unless ``--verify-only``) the game as text
+    (``fiveplay_env.replay_text``: the table, a line per step, the table at each trick or round end; from
+    above or ``--seat K``'s view; ``--to N`` stops after N actions; ``--step`` waits for Enter between
+    steps at a terminal). A record that does not replay exactly is a one-line error naming it and the
+    step (exit 2)."""
+    from fiveplay_env import records, replay_text
 
     try:
         recs = records.read_records(args.path)
@@ -320,18 +352,38 @@ def replay_command(args: argparse.Namespace) -> int:
             chosen = [(args.index, recs[args.index])]
         else:
             chosen = list(enumerate(recs))
+        pause = args.step and sys.stdin.isatty() and sys.stdout.isatty()
         for i, rec in chosen:
-            done = records.replay(rec, f"{args.path} record {i}", keep_states=args.states)
+            where = f"{args.path} record {i}"
+            done = records.replay(rec, where, keep_states=args.states)
             agents = ", ".join(map(str, rec.get("agents") or ())) or "agents not recorded"
             print(f"record {i}: {rec['game']}, seed {rec['seed']}, {len(rec['actions'])} actions ({agents}): "
                   f"replays exactly; final {json.dumps(rec.get('final', records.summary(rec['game'], done.engine.state)))}")
             if args.states:
                 for step, state in enumerate(done.states):
                     print(f"  state {step}: {json.dumps(records.summary(rec['game'], state))}")
+            if args.verify_only or args.states:
+                continue
+            seen = "from above (every hand)" if args.seat is None else f"as player_{args.seat} sees it"
+            print(f"--- the game {seen}" + (f", to step {args.to}" if args.to is not None else "") + " ---")
+            for block in replay_text.game_text(rec, where, viewer=args.seat, to=args.to):
+                print(block, flush=pause)
+                if pause and block.startswith("step ") and _wait() == "q":
+                    break
     except (ValueError, OSError) as exc:  # RecordError is a ValueError
+        if isinstance(exc, BrokenPipeError):
+            raise
         print(f"{PROG} replay: error: {exc}", file=sys.stderr)
         return 2
     return 0
+
+
+def _wait() -> str:
+    """``--step``: wait for Enter (``q`` then Enter stops); end of input stops too."""
+    try:
+        return input("  [Enter: next step, q: stop] ").strip().lower()[:1]
+    except EOFError:
+        return "q"
 
 
 # --- the command ----------------------------------------------------------------------------------------
@@ -363,13 +415,21 @@ def build_parser() -> argparse.ArgumentParser:
                                     "and --eval-baselines accept.")
     ag.add_argument("names", nargs="*", metavar="GAME", help="only these games (default: every game)")
     ag.add_argument("--json", action="store_true", help="print the names as JSON")
-    r = sub.add_parser("replay", help="replay game records exactly (fiveplay_env.records): a tournament's "
-                                      "--record files, the web app's saved games",
+    r = sub.add_parser("replay", help="show a recorded game as text, trick by trick or move by move, and check "
+                                      "that it replays exactly (a tournament's --record files, the web app's games)",
                        description="Replay each record of a JSON Lines file through the reference engine, checking "
-                                   "every step, the result and the final digest (fiveplay_env.records).")
+                                   "every step, the result and the final digest (fiveplay_env.records), and show "
+                                   "the game as text: the table, a line per step, the table after each trick "
+                                   "(Take 5) or round (5 Alive).")
     r.add_argument("path", metavar="RECORDS.jsonl", help="a records file (RUN_DIR/records/game_NNNNNN.jsonl)")
     r.add_argument("--index", type=int, default=None, help="only this record of the file (0-based)")
-    r.add_argument("--states", action="store_true", help="also print the outcome summary after every step")
+    r.add_argument("--seat", type=int, default=None, metavar="K",
+                   help="show the game as player_K sees it (its own hand only; default: from above, every hand)")
+    r.add_argument("--to", type=int, default=None, metavar="N", help="stop after N actions (the table there)")
+    r.add_argument("--step", action="store_true", help="wait for Enter after each step (at a terminal)")
+    r.add_argument("--verify-only", action="store_true", help="only check the records: one line per game")
+    r.add_argument("--states", action="store_true",
+                   help="check, and print the outcome summary after every step instead of the game as text")
     for verb, module in VERBS.items():
         sub.add_parser(verb, aliases=list(ALIASES.get(verb, ())), add_help=False,
                        help=f"{summary(module)} (python -m {module})")
@@ -406,5 +466,20 @@ BUILT_IN = {"games": games_command, "agents": agents_command, "replay": replay_c
 
 
 def console() -> None:
-    """The ``fiveplay`` console script."""
-    sys.exit(main())
+    """The ``fiveplay`` console script. A reader that closes the pipe early (``fiveplay replay ... | head``)
+    ends the command quietly, as ``head`` expects: no traceback (exit 141, a shell's code for SIGPIPE)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _quiet_stdout()
+        sys.exit(141)
+    sys.exit(code)
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null, so the interpreter's final flush of a closed pipe raises nothing."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())

@@ -4,11 +4,13 @@
 2. Take 5 (4 players, single rounds): the trained policy, two heuristics, the search agent at a small
    budget and a random agent, seats rotated (``experiments.tournament``).
 3. 5 Alive (4 players): two heuristics, the search agent and a random agent.
-Leaderboards are printed as tables; every run folder under ``runs/`` holds the config, one CSV row
-per game and seat, a summary JSON and PNG plots (ratings, head-to-head win rates, learning curves).
+At the end both leaderboards are printed sorted by win rate (``leaderboard``: the sort key is in the
+header, the openskill rating beside it with what it measures); every run folder under ``runs/`` holds
+the config, one CSV row per game and seat, a summary JSON and PNG plots (ratings, head-to-head win
+rates, learning curves).
 
-    python -m experiments.demo                 # about 5 minutes on a 2-core machine
-    python -m experiments.demo --quick         # about 1 minute: smaller everything
+    fiveplay demo                 # about 5 minutes on a 2-core machine (make demo)
+    fiveplay demo --quick         # about 1 minute: smaller everything
 
 In code: ``run(DemoSpec(quick=True))`` (``main(argv)`` parses the command line into a ``DemoSpec``).
 """
@@ -21,6 +23,44 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+
+RATING_MEANING = ("rating: openskill mu +- sigma (Plackett-Luce over every game's full placing, so finishing "
+                  "second counts too; it can order two entrants unlike the win rate)")
+
+
+def leaderboard(summary: dict[str, Any]) -> str:
+    """A tournament's summary as a table sorted by win rate (ties: mean placing), with the sort key and
+    the rating's meaning in the header."""
+    metric = summary["metrics"][0]["name"] if summary.get("metrics") else None
+
+    def pct(ci: dict[str, Any]) -> str:
+        if ci.get("mean") is None:
+            return "-"
+        hw = ci.get("half_width")
+        return f"{100 * ci['mean']:.1f}%" + (f" +- {100 * hw:.1f}" if hw is not None else "")
+
+    def num(ci: dict[str, Any]) -> str:
+        if ci.get("mean") is None:
+            return "-"
+        hw = ci.get("half_width")
+        return f"{ci['mean']:.1f}" + (f" +- {hw:.1f}" if hw is not None else "")
+
+    def key(e: dict[str, Any]) -> tuple[float, float]:
+        return (-(e["win_rate"]["mean"] or 0.0), -e["rating"]["mu"])
+
+    head = ["#", "entrant", "win rate (95% CI)"] + ([f"{metric} (95% CI)"] if metric else []) + ["rating", "games"]
+    rows = []
+    for rank, e in enumerate(sorted(summary["entrants"], key=key), 1):
+        rows.append([str(rank), e["entrant"], pct(e["win_rate"])] + ([num(e["metrics"][metric])] if metric else [])
+                    + [f"{e['rating']['mu']:.1f} +- {e['rating']['sigma']:.1f}", str(e["games"])])
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
+    line = lambda r: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
+    lower = next((m["lower_is_better"] for m in summary.get("metrics", []) if m["name"] == metric), None)
+    better = "" if lower is None else f"; {metric}: {'lower' if lower else 'higher'} is better"
+    title = (f"{summary['game']}, {summary['players']} players, {summary['games_completed']} games: sorted by win "
+             f"rate{better}")
+    return "\n".join([title, f"  ({RATING_MEANING})", line(head), line(["-" * w for w in widths]), *map(line, rows)])
 
 
 def _banner(text: str) -> None:
@@ -88,7 +128,8 @@ def run(spec: DemoSpec) -> dict[str, Any]:
         agents=("five-alive-attacker", "five-alive-saver", f"ismcts:sims={sims}", "random"), game="five_alive",
         players=4, games=five_alive_games, seed=spec.seed), options)
 
-    _banner(f"Done in {time.time() - t0:.0f} s. Results:")
+    _banner(f"Done in {time.time() - t0:.0f} s. Leaderboards, sorted by win rate:")
+    print(leaderboard(t5) + "\n\n" + leaderboard(fa) + "\n")
     print(f"  training run (checkpoint, learning curves curves.png): {trained['run_dir']}")
     print(f"  Take 5 tournament (games.csv, summary.json, *.png):     {t5['run_dir']}")
     print(f"  5 Alive tournament (games.csv, summary.json, *.png):    {fa['run_dir']}")

@@ -288,19 +288,24 @@ def test_missing_names_the_module_and_the_extra():
 @pytest.mark.parametrize("how", ["fiveplay", "python -m"])
 def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, capsys, monkeypatch):
     """filelock (the experiments extra) made unimportable: the tournament stops with one line, exit 1,
-    through the command and through ``python -m experiments.tournament`` (``runs.run_cli``)."""
+    through the command (before it runs) and through ``python -m experiments.tournament`` (``runs.run_cli``,
+    when the import fails)."""
     monkeypatch.setitem(sys.modules, "filelock", None)  # import filelock -> ModuleNotFoundError
     argv = ["--game", "take5", "--agents", "random", "random", "--games", "2", "--out", str(tmp_path), "--quiet"]
-    prefix = "tournament: error: "  # the module's own one-line error (runs.run_cli), either way
-    if how == "fiveplay":
+    if how == "fiveplay":  # looked up before the verb runs: every extra the verb needs, at once
         code = cli.main(["tournament", *argv])
-    else:
-        import importlib
+        err = capsys.readouterr().err
+        assert code == 1 and err.count("\n") == 1, err
+        assert err.startswith("fiveplay tournament: error: this command needs the 'experiments' extra (filelock is "
+                              "not installed): pip install -e '.[experiments]' (in a checkout), or pip install "
+                              "'fiveplay-env[experiments]' (an installed wheel)"), err
+        return
+    prefix = "tournament: error: "  # the module's own one-line error (runs.run_cli)
+    import importlib
 
-        tournament_cli = importlib.import_module("experiments.tournament.cli")  # the package re-exports cli()
-
-        monkeypatch.setattr(sys, "argv", ["python -m experiments.tournament", *argv])
-        code = tournament_cli.cli()
+    tournament_cli = importlib.import_module("experiments.tournament.cli")  # the package re-exports cli()
+    monkeypatch.setattr(sys, "argv", ["python -m experiments.tournament", *argv])
+    code = tournament_cli.cli()
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1, err
     assert err.startswith(prefix + "this command needs filelock, of the 'experiments' extra: pip install -e "
@@ -349,9 +354,9 @@ def test_replay_checks_a_tournaments_records(tmp_path, capsys):
     from fiveplay_env import records
 
     (rec,) = records.read_records(path)
-    code, out, _ = run(capsys, "replay", path)
+    code, out, _ = run(capsys, "replay", path, "--verify-only")
     assert code == 0 and out.startswith(f"record 0: take5, seed {rec['seed']}, {len(rec['actions'])} actions")
-    assert "replays exactly" in out and json.dumps(rec["final"]) in out
+    assert "replays exactly" in out and json.dumps(rec["final"]) in out and len(out.splitlines()) == 1
     code, out, _ = run(capsys, "replay", path, "--states")
     assert code == 0 and len(out.splitlines()) == 1 + len(rec["actions"]) + 1  # a state before each action, and the last
     broken = tmp_path / "broken.jsonl"

@@ -70,3 +70,25 @@ def render_text(state: FiveAliveState, viewer: int | None = None, teams: bool = 
         lines.append(f"hand of player_{who}: {hand_text(state.hands[who][:NUM_KINDS])}")
     lines.append("last: " + describe_event(state))
     return "\n".join(lines)
+
+
+def table_text(state: FiveAliveState, viewer: int | None = None, teams: bool = False) -> str:
+    """The table for a replay: ``render_text`` with ``viewer``'s hand (a seat's view), or, from above
+    (``viewer=None``), every player's hand."""
+    if viewer is not None:
+        return render_text(state, viewer, teams)
+    lines = render_text(state, -1, teams).splitlines()
+    last = lines.pop()  # "last: ...": the replay says it step by step
+    hands = [f"  player_{p}: {hand_text(state.hands[p][:NUM_KINDS])}" for p in range(state.num_players)]
+    return "\n".join([*lines, "hands:", *hands]) if last.startswith("last:") else "\n".join([*lines, last, *hands])
+
+
+def new_section(before: FiveAliveState, after: FiveAliveState) -> bool:
+    """Whether a replay shows the table again after this step: a round (or the game) ended."""
+    return after.round != before.round or (after.phase == OVER) != (before.phase == OVER)
+
+
+def describe_step(before: FiveAliveState, action: int, after: FiveAliveState, viewer: int | None = None) -> str:
+    """One step of a replay in words (every move of 5 Alive is public): ``describe_event`` of the state
+    after it."""
+    return describe_event(after)

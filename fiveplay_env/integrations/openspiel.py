@@ -127,10 +127,10 @@ import numpy as np
 try:
     import pyspiel
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
-    raise ImportError(
-        "fiveplay_env.integrations.openspiel needs OpenSpiel (the open_spiel package): "
-        "pip install -e '.[openspiel]'"
-    ) from exc
+    from fiveplay_env.core import extras as _extras
+
+    raise ImportError("fiveplay_env.integrations.openspiel needs OpenSpiel (the open_spiel package), of the "
+                      "'openspiel' extra: " + _extras.install_hint("openspiel"), name="pyspiel") from exc
 
 from fiveplay_env import games
 from fiveplay_env.core import seeding

@@ -45,8 +45,13 @@ def __getattr__(name: str) -> Any:
 
 
 def _define() -> type:
-    from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
-    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+    try:
+        from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+        from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+    except ModuleNotFoundError as exc:
+        from fiveplay_env.core import extras
+
+        raise extras.missing(exc, "fiveplay_env.integrations.supersuit") from exc
 
     class ActionMaskVecEnv(VecEnvWrapper):
         """An SB3 vector env whose observations are ``{"observation", "action_mask"}`` dicts, seen as flat
@@ -135,8 +140,13 @@ def sb3_vec_env(parallel_env: Any, num_vec_envs: int = 1, num_cpus: int = 0, see
     """SuperSuit's SB3 vector env over ``num_vec_envs`` copies of ``parallel_env`` (a PettingZoo
     ``ParallelEnv`` with dict observations, e.g. ``take5_v0.parallel_env(...)``), each seat one env,
     with masks for ``MaskablePPO``. ``seed``: seeds the first reset. Needs ``supersuit`` and
-    ``stable-baselines3`` (the ``clients`` extra)."""
-    import supersuit as ss
+    ``stable-baselines3`` (the ``clients`` extra): without them, an ``ImportError`` naming the extra."""
+    try:
+        import supersuit as ss
+    except ModuleNotFoundError as exc:
+        from fiveplay_env.core import extras
+
+        raise extras.missing(exc, "fiveplay_env.integrations.supersuit.sb3_vec_env") from exc
 
     if isinstance(num_vec_envs, bool) or not isinstance(num_vec_envs, int) or num_vec_envs < 1:
         raise ValueError(f"num_vec_envs: expected an integer >= 1, got {num_vec_envs!r}")

@@ -92,7 +92,7 @@ def test_user_bot_in_a_tournament_with_two_workers(bot_module, tmp_path):
 
 
 def test_user_bot_as_opponent_in_the_single_agent_env_and_training(bot_module):
-    from agents.learned.ppo import parse_opponents
+    from agents.learned.config import parse_opponents
     from fiveplay_env.vector_gym import GymVectorEnv
     from fiveplay_env.wrappers import SingleAgentEnv
 

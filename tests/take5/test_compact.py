@@ -99,7 +99,8 @@ def test_draft_configs_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="expected draft=False"):
         env.engine.observe_compact()
     pytest.importorskip("torch")
-    from agents.learned.ppo import TrainConfig, parse_opponents
+    from agents.learned.algorithms.ppo import PPOConfig as TrainConfig
+    from agents.learned.config import parse_opponents
 
     with pytest.raises(ValueError, match="compact_obs: expected draft=False"):
         TrainConfig(game="take5", config={"num_players": 5, "professional": True, "draft": True},

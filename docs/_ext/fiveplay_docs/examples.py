@@ -38,10 +38,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import doctest
+import importlib
+import importlib.util
 import io
 import os
 import re
-import runpy
 import shlex
 import sys
 import tomllib
@@ -132,6 +133,18 @@ class _Parsed(Exception):
         self.namespace = namespace
 
 
+def run_as_main(module: str) -> None:
+    """What ``python -m module`` runs, in this process: the module (a package's ``__main__``) imported as
+    usual, then its ``if __name__ == "__main__":`` block run in it, as ``fiveplay VERB`` does
+    (``experiments.cli``). Not ``runpy.run_module``: re-running a module already imported under its own
+    name warns (``RuntimeWarning: ... found in sys.modules``) and makes a second copy of its classes."""
+    from experiments import cli
+
+    name = cli.main_module(module)
+    code = compile(cli.main_block(name), importlib.util.find_spec(name).origin or name, "exec")
+    exec(code, vars(importlib.import_module(name)))
+
+
 @contextlib.contextmanager
 def _argv(argv: list[str]):
     saved = sys.argv
@@ -154,7 +167,7 @@ def parse_only(module: str, args: list[str]) -> argparse.Namespace:
     argparse.ArgumentParser.parse_args = parse_args  # type: ignore[method-assign]
     try:
         with _argv([module, *args]), contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
-            runpy.run_module(module, run_name="__main__", alter_sys=False)
+            run_as_main(module)
     except _Parsed as p:
         return p.namespace
     except SystemExit as e:
@@ -173,7 +186,7 @@ def run_command(module: str, args: list[str]) -> tuple[int, str]:
     code: Any = 0
     with _argv([module, *args]), contextlib.redirect_stdout(buf), contextlib.redirect_stderr(buf):
         try:
-            runpy.run_module(module, run_name="__main__", alter_sys=False)
+            run_as_main(module)
         except SystemExit as e:
             code = e.code
     if code is None:

@@ -36,6 +36,7 @@ Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05
 """
 from __future__ import annotations
 
+import math
 import time as _time
 from typing import Any
 
@@ -44,6 +45,9 @@ import numpy as np
 from agents import games
 from agents.base import InformationSet
 from agents.search import NOISE_LEN, SearchAgent, SearchParams
+
+MAX_ROWS = 8192
+"""The most (world, candidate) rows of one batch: bounds a decision's memory whatever its budget."""
 
 
 class BatchSearchParams(SearchParams):
@@ -107,6 +111,7 @@ class BatchSearchAgent(SearchAgent):
         self._engines: dict[int, Any] = {}
         self._config: Any = None
         self._rate: float | None = None  # simulations per second, measured on earlier decisions
+        self._base_engine: Any = None
 
     # --- the budget -------------------------------------------------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
@@ -114,6 +119,8 @@ class BatchSearchAgent(SearchAgent):
         if p.worlds is not None:
             p.sims = p.worlds * len(actions)
         t0 = _time.perf_counter()
+        if self._dealt(info):
+            return self._batched_halving(info, actions)
         best = super()._halving(info, actions)
         spent = _time.perf_counter() - t0
         sims = self.last_stats.get("sims", 0)
@@ -131,6 +138,106 @@ class BatchSearchAgent(SearchAgent):
     def _chunk(self, per_action: int, timed: bool) -> int:
         """Every world of a round in one batch (half of them at a time under a deadline)."""
         return per_action if not timed else max(1, per_action // 2)
+
+    # --- the worlds dealt in the batched engine (the fast path) -----------------------------------
+    def _dealt(self, info: InformationSet) -> bool:
+        """Whether this decision's worlds are dealt in the batched engine (the game's ``deal`` and ``plan``
+        hooks; beliefs of the opponent model about hidden hands need the reference sampling instead)."""
+        hooks = self._hooks
+        if hooks.deal is None or hooks.plan is None:
+            return False
+        return not (self.params.model == "heuristic" and self._memory.get("facts"))
+
+    def _batched_halving(self, info: InformationSet, actions: list[int]) -> int:
+        """Sequential halving as ``ismcts`` allocates it, every round's worlds dealt and rolled out in the
+        batched engine: one world of the information set is loaded (checked as ``set_state`` checks a
+        state), copied into M slots and re-dealt there (``deal``: M independent determinizations), the
+        opponent model plans all of them at once (``plan``), and the M worlds x S survivors roll out as one
+        batch (at most ``MAX_ROWS`` rows a batch). With ``time=`` each round gets its share of the time left
+        and the batch size follows the speed measured so far; the deadline is checked between batches."""
+        p = self.params
+        player = info.player
+        start = _time.perf_counter()
+        k = len(actions)
+        rounds = max(1, math.ceil(math.log2(k)))
+        sums = dict.fromkeys(actions, 0.0)
+        visits = dict.fromkeys(actions, 0)
+        survivors = actions[:]
+        sims = 0
+        deadline = start + p.time if p.time is not None else None
+        base = self._base(info)
+        guide = self._guide() if p.prior is not None else None
+        for rnd in range(rounds):
+            if len(survivors) == 1:
+                break
+            S = len(survivors)
+            cap = max(1, MAX_ROWS // S)
+            per_action = None if deadline is not None else max(1, int(p.sims) // (rounds * S))
+            round_end = None if deadline is None else \
+                _time.perf_counter() + (deadline - _time.perf_counter()) / (rounds - rnd)
+            done = 0
+            while True:
+                if per_action is not None:
+                    if done >= per_action:
+                        break
+                    m = min(per_action - done, cap)
+                else:
+                    now = _time.perf_counter()
+                    if done and now >= round_end:
+                        break
+                    m = 2 if self._rate is None else int(self._rate * max(0.0, round_end - now) / S)
+                    m = min(max(1, m), cap)
+                t0 = _time.perf_counter()
+                vals = self._round_values(base, m, survivors, player, guide)
+                spent = _time.perf_counter() - t0
+                if spent > 0 and m * S >= 8:
+                    rate = m * S / spent
+                    self._rate = rate if self._rate is None else 0.7 * self._rate + 0.3 * rate
+                tot = vals.sum(axis=0)
+                for j, a in enumerate(survivors):
+                    sums[a] += float(tot[j])
+                    visits[a] += m
+                sims += m * S
+                done += m
+            survivors.sort(key=lambda a: -sums[a])
+            survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
+            if deadline is not None and _time.perf_counter() > deadline:
+                break
+        best = survivors[0]
+        self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
+        self._visits, self._sums = visits, sums
+        return best
+
+    def _base(self, info: InformationSet) -> Any:
+        """A one-slot engine holding one world of ``info`` (its hidden cards are re-dealt in every copy)."""
+        world = info.sample(self.rng)
+        config = world.config
+        if self._base_engine is None or self._base_engine.config != config:
+            self._base_engine = self._hooks.engine(config, 1)
+        self._base_engine.load_states([world.state])
+        return self._base_engine
+
+    def _round_values(self, base: Any, m: int, survivors: list[int], player: int, guide: Any) -> np.ndarray:
+        """float [m, S]: the values of ``survivors`` on m new worlds (the rows of a world share its random
+        numbers: common random numbers across the candidates)."""
+        t0 = _time.perf_counter()
+        S = len(survivors)
+        config = base.config
+        worlds = self._engine(config, m)
+        worlds.gather(base, np.zeros(m, np.int64))
+        self._hooks.deal(worlds, player, self.rng)
+        plans = self._hooks.plan(worlds, player, self.params)
+        noise = self.rng.random((m, NOISE_LEN))
+        rows = np.repeat(np.arange(m, dtype=np.int64), S)
+        big = self._engine(config, m * S)
+        big.gather(worlds, rows)
+        t1 = _time.perf_counter()
+        acts = np.tile(np.asarray(survivors, np.int64), m)
+        out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide)
+        if self.profile is not None:
+            self._add("determinize", t1 - t0)
+            self._add("rollouts", _time.perf_counter() - t1)
+        return out.reshape(m, S)
 
     # --- the batched rollouts ---------------------------------------------------------------------
     def _engine(self, config: Any, size: int) -> Any:

@@ -100,6 +100,14 @@ class BatchRollout:
     ``value(engine, ctx, rows, gains, player, params, guide) -> float [len(rows)]``: the value for ``player``
     of rollouts ``rows`` that just stopped, ``gains`` their summed rewards [len(rows), n].
     ``policy``: whether ``rollout=policy`` is supported; ``leaf_value``: whether ``value=1`` is.
+
+    The worlds themselves in the batched engine (optional; without them the worlds are drawn one at a time
+    by ``InformationSet.sample`` and ``Rollout.prepare`` and loaded with ``load_states``):
+    ``deal(engine, player, rng)``: every slot holds a copy of one world of ``player``'s information set;
+    re-deal in place, independently per slot and from ``rng`` alone, every card ``player`` cannot know
+    (the same distribution as the game's ``sample_world``).
+    ``plan(engine, player, params) -> int [B, n]``: ``Rollout.prepare`` for every slot at once (the
+    opponent model; it may set hidden choices in place), each slot's plan as ``begin`` reads it.
     """
 
     engine: Callable[[Any, int], Any]
@@ -109,6 +117,8 @@ class BatchRollout:
     value: Callable[..., np.ndarray]
     policy: bool = False
     leaf_value: bool = False
+    deal: Callable[[Any, int, np.random.Generator], None] | None = None
+    plan: Callable[[Any, int, Any], np.ndarray] | None = None
 
 
 RANDOM_PLAYOUT = Rollout(_no_plan, random_playout)

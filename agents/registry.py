@@ -64,6 +64,7 @@ _SEARCHES: dict[str, tuple[type, type]] = {"ismcts": (SearchAgent, SearchParams)
 
 _PREFIXES: dict[str, AgentFactory] = {}
 _FINGERPRINTS: dict[str, Callable[[str], "str | None"]] = {}
+_LISTINGS: dict[str, Callable[[str], "list[tuple[str, str]]"]] = {}
 
 
 def _heuristics(game: str) -> dict[str, type[Agent]]:
@@ -77,19 +78,23 @@ _LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pret
 
 
 def register_prefix(prefix: str, factory: AgentFactory,
-                    fingerprint: Callable[[str], "str | None"] | None = None) -> None:
+                    fingerprint: Callable[[str], "str | None"] | None = None,
+                    listing: Callable[[str], "list[tuple[str, str]]"] | None = None) -> None:
     """Make names ``"<prefix>:<rest>"`` resolve to ``factory(rest, game, seed)`` (e.g. ``ckpt``);
-    ``fingerprint(rest)``, if given, identifies the exact state the agent loads (see ``agent_fingerprint``).
+    ``fingerprint(rest)``, if given, identifies the exact state the agent loads (see ``agent_fingerprint``);
+    ``listing(game)``, if given, names the concrete agents of the prefix for ``game`` as ``(name, what)``
+    pairs (``catalogue``, ``fiveplay agents``: the shipped policies).
 
     Raises ``ValueError`` if the prefix is empty, contains ``:``, or is a built-in name.
     """
     if not prefix or ":" in prefix or prefix in ("random", *_SEARCHES):
         raise ValueError(f"prefix: expected a new non-empty name without ':', got {prefix!r}")
     _PREFIXES[prefix] = factory
-    if fingerprint is not None:
-        _FINGERPRINTS[prefix] = fingerprint
-    else:
-        _FINGERPRINTS.pop(prefix, None)
+    for table, hook in ((_FINGERPRINTS, fingerprint), (_LISTINGS, listing)):
+        if hook is not None:
+            table[prefix] = hook
+        else:
+            table.pop(prefix, None)
 
 
 def agent_fingerprint(name: str) -> str | None:
@@ -163,15 +168,14 @@ def catalogue(game: str) -> list[dict[str, "str | None"]]:
                 if base == "ismcts" else "the same search, its worlds rolled out as one batch (worlds=K)")
         add(f"{base}[:KEY=VALUE,...]", f"{what}; keys: {', '.join(params.KEYS)}", f"{base}:sims=8")
     try:
-        from agents.learned import pretrained
+        if "pretrained" not in _PREFIXES:
+            importlib.import_module(_LAZY_PREFIXES["pretrained"])  # it registers itself, its listing too
+        listed = _LISTINGS["pretrained"](game) if "pretrained" in _LISTINGS else []
     except ModuleNotFoundError as exc:
         add("pretrained:NAME", f"a shipped policy (listed once {exc.name} is installed)", None, "train")
     else:
-        for n in pretrained.available():
-            m = pretrained.MODELS[n]
-            if m.game == game:
-                add(f"pretrained:{n}", f"shipped policy trained for {m.num_players} players: {m.summary} "
-                    f"(other counts: adapted)", "", "train")
+        for n, what in listed:
+            add(n, what, "", "train")
     add("ckpt:RUN_DIR", "your trained checkpoint (a fiveplay train run folder or its checkpoint.pt)", None, "train")
     add("rllib:PATH", "an RLlib policy (the RLModule folder of fiveplay rllib-train)", None, "distributed")
     add("openspiel:ismcts[:k=v] | openspiel:mcts[:k=v]", "OpenSpiel's IS-MCTS or determinized MCTS", None,

@@ -72,6 +72,15 @@ def _ckpt_fingerprint(rest: str) -> str | None:
 
 
 register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
-register_prefix("pretrained", _pretrained_factory, _pretrained_fingerprint)
+def _pretrained_listing(game: str) -> list[tuple[str, str]]:
+    """The shipped policies of ``game`` (``fiveplay agents``): their names and what each was trained for."""
+    from agents.learned import pretrained
+
+    return [(f"pretrained:{n}", f"shipped policy trained for {m.num_players} players: {m.summary} "
+             f"(other counts: adapted)")
+            for n in pretrained.available() for m in [pretrained.MODELS[n]] if m.game == game]
+
+
+register_prefix("pretrained", _pretrained_factory, _pretrained_fingerprint, _pretrained_listing)
 
 __all__ = ["register_prefix"]

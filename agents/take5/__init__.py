@@ -12,7 +12,7 @@ KIT = AgentKit(
     best_heuristic="take5-safest",
     rollout=Rollout(rollouts.prepare, rollouts.simulate, simulate_policy=rollouts.simulate_policy, leaf_value=True),
     batch_search=BatchRollout(bsearch.make_engine, bsearch.begin, bsearch.act, bsearch.stop, bsearch.value,
-                              policy=True, leaf_value=True),
+                              policy=True, leaf_value=True, deal=bsearch.deal, plan=bsearch.plan),
     # rewards are bull heads (tens per game): scaled by 0.1; a round's return is undiscounted
     training={"reward_scale": 0.1, "gamma": 1.0, "eval_baselines": ["random", "take5-safest"]},
     network="take5",

@@ -78,8 +78,17 @@ def _safest_cards(obs: np.ndarray, hand: np.ndarray, ends: np.ndarray, lens: np.
 
     Costs are computed for the legal cards only (at most 10 a row, gathered in id order), not the
     whole 104-card grid: the same numbers at a tenth of the work."""
-    m = obs.shape[0]
     known = (obs[:, HAND:HAND + NUM_CARDS] > 0.5) | (obs[:, SEEN:SEEN + NUM_CARDS] > 0.5)
+    return safest_cards_known(known, hand, ends, lens, bulls, opponents)
+
+
+def safest_cards_known(known: np.ndarray, hand: np.ndarray, ends: np.ndarray, lens: np.ndarray, bulls: np.ndarray,
+                       opponents: int) -> np.ndarray:
+    """take5-safest's card for each row from what its player knows (``known`` bool [m, 104]: its own hand and
+    every public card; the rest is unseen), its ``hand`` [m, 104] bool (at least one card a row) and the
+    rows' ends, lengths and bull heads [m, 4]: the batched search's opponent model reads it on the
+    engine's arrays, without building observations."""
+    m = known.shape[0]
     unseen = ~known
     u = unseen.sum(axis=1).astype(np.float64)[:, None]                    # [m, 1]
     cum = np.zeros((m, NUM_CARDS + 1), np.int64)

@@ -24,16 +24,109 @@ from typing import Any
 
 import numpy as np
 
-from fiveplay_env.take5.batched import POOL, BatchedTake5
-from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, DRAFT, NUM_CARDS, NUM_ROWS, PLAY, ROW_CHOICE, ROW_LIMIT
+from agents.take5.batch import safest_cards_known
+from fiveplay_env.take5.batched import ASIDE, PENDING, POOL, QUEUE, BatchedTake5
+from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, PLAY, ROW_CHOICE, ROW_LIMIT
 
-_HAND = 10
 _BIG = 1 << 40
 _DRAFT_KEY = BULLHEADS[:NUM_CARDS] * 128 + np.arange(NUM_CARDS)
 
 
 def make_engine(config: Any, size: int) -> BatchedTake5:
     return BatchedTake5(config, size, seed=0)
+
+
+def deal(engine: BatchedTake5, player: int, rng: np.random.Generator) -> None:
+    """Re-deal, in every slot at once, the cards ``player`` cannot know (``agents.kit.BatchRollout.deal``):
+    the slots hold copies of one world of ``player``'s information set; afterwards each is an independent
+    determinization, drawn as ``fiveplay_env.take5.determinize.sample_world`` draws one (the hidden cards,
+    other players' hands, their unrevealed choices and the set-aside cards, uniformly re-assigned to the
+    same places; in a draft each unrevealed choice re-drawn from its owner's cards), from ``rng`` alone."""
+    B, n = engine.batch_size, engine.num_players
+    phase = int(engine._phase[0])
+    if B == 0 or phase == DRAFT:
+        return
+    loc = engine._loc
+    pend = engine._pending
+    D = engine._deck
+    if engine._draft:  # the hands are public: only the unrevealed choices are hidden
+        for q in range(n):
+            if q == player or not (pend[q] >= 0).any():
+                continue
+            own = (loc[:, :D] == q)
+            rows = np.flatnonzero(pend[q] >= 0)
+            own[rows, pend[q, rows].astype(np.int64)] = True
+            pick = _random_member(own[rows], rng)
+            loc[rows, pend[q, rows].astype(np.int64)] = q
+            loc[rows, pick] = PENDING
+            pend[q, rows] = pick
+        return
+    codes = loc[0, :D].astype(np.int64)
+    hidden = ((codes < n) & (codes != player)) | (codes == PENDING) | (codes == ASIDE)
+    cards = np.flatnonzero(hidden)                                           # ascending, the same in every slot
+    if cards.size == 0:
+        return
+    place = codes[cards]                                                     # where each slot's j-th card goes
+    owner = np.full(cards.size, -1, np.int64)
+    for q in range(n):
+        if q < int(engine._cur[0]) and pend[q, 0] >= 0 and loc[0, int(pend[q, 0])] == PENDING:
+            owner[np.searchsorted(cards, int(pend[q, 0]))] = q
+    perm = np.argsort(rng.random((B, cards.size)), axis=1)                   # a uniform permutation per slot
+    dealt = cards[perm]                                                      # [B, h]: slot b's card at place j
+    bi = np.arange(B)[:, None]
+    loc[bi, dealt] = place[None, :].astype(loc.dtype)
+    for j in np.flatnonzero(owner >= 0):
+        pend[owner[j]] = dealt[:, j].astype(pend.dtype)
+
+
+def _random_member(sets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A uniformly drawn member (column index) of each row's set (bool [m, k], none empty)."""
+    cnt = sets.sum(axis=1)
+    k = np.minimum((rng.random(sets.shape[0]) * cnt).astype(np.int64), cnt - 1)
+    pos = np.cumsum(sets, axis=1) - 1
+    return np.argmax(sets & (pos == k[:, None]), axis=1)
+
+
+def plan(engine: BatchedTake5, player: int, params: Any) -> np.ndarray:
+    """The opponent model of ``rollouts.prepare`` for every slot at once (``agents.kit.BatchRollout.plan``):
+    with ``model=heuristic`` in the play phase, every other player's card of this trick is take5-safest's
+    from its own point of view (``batch.safest_cards_known``: its hand, the public cards); a player who
+    already chose gets that card as its hidden choice (in place), the others' cards are returned. int64
+    [B, n], -1 where nothing is planned."""
+    B, n = engine.batch_size, engine.num_players
+    out = np.full((B, n), -1, np.int64)
+    if params.model != "heuristic" or B == 0:
+        return out
+    g = np.flatnonzero(engine._phase == PLAY)
+    if not g.size:
+        return out
+    loc = engine._loc[g, :NUM_CARDS]
+    public = loc >= QUEUE                                                    # QUEUE, SEEN, and OUT beyond the deck
+    ends, lens, bulls = _rows_of(engine, g)
+    cur = engine._cur[g].astype(np.int64)
+    pend = engine._pending[:, g].astype(np.int64)
+    for q in range(n):
+        if q == player:
+            continue
+        hand = loc == q
+        chosen = (q < cur) & (pend[q] >= 0)
+        ci = np.flatnonzero(chosen)
+        hand[ci, pend[q, ci]] = True
+        has = np.flatnonzero(hand.any(axis=1))
+        if not has.size:
+            continue
+        card = safest_cards_known(public[has] | hand[has], hand[has], ends[has], lens[has], bulls[has], n - 1)
+        was = chosen[has]
+        swap = has[was & (card != pend[q, has])]
+        if swap.size:
+            new = card[was & (card != pend[q, has])]
+            rows = g[swap]
+            engine._loc[rows, pend[q, swap]] = q
+            engine._loc[rows, new] = PENDING
+            engine._pending[q, rows] = new
+        fresh = ~was
+        out[g[has[fresh]], q] = card[fresh]
+    return out
 
 
 @dataclass
@@ -61,10 +154,13 @@ def begin(engine: BatchedTake5, worlds: np.ndarray, plans: list[Any], noise: np.
     R, n = engine.batch_size, engine.num_players
     round0 = engine._round.astype(np.int64).copy()
     rewards = engine.step(actions).astype(np.float64)
-    plan_w = np.full((len(plans), n), -1, np.int64)
-    for w, plan in enumerate(plans):
-        for q, c in (plan or {}).items():
-            plan_w[w, q] = c
+    if isinstance(plans, np.ndarray):  # the fast path's plans (``plan``): int [W, n], -1 none
+        plan_w = plans.astype(np.int64, copy=False)
+    else:
+        plan_w = np.full((len(plans), n), -1, np.int64)
+        for w, p in enumerate(plans):
+            for q, c in (p or {}).items():
+                plan_w[w, q] = c
     tid = _tid(engine)
     depth = int(params.depth)
     stop_at = tid + depth if depth else np.full(R, _BIG, np.int64)
@@ -81,47 +177,30 @@ def stop(engine: BatchedTake5, ctx: Ctx) -> np.ndarray:
     return over | cut
 
 
-def _hands(engine: BatchedTake5, g: np.ndarray) -> np.ndarray:
-    """int64 [m, n, 10]: each seat's cards in games ``g``, ascending, padded with -1."""
-    n = engine.num_players
-    loc = engine._loc[g, :NUM_CARDS]
-    bb, cc = np.nonzero(loc < n)
-    key = (bb * n + loc[bb, cc].astype(np.int64)) * 128 + cc
-    key.sort()
-    grp, cards = key >> 7, key & 127
-    cnt = np.bincount(grp, minlength=g.size * n)
-    start = np.cumsum(cnt) - cnt
-    pos = np.arange(key.size) - start[grp]
-    out = np.full((g.size * n, _HAND), -1, np.int64)
-    out[grp, pos] = cards
-    return out.reshape(g.size, n, _HAND)
-
-
 def _rows_of(engine: BatchedTake5, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row ends (last card ids), lengths and bull heads of games ``g``: int64 [m, 4] each."""
     ends = (engine._rkey[:, g] >> engine._shift).T.astype(np.int64)
     return ends, engine._rlen[:, g].T.astype(np.int64), engine._rbull[:, g].T.astype(np.int64)
 
 
-def closest_cards(cards: np.ndarray, ends: np.ndarray, lens: np.ndarray, bulls: np.ndarray) -> np.ndarray:
-    """``rollouts.rollout_card`` for every hand at once: ``cards`` int [m, s, 10] (ascending, -1 pads),
-    the rows of each game [m, 4]; returns the chosen card ids [m, s] (no take if avoidable, then the
-    smallest gap; the lowest card among equals)."""
-    c = cards[..., None]                                                     # [m, s, 10, 1]
-    e = ends[:, None, None, :]
-    below = e < c
-    cand = np.where(below, e, -2)
-    tr = cand.argmax(axis=3)                                                 # [m, s, 10]
-    tend = cand.max(axis=3)
-    ok = below.any(axis=3)
-    m = cards.shape[0]
-    gi = np.arange(m)[:, None, None]
-    full = lens[gi, tr] == ROW_LIMIT
-    key = np.where(ok, np.where(full, bulls[gi, tr] << 10, 0) + (cards - tend),
-                   (bulls.min(axis=1)[:, None, None] << 10) + 200)
-    key = np.where(cards >= 0, key, _BIG)
-    best = key.argmin(axis=2)
-    return np.take_along_axis(cards, best[..., None], axis=2)[..., 0]
+def closest_table(engine: BatchedTake5, g: np.ndarray) -> np.ndarray:
+    """int32 [m, 104]: ``rollouts.rollout_card``'s key of every card in games ``g`` (the card a hand plays
+    is its card of least key, the lowest among equals): a card's key depends on the rows only, not on
+    whose hand holds it, so one table serves every seat of a trick. The target row of each card (the
+    largest row end below it) comes from one running maximum over the card axis."""
+    ends, lens, bulls = _rows_of(engine, g)
+    m = g.size
+    acc = np.full((m, NUM_CARDS + 1), -1, np.int32)
+    acc[np.arange(m)[:, None], ends + 1] = (ends * NUM_ROWS + np.arange(NUM_ROWS)).astype(np.int32)
+    np.maximum.accumulate(acc, axis=1, out=acc)
+    v = acc[:, :NUM_CARDS]
+    cost = np.where(lens == ROW_LIMIT, bulls << 10, 0).astype(np.int32).ravel()  # a 6th card takes the row
+    r = (v & (NUM_ROWS - 1)) + (np.arange(m, dtype=np.int32) * NUM_ROWS)[:, None]
+    low = (bulls.min(axis=1).astype(np.int32) << 10)[:, None] + 200
+    return np.where(v >= 0, cost[r] + (_CARD_IDS - (v >> 2)), low)
+
+
+_CARD_IDS = np.arange(NUM_CARDS, dtype=np.int32)
 
 
 def _choose_trick(engine: BatchedTake5, ctx: Ctx, g: np.ndarray, guide: Any) -> None:
@@ -130,17 +209,26 @@ def _choose_trick(engine: BatchedTake5, ctx: Ctx, g: np.ndarray, guide: Any) -> 
     n = engine.num_players
     params = ctx.params
     eps = float(params.eps)
-    cards = _hands(engine, g)                                                # [m, n, 10]
-    size = (cards >= 0).sum(axis=2)
+    m = g.size
+    loc = engine._loc[g, :NUM_CARDS]                                         # [m, 104]: who holds each card
     cur = engine._cur[g].astype(np.int64)
+    seats = np.arange(n)[None, :]
+    size = HAND_SIZE - engine._trick[g].astype(np.int64)[:, None] - (seats < cur[:, None])  # [m, n] hand sizes
     tid = _tid(engine)[g]
     planned = (ctx.plan[g] >= 0) & (tid == ctx.first[g])[:, None]            # [m, n]
-    deciding = (np.arange(n)[None, :] >= cur[:, None]) & ~planned & (size > 0)
+    deciding = (seats >= cur[:, None]) & ~planned & (size > 0)
     if params.rollout == "policy":
         greedy = _policy_cards(engine, g, deciding, guide)
     else:
-        ends, lens, bulls = _rows_of(engine, g)
-        greedy = closest_cards(cards, ends, lens, bulls)
+        key = closest_table(engine, g)
+        greedy = np.zeros((m, n), np.int64)
+        for q in range(n):
+            if deciding[:, q].all():
+                greedy[:, q] = np.where(loc == q, key, _BIG32).argmin(axis=1)
+                continue
+            sel = np.flatnonzero(deciding[:, q])
+            if sel.size:
+                greedy[sel, q] = np.where(loc[sel] == q, key[sel], _BIG32).argmin(axis=1)
     choice = np.where(planned, ctx.plan[g], greedy)
     consume = eps > 0 or params.rollout != "policy"  # the heuristic rollouts draw a number per decision
     if consume:
@@ -149,14 +237,19 @@ def _choose_trick(engine: BatchedTake5, ctx: Ctx, g: np.ndarray, guide: Any) -> 
         for q in range(n):
             dec = deciding[:, q]
             u = ctx.noise[g, k % L]
-            rnd = dec & (u < eps)
-            if rnd.any():
+            rnd = np.flatnonzero(dec & (u < eps))
+            if rnd.size:
                 idx = np.minimum((u[rnd] / eps * size[rnd, q]).astype(np.int64), size[rnd, q] - 1)
-                choice[rnd, q] = cards[rnd, q, idx]
+                hand = loc[rnd] == q
+                pos = np.cumsum(hand, axis=1) - 1
+                choice[rnd, q] = (hand & (pos == idx[:, None])).argmax(axis=1)  # the idx-th card, ascending
             k = k + dec
         ctx.k[g] = k
     ctx.choice[g] = choice
     ctx.stamp[g] = tid
+
+
+_BIG32 = np.int32(1 << 30)
 
 
 def _policy_cards(engine: BatchedTake5, g: np.ndarray, deciding: np.ndarray, guide: Any) -> np.ndarray:
@@ -247,4 +340,4 @@ def value(engine: BatchedTake5, ctx: Ctx, rows: np.ndarray, gains: np.ndarray, p
     return out
 
 
-__all__ = ["Ctx", "act", "begin", "closest_cards", "make_engine", "stop", "value"]
+__all__ = ["Ctx", "act", "begin", "closest_table", "deal", "make_engine", "plan", "stop", "value"]

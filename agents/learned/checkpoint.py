@@ -39,6 +39,8 @@ policy):
 |              | collector's games and pending transitions, RNG states, counters                  |
 
 Every problem raises ``fiveplay_env.core.errors.CheckpointError`` naming the file and what was wrong.
+Reading is bounded: only a regular file is opened (a FIFO, a device such as ``/dev/zero``, a socket: a
+clear error, no hang), and its size is checked (``MAX_CHECKPOINT_BYTES``) before a byte is read.
 """
 from __future__ import annotations
 
@@ -58,6 +60,11 @@ FILE_FORMAT = 1
 CHECKPOINT_VERSION = 1
 KIND = "fiveplay-ppo"
 CHECKPOINT_NAME = "checkpoint.pt"
+MAX_CHECKPOINT_BYTES = 2 << 30
+"""The largest checkpoint file read (2 GiB; the shipped policies are a few MB): a larger one is refused by
+its size before a byte is read."""
+MAX_HEADER_BYTES = 4096
+"""The header line's length at most."""
 
 
 def resolve_path(path: str) -> str:
@@ -112,16 +119,12 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     if not os.path.exists(file):
         where = f" (looked for {CHECKPOINT_NAME} in the folder {path})" if file != path else ""
         raise CheckpointError(f"checkpoint {file}: missing: no such file{where}")
-    try:
-        with open(file, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        raise CheckpointError(f"checkpoint {file}: unreadable: {exc}") from exc
+    raw = _read_regular(file)
     if not raw.startswith(MAGIC):
         what = "empty" if not raw else "not a fiveplay checkpoint (it does not start with the FIVEPLAY-CHECKPOINT header)"
         raise CheckpointError(f"checkpoint {file}: {what}")
     rest = raw[len(MAGIC):]
-    nl = rest.find(b"\n")
+    nl = rest.find(b"\n", 0, MAX_HEADER_BYTES)
     try:
         header = json.loads(rest[:nl].decode("ascii")) if nl >= 0 else None
     except (UnicodeDecodeError, json.JSONDecodeError):
@@ -159,6 +162,39 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     _check_contents(file, payload)
     payload["path"] = file
     return payload
+
+
+def _read_regular(file: str) -> bytes:
+    """The bytes of ``file``, opened only if it is a regular file of at most ``MAX_CHECKPOINT_BYTES``:
+    opened without blocking (a FIFO does not wait for a writer), checked with ``fstat`` on the open
+    descriptor (no swap between the check and the read), read up to its size plus one byte."""
+    import stat
+
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(file, flags)
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {file}: unreadable: {exc.strerror or exc}") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
+                    or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
+            raise CheckpointError(f"checkpoint {file}: expected a regular file, got {kind}")
+        if st.st_size > MAX_CHECKPOINT_BYTES:
+            raise CheckpointError(f"checkpoint {file}: expected at most {MAX_CHECKPOINT_BYTES} bytes, got a file "
+                                  f"of {st.st_size}")
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            raw = f.read(st.st_size + 1)
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {file}: unreadable: {exc.strerror or exc}") from exc
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    if len(raw) > st.st_size:
+        raise CheckpointError(f"checkpoint {file}: it grew while it was read (a file being written?): try again")
+    return raw
 
 
 def _load_payload(data: bytes) -> Any:

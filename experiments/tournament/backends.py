@@ -8,9 +8,10 @@ The contract of every ``Backend``:
 
 | method             | contract                                                                        |
 |--------------------|---------------------------------------------------------------------------------|
-| ``games(pending)`` | yields each game of ``pending`` exactly once, as ``GameWorker.play(g)`` returns   |
-|                    | it, in the order games finish; an error of the game code (a bad agent, a bug) is  |
-|                    | raised here                                                                     |
+| ``games(pending)`` | yields each game of ``pending`` (an iterable of game numbers: the runner's is a   |
+|                    | generator, read as games are handed out) exactly once, as ``GameWorker.play(g)``  |
+|                    | returns it, in the order games finish; an error of the game code (a bad agent, a  |
+|                    | bug) is raised here                                                             |
 | ``close()``        | stops whatever still runs and releases the processes; idempotent; also on leaving |
 |                    | a ``with`` block                                                                |
 
@@ -18,7 +19,8 @@ The contract of every ``Backend``:
 |----------------|------------------------------------------------------------------------------------|
 | ``LocalBackend`` | in this process, in the order of ``pending`` (``--workers 1``)                    |
 | ``PoolBackend``  | in N spawned processes (``multiprocessing``), each building the agents once and    |
-|                | running torch / OpenMP on one thread (``worker.one_thread``)                        |
+|                | running torch / OpenMP on one thread (``worker.one_thread``); at most             |
+|                | ``IN_FLIGHT`` games per process handed out at once, so memory is flat in the games |
 | ``RayBackend``   | as Ray tasks, locally or on a cluster (``experiments.tournament.ray_tasks``)       |
 
 Since game g's rows depend only on the spec and g, every backend gives the same rows (as a set).
@@ -26,14 +28,18 @@ Since game g's rows depend only on the spec and g, every backend gives the same 
 from __future__ import annotations
 
 import multiprocessing as mp
+import queue
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from experiments.tournament.worker import GameWorker, WorkerJob, init_process, play_in_process
 
 GameRows = list[dict[str, Any]]
 """The rows of one game, one per seat, as ``GameWorker.play`` returns them."""
+IN_FLIGHT = 4
+"""Games handed to each pool process ahead of its results (a pool's own ``imap`` would read all of
+``pending`` at once)."""
 
 
 class Backend(ABC):
@@ -42,7 +48,7 @@ class Backend(ABC):
     name = "backend"
 
     @abstractmethod
-    def games(self, pending: Sequence[int]) -> Iterator[GameRows]:
+    def games(self, pending: Iterable[int]) -> Iterator[GameRows]:
         """Each game of ``pending`` once, as its rows, in the order games finish."""
 
     def close(self) -> None:
@@ -64,10 +70,17 @@ class LocalBackend(Backend):
         self.job = job
         self._worker: GameWorker | None = None
 
-    def games(self, pending: Sequence[int]) -> Iterator[GameRows]:
+    def games(self, pending: Iterable[int]) -> Iterator[GameRows]:
         if self._worker is None:
             self._worker = GameWorker(self.job)
         return map(self._worker.play, pending)
+
+
+class _Failed:
+    """A game's error, passed from the pool's result thread to ``games``."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
 
 
 class PoolBackend(Backend):
@@ -80,9 +93,36 @@ class PoolBackend(Backend):
             raise ValueError(f"workers: expected an integer >= 1, got {workers!r}")
         self._pool: Any = mp.get_context("spawn").Pool(workers, initializer=init_process,
                                                        initargs=(job.to_json(), True))
+        self._window = IN_FLIGHT * workers
 
-    def games(self, pending: Sequence[int]) -> Iterator[GameRows]:
-        return self._pool.imap_unordered(play_in_process, pending, chunksize=1)
+    def games(self, pending: Iterable[int]) -> Iterator[GameRows]:
+        games = iter(pending)
+        results: queue.Queue[Any] = queue.Queue()
+        in_flight = 0
+
+        def hand_out() -> bool:
+            g = next(games, None)
+            if g is None:
+                return False
+            self._pool.apply_async(play_in_process, (g,), callback=results.put,
+                                   error_callback=lambda e: results.put(_Failed(e)))
+            return True
+
+        while in_flight < self._window and hand_out():
+            in_flight += 1
+        while in_flight:
+            while True:
+                try:
+                    rows = results.get(timeout=0.2)  # (a timeout: Ctrl-C is seen between waits)
+                    break
+                except queue.Empty:
+                    continue
+            in_flight -= 1
+            if isinstance(rows, _Failed):
+                raise rows.error
+            if hand_out():
+                in_flight += 1
+            yield rows
 
     def close(self) -> None:
         if self._pool is not None:

@@ -76,6 +76,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="also write each game's replayable record to RUN_DIR/records/game_NNNNNN.jsonl (kept in "
                          "config.json: a resumed run records as it started)")
     ap.add_argument("--quiet", action="store_true", help="print nothing (implies --no-progress)")
+    ap.add_argument("--allow-legacy", action="store_true",
+                    help="with --resume: accept a format 1 run folder (written before the spec hash and row "
+                         "checksums: its settings and rows cannot be verified)")
     return ap
 
 
@@ -92,7 +95,8 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
 def options_from_args(args: argparse.Namespace, argv: Sequence[str]) -> RunOptions:
     """The ``RunOptions`` of a command line (``argv``: recorded in a new run's ``config.json``)."""
     return RunOptions(out=args.out, workers=args.workers, ray=args.ray, max_games=args.max_games,
-                      progress=not args.no_progress, plots=not args.no_plots, quiet=args.quiet, argv=tuple(argv))
+                      progress=not args.no_progress, plots=not args.no_plots, quiet=args.quiet, argv=tuple(argv),
+                      allow_legacy=bool(args.allow_legacy))
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:

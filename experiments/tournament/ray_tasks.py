@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 import os
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from experiments.tournament.backends import Backend, GameRows
@@ -157,7 +157,7 @@ class RayBackend(Backend):
         self._running: dict[Any, list[int]] = {}
         self._closed = False
 
-    def games(self, pending: Sequence[int]) -> Iterator[GameRows]:
+    def games(self, pending: Iterable[int]) -> Iterator[GameRows]:
         """Each game of ``pending`` as ``GameWorker.play(g)``'s rows, as games finish (see the module
         docstring)."""
         ray = self._ray

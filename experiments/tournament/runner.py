@@ -11,6 +11,7 @@ raises ``KeyboardInterrupt`` again.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import sys
@@ -129,13 +130,19 @@ def resume(run_dir: str, options: RunOptions = RunOptions(), expect: Mapping[str
     (None: not given): one that differs from the run's raises ``ValueError``. So does a ``config.json``
     edited since the tournament started (its ``spec_sha256``), and an entrant whose files (a checkpoint,
     a shipped policy, a search's prior) changed. A format 1 run (written before the spec hash) is
-    resumed with the checks of its time: ``record`` per session, no hash or row checksums.
+    resumed only with ``options.allow_legacy`` (``--allow-legacy``), with the checks of its time:
+    ``record`` per session, no hash or row checksums (``RunFolderError`` otherwise).
     """
     path = os.path.join(run_dir, runs.CONFIG_NAME)
     stored = runs.read_config(run_dir, RESUME_KEYS, what="tournament run")
     version = stored["version"]
     if isinstance(version, bool) or version not in READABLE_VERSIONS:
         raise runs.RunFolderError(f"resume: {path}: version: expected one of {list(READABLE_VERSIONS)}, got {version!r}")
+    if version < FORMAT_VERSION and not options.allow_legacy:
+        raise runs.RunFolderError(
+            f"resume: {path} is format {version}: written before the spec hash and row checksums, so neither its "
+            f"settings nor its games.csv rows can be verified (an edited score would resume). Resume it only if you "
+            f"trust the folder, with --allow-legacy; expected format {FORMAT_VERSION}")
     if version == FORMAT_VERSION:
         missing = [k for k in (*HASHED_KEYS, "spec_sha256") if k not in stored]
         if missing:
@@ -188,11 +195,14 @@ def _session(run_dir: str, spec: TournamentSpec, options: RunOptions, version: i
         _check_records(record_dir, done, version)
         os.makedirs(record_dir, exist_ok=True)
     write_games(csv_path, columns, done)  # drops half-written games, keeps the header
-    pending = [g for g in range(spec.games) if g not in done]
+    # the games to play, generated as the backend asks for them: memory flat in the number of games
+    to_play = spec.games - len(done)
+    pending: Any = (g for g in range(spec.games) if g not in done)
     if options.max_games is not None:
-        pending = pending[:options.max_games]
+        to_play = min(to_play, options.max_games)
+        pending = itertools.islice(pending, options.max_games)
     job = WorkerJob(spec, record_dir)
-    say(f"tournament: {spec.game} {list(spec.agents)} - {len(done)} games done, {len(pending)} to play -> {run_dir}")
+    say(f"tournament: {spec.game} {list(spec.agents)} - {len(done)} games done, {to_play} to play -> {run_dir}")
     interrupted = False
     t0 = time.time()
     with GamesAppender(csv_path, columns, salt) as out:
@@ -203,7 +213,7 @@ def _session(run_dir: str, spec: TournamentSpec, options: RunOptions, version: i
             bar = tqdm(total=spec.games, initial=len(done), unit="game", dynamic_ncols=True)
         backend = None
         try:
-            backend = make_backend(job, workers=options.workers, ray=options.ray, pending=len(pending))
+            backend = make_backend(job, workers=options.workers, ray=options.ray, pending=to_play)
             for rows in backend.games(pending):
                 done[rows[0]["game"]] = out.add(rows)
                 if bar is not None:

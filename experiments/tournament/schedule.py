@@ -12,7 +12,7 @@ and the results do not depend on how many workers play the games, or in which or
 """
 from __future__ import annotations
 
-import itertools
+import math
 from collections.abc import Sequence
 
 from fiveplay_env.core import seeding
@@ -46,17 +46,36 @@ class Schedule:
             )
         self.n = num_players
         self.seed = seed
-        self.groups = [list(c) for c in itertools.combinations(range(num_entrants), num_players)]
+        self.entrants = num_entrants
+        self.subsets = math.comb(num_entrants, num_players)
+        """How many n-subsets the blocks cycle through (never listed: ``group`` computes the one asked for)."""
 
     @property
     def cycle(self) -> int:
         """Games after which every entrant has played every seat equally often."""
-        return self.n * len(self.groups)
+        return self.n * self.subsets
+
+    def group(self, i: int) -> list[int]:
+        """The ``i``-th n-subset of the entrants in ``itertools.combinations`` order (ascending entrant
+        indices, lexicographic), computed from ``i`` alone in O(entrants) steps, so that memory is flat in
+        the number of entrants and games."""
+        i %= self.subsets
+        out: list[int] = []
+        k, m, x = self.n, self.entrants, 0
+        while k:
+            c = math.comb(m - x - 1, k - 1)  # subsets whose next entrant is x
+            if i < c:
+                out.append(x)
+                k -= 1
+            else:
+                i -= c
+            x += 1
+        return out
 
     def seating(self, g: int) -> list[int]:
         """Entrant index of each seat in game g."""
         block, rot = divmod(g, self.n)
-        group = self.groups[block % len(self.groups)]
+        group = self.group(block)
         return [group[(s + rot) % self.n] for s in range(self.n)]
 
     def game_seed(self, g: int) -> int:

@@ -14,8 +14,11 @@ becomes a tuple; so two specs that play the same games compare equal.
 ``config.json`` (format 2) holds the spec (``to_json``), the fingerprints of the files its agents read
 (``agents.registry.agent_fingerprint``) and ``spec_sha256``: the hash of both (``spec_hash``). A resume
 recomputes it, so an edited ``config.json`` (other rules, another seed, a fingerprint) is refused; the
-hash also salts each ``games.csv`` row's checksum (``experiments.tournament.store``). Format 1 folders
-(before the hash and ``record`` were kept) are still read.
+hash also salts each ``games.csv`` row's checksum (``experiments.tournament.store``). Both detect
+accidents and edits that do not recompute them (a changed value, rows of another tournament), not
+forgery: the hash is unkeyed and anyone who reads the code can recompute it. Format 1 folders (before
+the hash and ``record`` were kept, so nothing of theirs can be verified) are resumed only when asked
+(``RunOptions.allow_legacy``, ``--allow-legacy``).
 """
 from __future__ import annotations
 
@@ -36,6 +39,10 @@ FORMAT_VERSION = 2
 """The version of the run folder's files (``config.json``, ``games.csv``) this code writes; format 1
 (no ``record``, ``spec_sha256`` or row checksums) is still read."""
 READABLE_VERSIONS = (1, 2)
+"""Versions a resume can read; format 1 only with ``RunOptions.allow_legacy``."""
+MAX_GAMES = 10_000_000
+"""The most games a tournament may plan (``games``): far beyond any run here, and refused at once rather
+than discovered by the memory the finished games' rows take."""
 
 RESUME_KEYS = ("version", "game", "config", "players", "agents", "labels", "games", "seed")
 """The keys of ``config.json`` a resume needs (format 1); format 2 adds ``HASHED_KEYS``' others and
@@ -93,8 +100,9 @@ class TournamentSpec:
             players = n_cfg if n_cfg is not None else len(self.agents)  # more entrants than seats: give players
         cfg_values["num_players"] = players
         config = game.config_dict(game.make_config(cfg_values))  # validates every field
-        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
-            raise ValueError(f"games: expected an integer >= 1, got {self.games}")
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or not 1 <= self.games <= MAX_GAMES:
+            raise ValueError(f"games: expected an integer >= 1 and at most {MAX_GAMES}, got "
+                             f"{self.games if not isinstance(self.games, int) or self.games.bit_length() <= 64 else 'a larger integer'}")
         seed = seeding.normalize_seed(self.seed)
         if not isinstance(self.record, bool):
             raise ValueError(f"record: expected True or False, got {self.record!r}")
@@ -187,6 +195,8 @@ class RunOptions:
         plots: write the PNG plots.
         quiet: print nothing.
         argv: the command line recorded in ``config.json`` (None: the one ``TournamentSpec.to_argv`` gives).
+        allow_legacy: resume a format 1 run folder (no spec hash, no row checksums: an edited row or
+            setting cannot be detected); refused otherwise.
     """
 
     out: str = "runs"
@@ -197,8 +207,11 @@ class RunOptions:
     plots: bool = True
     quiet: bool = False
     argv: tuple[str, ...] | None = None
+    allow_legacy: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.allow_legacy, bool):
+            raise ValueError(f"allow_legacy: expected True or False, got {self.allow_legacy!r}")
         if isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1:
             raise ValueError(f"workers: expected an integer >= 1, got {self.workers}")
         if self.ray is None and self.workers > 4 * (os.cpu_count() or 1):

@@ -17,6 +17,7 @@ import sys
 import pytest
 
 from agents.registry import agent_fingerprint
+from experiments import runs
 from experiments import tournament as T
 from experiments.tournament import store
 
@@ -219,8 +220,9 @@ def test_rows_from_other_settings_fail_their_checksum_even_under_a_recomputed_ha
         _resume(run_dir)
 
 
-def test_a_format_1_run_folder_still_resumes(tmp_path) -> None:
-    """A run started before this format (no record, spec hash or checksums) resumes as it would have."""
+def test_a_format_1_run_folder_resumes_only_when_asked(tmp_path) -> None:
+    """A run started before this format (no record, spec hash or checksums) resumes as it would have,
+    with --allow-legacy only (issue 43: nothing of it can be verified)."""
     run_dir = _start(tmp_path, ["random", "take5-safest"], games=4, first=2)
     cfg = _config(run_dir)
     for key in ("record", "spec_sha256"):
@@ -228,7 +230,9 @@ def test_a_format_1_run_folder_still_resumes(tmp_path) -> None:
     cfg["version"] = 1
     _write_config(run_dir, cfg)
     _write_csv(run_dir, [r[:-1] for r in _csv(run_dir)])  # without the check column
-    s = _resume(run_dir)
+    with pytest.raises(runs.RunFolderError, match="format 1.*--allow-legacy"):
+        _resume(run_dir)
+    s = _resume(run_dir, "--allow-legacy")
     assert s["complete"] and _csv(run_dir)[0][-1] == "truncated" and len(_csv(run_dir)) == 1 + 4 * 2
 
 
@@ -242,7 +246,7 @@ def test_per_game_values_must_agree_across_seats(tmp_path) -> None:
     rows[2][rows[0].index("steps")] = str(int(rows[2][rows[0].index("steps")]) + 1)
     _write_csv(run_dir, rows)
     with pytest.raises(store.GamesFileError, match=r"line 3: steps: expected .* \(as on the other rows of game 0\)"):
-        _resume(run_dir)
+        _resume(run_dir, "--allow-legacy")
 
 
 # --- typed specs, backends ---------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
-"""Train a policy by self-play (PPO) against an opponent pool; checkpoints, learning curves, resume.
+"""Train a policy by self-play (PPO, or expert iteration with --algo expit); checkpoints, learning curves, resume.
 
 Usage::
 
     fiveplay train --game take5 --config num_players=4 mode=round --max-minutes 5 [--algo ppo]
     fiveplay train --game take5 --config num_players=4 mode=round --total-decisions 2000000 --seed 0
     fiveplay train --resume runs/train__take5__0__20260101-120000 [--max-minutes 30]
+    fiveplay train --algo expit --game take5 --config num_players=4 mode=round \
+        --init-from pretrained:take5-round-4p --win-reward 3 --max-minutes 40
     fiveplay train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
         --eval-baselines take5-safest random
 
@@ -18,7 +20,9 @@ The trainer is ``agents.learned.trainer`` (read its docstring and ``agents.learn
 ``--num-envs`` games side by side on the game's batched engine (or, for a game without one, a loop over
 reference engines: said at start), rollouts of ``--rollout-steps`` steps, then one update of the
 algorithm ``--algo`` (``agents.learned.algorithms``; ``ppo``, the default: ``--epochs`` passes of
-minibatch PPO per rollout). The options are generated from the settings' dataclasses, declared once:
+minibatch PPO per rollout; ``expit``: games the batched search plays, guided by the current network, and
+the network trained toward the search's choices and the games' outcomes, ``agents.learned.algorithms.expit``,
+whose trainer replaces the collector: ``agents.learned.trainer.make_trainer``). The options are generated from the settings' dataclasses, declared once:
 the algorithm's config (``agents.learned.config.TrainConfig`` and, for PPO,
 ``agents.learned.algorithms.ppo.PPOConfig``) and ``RunOptions`` below. Opponents are
 ``NAME[@WEIGHT]``: ``self`` (every seat the learner), ``pool`` (past snapshots of the learner) or any
@@ -156,7 +160,8 @@ def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
     groups = {GAME_GROUP: ap.add_argument_group(GAME_GROUP)}
     groups[GAME_GROUP].add_argument("--algo", choices=sorted(ALGORITHMS),
                                     help=f"the learning algorithm (agents.learned.algorithms; default {DEFAULT_ALGO})")
-    common = fields(TrainConfig)
+    shared = {f.name for f in fields(TrainConfig)}
+    common = [f for f in fields(cls) if f.name in shared]  # an algorithm may redeclare one (expit's opponents)
     add_options(ap, common, groups)
     add_options(ap, cls.own_fields(), groups)
     add_options(ap, fields(RunOptions), groups)
@@ -411,7 +416,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
     from agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
     from agents.learned.defaults import game_defaults
     from agents.learned.evaluation import evaluate
-    from agents.learned.trainer import Trainer
+    from agents.learned.trainer import make_trainer
 
     if args.resume:
         run_dir, a, ckpt = _load_resume(args, argv)
@@ -436,7 +441,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
     prev_threads = torch.get_num_threads()
     torch.set_num_threads(a["threads"])
     try:
-        trainer = Trainer(cfg, device=a["device"], warm_start=ckpt is None)  # a resume loads its own weights
+        trainer = make_trainer(cfg, device=a["device"], warm_start=ckpt is None)  # a resume loads its own weights
         if ckpt is not None:
             trainer.load_state(ckpt)
         else:
@@ -579,7 +584,8 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         sh = thr["share"]
         say(f"train: {trainer.decisions} decisions in {trainer.update_idx} updates; "
             f"{thr['decisions_per_s']:.0f} decisions/s (engine {sh['engine']:.0%}, network {sh['network']:.0%}, "
-            f"opponents {sh['opponents']:.0%}, " + (f"JAX rollouts {sh['rollout']:.0%}, " if sh["rollout"] else "")
+            f"opponents {sh['opponents']:.0%}, " + (f"search {sh['search']:.0%}, " if sh.get("search") else "")
+            + (f"JAX rollouts {sh['rollout']:.0%}, " if sh["rollout"] else "")
             + f"update {sh['update']:.0%}, other {sh['other']:.0%})"
             + (f"; the JAX rollout's compile {trainer.timers.compile:.0f} s not counted" if trainer.timers.compile else ""))
         for b, r in last_eval.items():

@@ -305,6 +305,15 @@ class Trainer:
         col.games = int(prog["games"])
 
 
+def make_trainer(cfg: TrainConfig, device: str = "cpu", warm_start: bool = True) -> Any:
+    """The run of ``cfg``: its algorithm's own ``TRAINER`` when the algorithm module defines one (``expit``),
+    else ``Trainer`` (the collector's rollouts; PPO)."""
+    if not cfg.algo:
+        return Trainer(cfg, device=device, warm_start=warm_start)  # Trainer says what is wrong
+    cls = getattr(get_algorithm(cfg.algo), "TRAINER", None) or Trainer
+    return cls(cfg, device=device, warm_start=warm_start)
+
+
 def init_source(spec: str) -> str:
     """The checkpoint file a warm start's ``spec`` names: ``pretrained:NAME`` (a shipped policy),
     ``ckpt:PATH`` or a plain checkpoint file or run folder. ``ValueError`` for an unknown shipped name."""

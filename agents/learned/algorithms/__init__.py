@@ -1,8 +1,9 @@
 """The learning algorithms, by name: ``experiments/train.py --algo NAME`` picks one.
 
-| name    | module                              | what                                                   |
-|---------|-------------------------------------|--------------------------------------------------------|
-| ``ppo`` | ``agents.learned.algorithms.ppo``   | clipped PPO (minibatch SGD with Adam over each rollout)  |
+| name      | module                              | what                                                   |
+|-----------|-------------------------------------|--------------------------------------------------------|
+| ``ppo``   | ``agents.learned.algorithms.ppo``   | clipped PPO (minibatch SGD with Adam over each rollout)  |
+| ``expit`` | ``agents.learned.algorithms.expit`` | expert iteration: the batched search plays, the network learns its choices and the outcomes, then guides the next search |
 
 An algorithm is a module (imported on first use) that defines
 
@@ -14,6 +15,13 @@ An algorithm is a module (imported on first use) that defines
   ``stats``: floats, ``samples`` among them), ``state_dict()`` and ``load_state_dict(state)`` (its
   optimizer's state, CPU tensors: what checkpoints hold under ``optimizer``).
 
+and optionally
+
+- ``TRAINER``: a class with ``agents.learned.trainer.Trainer``'s interface (``TRAINER(cfg, device,
+  warm_start)``, ``train_update``, ``state`` / ``load_state``, ``throughput``, ``model``, the counters), for
+  an algorithm that gathers its own experience (``expit``: games the search plays);
+  ``agents.learned.trainer.make_trainer`` picks it, else ``Trainer``.
+
 The collector, the returns, the evaluation and the checkpoints are shared: a second algorithm is a new
 module here and a line in ``ALGORITHMS``.
 """
@@ -23,7 +31,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-ALGORITHMS: dict[str, str] = {"ppo": "agents.learned.algorithms.ppo"}
+ALGORITHMS: dict[str, str] = {"ppo": "agents.learned.algorithms.ppo", "expit": "agents.learned.algorithms.expit"}
 """Algorithm name -> its module (imported on first use)."""
 
 

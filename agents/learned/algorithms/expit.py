@@ -1,0 +1,663 @@
+"""Expert iteration (torch): the policy distilled from the search, the search guided by the policy.
+
+    from agents.learned.algorithms.expit import ExpitConfig
+    from agents.learned.trainer import make_trainer
+    cfg = ExpitConfig(game="take5", config={"num_players": 4, "mode": "round"},
+                      opponents=[("take5-safest", 1.0), ("self", 1.0)], total_decisions=50_000,
+                      init_from="pretrained:take5-round-4p", win_reward=3.0)
+    trainer = make_trainer(cfg)                 # an ExpitTrainer (this module's TRAINER)
+    while trainer.decisions < cfg.total_decisions:
+        stats = trainer.train_update()          # games_per_update games, then sgd steps on the buffer
+
+Anthony, Tian and Barber (2017), "Thinking fast and slow with deep learning and tree search"; the same
+loop as AlphaZero's, with the batched determinized search (``agents.bsearch``) as the expert. One update:
+
+1. **The search plays.** The current network is written to a policy file (a policy-only checkpoint in a
+   temporary folder of the run's own) and becomes the ``prior=ckpt:FILE`` of the search ``search`` names
+   (default ``bsearch:worlds=16,rollout=policy,depth=1,value=1``: the policy plays the rollouts and its
+   value head ends them after one trick), unless that spec names its own ``prior`` (a fixed teacher).
+   ``games_per_update`` complete games are played on the reference engine (one game at a time, exact): each
+   game draws an opponent kind from ``opponents`` (weights), ``self``: the search in every seat (all their
+   decisions are samples), or an agent name: the search in one random seat, that agent in the others
+   (``take5-safest``, ``pretrained:NAME``, ``ismcts:...``). ``pool`` (PPO's past snapshots) is refused: the
+   network changes little per update, and every seat the search plays is a sample anyway. The default
+   mixture, the game's best heuristic and ``self`` at equal weights, puts half the games on the field the
+   policies are measured against and half on self-play positions, so the policy does not learn one
+   opponent's habits only. The search plays its own choice (``chosen``), greedy.
+2. **Samples.** At each decision of a search seat: the observation, the legal mask, the search's target
+   distribution (``target``) and, once the game is over, the value target. A forced move (one legal action)
+   is a sample too (its policy loss is 0; its value target counts).
+
+   | ``target``  | the policy's target over the legal actions                                             |
+   |-------------|----------------------------------------------------------------------------------------|
+   | ``values``  | softmax of the candidates' mean values / ``target_temp`` (the search's value units:    |
+   |             | Take 5 bull heads relative to the others; 5 Alive lives); candidates not searched: 0    |
+   | ``visits``  | the simulations spent on each candidate, normalised (sequential halving: rounds survived)|
+   | ``chosen``  | one-hot of the action the search played                                                |
+
+   ``values`` (the default) is the softened choice: sequential halving's visit counts say mostly in which
+   round an action was dropped (the two finalists tie), while many Take 5 cards are nearly equal and a
+   one-hot target would call all but one of them wrong; a temperature of 1 bull head keeps a card one
+   head worse at e^-1 of the best one's weight.
+
+   The value target is PPO's (``agents.learned.collector``) at lambda = 1: the seat's rewards times
+   ``reward_scale`` from this decision to its next one, plus ``win_reward * (win share - 1/n)`` on its
+   last decision, discounted by ``gamma`` per own decision, summed to the end of the game. So the value
+   head stays in the units the search's ``value=1`` leaf reads (``agents.search.PolicyGuide``: points =
+   value / ``reward_scale``), and a distilled checkpoint guides the next search as a PPO one does.
+3. **The update** (``ExIt``): samples go into a replay buffer of the last ``buffer_size``; then
+   ceil(``replay_ratio`` x new samples / ``minibatch_size``) steps of Adam on minibatches drawn uniformly
+   from the buffer (with replacement, by the run's numpy generator)::
+
+       L_pi = mean over rows of  - sum_a target(a) log pi(a)      (pi: softmax of the masked logits)
+       L_v  = 0.5 mean((V - R)^2)
+       loss = L_pi + vf_coef L_v                                    (gradients clipped to max_grad_norm)
+
+   Statistics: ``policy_loss`` (the cross-entropy), ``kl`` (KL(target || pi): the cross-entropy less the
+   targets' entropy), ``value_loss``, ``entropy`` (the policy's, over the legal actions), ``accuracy``
+   (the policy's most probable action is the target's), ``explained_variance``, ``samples`` (new this
+   update), ``sgd_steps``, ``buffer``, ``lr``.
+
+Reproducibility: every game's deal, seats and agents' seeds derive from the run's seed and the game's
+index; the kinds and seats are drawn from the run's numpy generator (``derive(seed, 3)``), which also draws
+the minibatches. Games never span updates, so a checkpoint (the network, Adam's state, the buffer, the
+generator, the counters) is all a resume needs to continue bit-identically (``tests/learning/test_expit.py``).
+The search's budget must be ``worlds=`` or ``sims=``: a ``time=`` budget depends on the machine's speed.
+
+Checkpoints are today's (``kind "fiveplay-ppo"``, ``algo "expit"``): ``ckpt:RUN``, ``pretrained:`` exports,
+the web app and a search's ``prior=`` read them as they read PPO's. Options unused by this algorithm:
+``num_envs``, ``rollout_steps``, ``gae_lambda``, ``snapshot_interval``, ``pool_size``; ``backend`` must be
+``auto`` or ``reference`` and ``compact_obs`` off (it plays the reference engine).
+"""
+from __future__ import annotations
+
+import math
+import os
+import shutil
+import tempfile
+import time
+import weakref
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import torch
+
+from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches, save_checkpoint
+from agents.learned.collector import Timers
+from agents.learned.config import TrainConfig, option, parse_opponents
+from agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
+from agents.learned.nets import MaskedActorCritic, build_model
+from fiveplay_env.core import seeding
+from fiveplay_env.core.errors import CheckpointError
+
+GROUP = "expert iteration"
+TARGETS = ("values", "visits", "chosen")
+SEARCHES = ("bsearch", "ismcts")
+"""The search agents that can be the expert (they leave ``last_thoughts``)."""
+DEFAULT_SEARCH = "bsearch:worlds=16,rollout=policy,depth=1,value=1"
+BACKENDS = ("auto", "reference")
+
+
+def default_expit_opponents(game: str) -> list[str]:
+    """The opponents of an expit run that names none: the game's best heuristic and ``self``, equal weights."""
+    from agents.learned.defaults import best_heuristic
+
+    return [best_heuristic(game), "self"]
+
+
+def split_search(spec: str) -> tuple[str, str, bool]:
+    """``"bsearch:worlds=16,rollout=policy"`` -> ``("bsearch", "worlds=16,rollout=policy", names_a_prior)``;
+    ``ValueError`` naming the ``search`` field for anything but a valid ``bsearch`` / ``ismcts`` name with a
+    ``worlds=`` or ``sims=`` budget."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"search: expected a search agent's name such as {DEFAULT_SEARCH!r}, got {spec!r}")
+    base, _, rest = spec.strip().partition(":")
+    if base not in SEARCHES:
+        raise ValueError(f"search: expected a name starting with one of {list(SEARCHES)} (e.g. {DEFAULT_SEARCH!r}), "
+                         f"got {spec!r}")
+    keys = [item.partition("=")[0].strip() for item in rest.split(",") if item.strip()]
+    has_prior = "prior" in keys
+    if "time" in keys:
+        raise ValueError(f"search: expected a worlds= or sims= budget (a time= budget depends on the machine's "
+                         f"speed, so the run would not be reproducible), got {spec!r}")
+    if base == "bsearch":
+        from agents.bsearch import BatchSearchParams as params_cls
+    else:
+        from agents.search import SearchParams as params_cls  # type: ignore[assignment]
+    probe = rest if has_prior else ",".join(filter(None, [rest, "prior=ckpt:PRIOR"]))
+    try:
+        params_cls.parse(probe)
+    except ValueError as exc:
+        raise ValueError(f"search: {exc} (in {spec!r})") from exc
+    return base, rest, has_prior
+
+
+@dataclass
+class ExpitConfig(TrainConfig):
+    """An expert-iteration run: ``TrainConfig`` plus the search and the distillation (module docstring)."""
+
+    algo: ClassVar[str] = "expit"
+
+    opponents: list[tuple[str, float]] = option(
+        help="opponent kinds with weights: self (the search in every seat) or agent names (the search in one seat; "
+             "default: the game's best heuristic and self, equal weights)", group="game and opponents", nargs="+",
+        metavar="NAME[@W]", cli_default=None, cli_default_text="",
+        parse=lambda v, a: parse_opponents(v or default_expit_opponents(a["game"])))
+    search: str = option(DEFAULT_SEARCH, "the expert: a bsearch or ismcts name with a worlds= or sims= budget; the "
+                                         "run's current network is its prior= unless the name gives one",
+                         metavar="NAME", group=GROUP)
+    games_per_update: int = option(16, "complete games the search plays per update", lo=1, metavar="G", group=GROUP)
+    buffer_size: int = option(25_000, "replay buffer: the last N samples", lo=1, metavar="N", group=GROUP)
+    minibatch_size: int = option(256, "samples per gradient step", lo=1, group=GROUP)
+    replay_ratio: float = option(4.0, "gradient steps per update: ceil(R x new samples / minibatch size)", lo=0.0,
+                                 hi=1000.0, open_lo=True, metavar="R", group=GROUP)
+    target: str = option("values", "the policy's target: softmax of the candidates' mean values, the search's visit "
+                                   "counts, or one-hot of its choice", choices=TARGETS, group=GROUP)
+    target_temp: float = option(1.0, "temperature of target=values, in the search's value units (Take 5: bull heads)",
+                                lo=0.0, hi=1e6, open_lo=True, group=GROUP)
+    vf_coef: float = option(0.5, "value-loss weight", lo=0.0, hi=100.0, group=GROUP)
+    max_grad_norm: float = option(1.0, "gradient clipping", lo=0.0, hi=1e9, open_lo=True, group=GROUP)
+
+    def validate(self) -> None:
+        super().validate()
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend: expected one of {list(BACKENDS)} for expit (it plays the reference engine, "
+                             f"one game at a time), got {self.backend!r}")
+        if self.compact_obs:
+            raise ValueError("compact_obs: expected off for expit (its samples are the reference engine's "
+                             "observations)")
+        for name, _ in self.opponents:
+            if name == "pool":
+                raise ValueError("opponents: expected self or agent names for expit, got 'pool' (expit keeps no "
+                                 "snapshot pool: the search plays every learner seat)")
+        split_search(self.search)
+
+
+# --- the replay buffer ----------------------------------------------------------------------------------
+
+class ReplayBuffer:
+    """The last ``capacity`` samples (a ring): ``obs`` float32 [C, D], ``mask`` bool [C, A], ``target``
+    float32 [C, A], ``ret`` float32 [C]. ``state()`` keeps them exactly and compactly (the observations
+    and targets as their nonzero entries, the masks as bits)."""
+
+    def __init__(self, capacity: int, obs_dim: int, num_actions: int) -> None:
+        self.capacity, self.D, self.A = int(capacity), int(obs_dim), int(num_actions)
+        self.size = 0
+        self.pos = 0  # where the next sample goes once the buffer is full
+        self._obs = np.zeros((0, self.D), np.float32)
+        self._mask = np.zeros((0, self.A), bool)
+        self._target = np.zeros((0, self.A), np.float32)
+        self._ret = np.zeros(0, np.float32)
+
+    def _grow(self) -> None:
+        """Room for more samples: the storage doubles (at least 256 rows, at most ``capacity``)."""
+        rows, k = min(self.capacity, max(256, 2 * self.size)), self.size
+        for name in ("_obs", "_mask", "_target", "_ret"):
+            old = getattr(self, name)
+            new = np.zeros((rows, *old.shape[1:]), old.dtype)
+            new[:k] = old[:k]
+            setattr(self, name, new)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def add(self, obs: np.ndarray, mask: np.ndarray, target: np.ndarray, ret: np.ndarray) -> None:
+        """Append samples (row i of each array is one); the oldest are overwritten beyond ``capacity``."""
+        for i in range(obs.shape[0]):
+            if self.size < self.capacity:
+                if self.size == self._obs.shape[0]:
+                    self._grow()
+                j = self.size
+                self.size += 1
+            else:
+                j = self.pos
+                self.pos = (j + 1) % self.capacity
+            self._obs[j], self._mask[j], self._target[j], self._ret[j] = obs[i], mask[i], target[i], ret[i]
+
+    @property
+    def obs(self) -> np.ndarray:
+        return self._obs[:self.size]
+
+    @property
+    def mask(self) -> np.ndarray:
+        return self._mask[:self.size]
+
+    @property
+    def target(self) -> np.ndarray:
+        return self._target[:self.size]
+
+    @property
+    def ret(self) -> np.ndarray:
+        return self._ret[:self.size]
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The samples held (views): ``obs``, ``mask``, ``target``, ``ret``."""
+        return {"obs": self.obs, "mask": self.mask, "target": self.target, "ret": self.ret}
+
+    def state(self) -> dict[str, Any]:
+        flat_o = self.obs.reshape(-1)
+        io = np.flatnonzero(flat_o)
+        flat_t = self.target.reshape(-1)
+        it = np.flatnonzero(flat_t)
+        return {"size": len(self), "pos": self.pos, "capacity": self.capacity, "obs_dim": self.D,
+                "num_actions": self.A,
+                "obs_index": torch.from_numpy(io.astype(np.int64)), "obs_value": torch.from_numpy(flat_o[io].copy()),
+                "target_index": torch.from_numpy(it.astype(np.int64)),
+                "target_value": torch.from_numpy(flat_t[it].copy()),
+                "mask_bits": torch.from_numpy(np.packbits(self.mask.reshape(-1))),
+                "ret": torch.from_numpy(self.ret.copy())}
+
+    def load_state(self, st: dict[str, Any]) -> None:
+        size = int(st["size"])
+        if int(st["obs_dim"]) != self.D or int(st["num_actions"]) != self.A or size > self.capacity:
+            raise ValueError(f"replay buffer: expected at most {self.capacity} samples of {self.D} observation "
+                             f"floats and {self.A} actions, got {size} of {st['obs_dim']} and {st['num_actions']}")
+        obs = np.zeros(size * self.D, np.float32)
+        obs[st["obs_index"].numpy()] = st["obs_value"].numpy()
+        target = np.zeros(size * self.A, np.float32)
+        target[st["target_index"].numpy()] = st["target_value"].numpy()
+        mask = np.unpackbits(st["mask_bits"].numpy(), count=size * self.A).astype(bool)
+        self._obs = obs.reshape(size, self.D)
+        self._target = target.reshape(size, self.A)
+        self._mask = mask.reshape(size, self.A)
+        self._ret = st["ret"].numpy().astype(np.float32).copy()
+        self.size = size
+        self.pos = int(st["pos"])
+
+
+# --- the update ------------------------------------------------------------------------------------------
+
+class ExIt:
+    """The distillation update of ``model`` (module docstring, step 3); its Adam optimizer is its state."""
+
+    def __init__(self, cfg: ExpitConfig, model: torch.nn.Module, rng: np.random.Generator, device: torch.device,
+                 decoder: Any = None) -> None:
+        if decoder is not None:
+            raise ValueError("compact_obs: expected off for expit")
+        self.cfg = cfg
+        self.model = model
+        self.rng = rng
+        self.device = device
+        self.optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr, eps=1e-5)
+
+    def steps_for(self, new_samples: int) -> int:
+        """Gradient steps for an update that brought ``new_samples``: ceil(replay_ratio x new / minibatch)."""
+        return max(1, math.ceil(self.cfg.replay_ratio * new_samples / self.cfg.minibatch_size)) if new_samples else 0
+
+    def update(self, batch: dict[str, np.ndarray], lr: float, steps: int | None = None) -> dict[str, float]:
+        """``steps`` Adam steps (default: one pass's worth, ceil(N / minibatch)) on minibatches drawn from
+        ``batch`` (``obs``, ``mask``, ``target``, ``ret``: the replay buffer) at learning rate ``lr``."""
+        cfg = self.cfg
+        N = int(batch["ret"].shape[0])
+        if N == 0:
+            return {"samples": 0}
+        mb = min(cfg.minibatch_size, N)
+        steps = math.ceil(N / mb) if steps is None else int(steps)
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+        dev = self.device
+        self.model.train()
+        sums = dict.fromkeys(("policy_loss", "kl", "value_loss", "entropy", "accuracy"), 0.0)
+        rets, vals = [], []
+        for _ in range(steps):
+            idx = self.rng.integers(0, N, size=mb)
+            obs = torch.from_numpy(batch["obs"][idx]).to(dev)
+            mask = torch.from_numpy(batch["mask"][idx]).to(dev)
+            target = torch.from_numpy(batch["target"][idx]).to(dev)
+            ret = torch.from_numpy(batch["ret"][idx]).to(dev)
+            logits, value = self.model(obs, mask)
+            logp = torch.log_softmax(logits, dim=1)
+            zero = torch.zeros_like(logp)
+            ce = -torch.where(target > 0, target * logp, zero).sum(1).mean()
+            vloss = 0.5 * (value - ret).pow(2).mean()
+            loss = ce + cfg.vf_coef * vloss
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+            self.optimizer.step()
+            with torch.no_grad():
+                probs = logp.exp()
+                ent = -torch.where(mask, probs * logp, zero).sum(1).mean()
+                t_ent = -torch.where(target > 0, target * torch.log(target.clamp_min(1e-30)), zero).sum(1).mean()
+                acc = (logits.argmax(1) == target.argmax(1)).float().mean()
+            sums["policy_loss"] += float(ce.detach())
+            sums["kl"] += float(ce.detach() - t_ent)
+            sums["value_loss"] += float(vloss.detach())
+            sums["entropy"] += float(ent)
+            sums["accuracy"] += float(acc)
+            rets.append(batch["ret"][idx])
+            vals.append(value.detach().cpu().numpy())
+        out = {k: v / max(steps, 1) for k, v in sums.items()}
+        r, v = np.concatenate(rets), np.concatenate(vals)
+        var = float(np.var(r))
+        out["explained_variance"] = float(1 - np.var(r - v) / var) if var > 0 else float("nan")
+        out["sgd_steps"] = steps
+        out["lr"] = lr
+        return out
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer's state, on the CPU (a checkpoint's ``optimizer``)."""
+        return to_cpu(self.optimizer.state_dict())
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.optimizer.load_state_dict(state)
+
+
+# --- the run ---------------------------------------------------------------------------------------------
+
+@dataclass
+class ExpitTimers(Timers):
+    """``Timers`` plus ``search``: the expert's decisions (its rollouts and forward passes)."""
+
+    search: float = 0.0
+
+
+class ExpitTrainer:
+    """An expert-iteration run (module docstring), with the interface of ``agents.learned.trainer.Trainer``
+    that ``experiments/train.py`` drives: ``train_update``, ``state`` / ``load_state``, ``throughput``,
+    ``model``, the counters."""
+
+    backend = "reference-loop"
+
+    def __init__(self, cfg: ExpitConfig, device: str = "cpu", warm_start: bool = True) -> None:
+        from agents import games
+        from agents.learned.defaults import obs_scale_for
+        from agents.learned.trainer import warm_start_from
+        from agents.registry import make_agent, user_agent
+
+        if not isinstance(cfg, ExpitConfig):
+            raise ValueError(f"config: expected an ExpitConfig, got {type(cfg).__name__}")
+        self.cfg = cfg
+        self.device = resolve_device(device)
+        self.timers = ExpitTimers()
+        self.schedule_progress: Any = None
+        """The learning-rate schedule's progress in [0, 1] (None: decisions / ``total_decisions``)."""
+        self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
+        self._game = games.get_game(cfg.game)
+        self._config = self._game.make_config(cfg.config)
+        self.game_config = self._game.config_dict(self._config)
+        self.n = int(self._config.num_players)
+        self.A = int(self._game.num_actions)
+        self.D = int(self._game.observation_size(self._config))
+        self._make_search = make_agent
+        self._make_opponent = user_agent  # opponent names are the user's own: import paths allowed
+        self.kinds = [name for name, _ in cfg.opponents]
+        w = np.array([wt for _, wt in cfg.opponents], np.float64)
+        self.kind_p = w / w.sum()
+        for name in self.kinds:  # a bad name fails now, not in the first update
+            if name != "self":
+                self._make_opponent(name, cfg.game, seed=0)
+        self._search_base, self._search_rest, self._search_has_prior = split_search(cfg.search)
+        self.obs_scale = obs_scale_for(cfg.game, self.n, self.D)
+        kwargs: dict[str, Any] = {"obs_dim": self.D, "num_actions": self.A, "hidden": list(cfg.hidden)}
+        with torch.random.fork_rng(devices=[]):  # the same initialisation as PPO's Trainer for the same seed
+            torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
+            self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
+        self.init: dict[str, Any] | None = None
+        if cfg.init_from is not None and warm_start:  # a resume loads its own weights instead
+            self.init = warm_start_from(cfg.init_from, self.model, cfg.game, self.D, self.A, cfg.arch)
+        self.model.to(self.device)
+        self.model.sparse_input = bool(cfg.sparse_input)
+        self.algorithm = ExIt(cfg, self.model, self.rng, self.device)
+        self.buffer = ReplayBuffer(cfg.buffer_size, self.D, self.A)
+        self.update_idx = 0
+        self.decisions = 0
+        self.games = 0
+        self.env_steps = 0
+        self.recent: list[dict[str, float]] = []
+        self._prior_dir: str | None = None
+        self._prior_file: str | None = None
+
+    # ------------------------------------------------------------------ the schedule, the prior
+
+    def lr_now(self) -> float:
+        cfg = self.cfg
+        if cfg.lr_schedule == "constant":
+            return cfg.lr
+        spent = self.schedule_progress() if self.schedule_progress is not None else self.decisions / cfg.total_decisions
+        return cfg.lr * max(1.0 - min(spent, 1.0), 0.05)
+
+    def policy_payload(self) -> dict[str, Any]:
+        """The current network as a policy-only checkpoint payload (no trainer state)."""
+        return {"kind": KIND, "version": CHECKPOINT_VERSION, "algo": self.cfg.algo, "game": self.cfg.game,
+                "config": self.game_config, "num_players": self.n, "obs_dim": self.D, "num_actions": self.A,
+                "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
+                          "state_dict": cpu_state_dict(self.model)},
+                "train_config": self.cfg.to_dict(),
+                "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
+                             "games": self.games}}
+
+    def search_name(self) -> str:
+        """The expert's registry name for this update: ``search`` with ``prior=ckpt:FILE``, FILE the current
+        network (written now, a new file per update), unless ``search`` names its own prior."""
+        if self._search_has_prior:
+            return self.cfg.search
+        if self._prior_dir is None:
+            self._prior_dir = tempfile.mkdtemp(prefix="fiveplay-expit-")
+            weakref.finalize(self, shutil.rmtree, self._prior_dir, True)
+        path = os.path.join(self._prior_dir, f"prior-{self.update_idx:07d}.pt")
+        save_checkpoint(path, self.policy_payload())
+        if self._prior_file is not None and self._prior_file != path and os.path.exists(self._prior_file):
+            os.unlink(self._prior_file)
+        self._prior_file = path
+        rest = ",".join(filter(None, [self._search_rest, f"prior=ckpt:{path}"]))
+        return f"{self._search_base}:{rest}"
+
+    # ------------------------------------------------------------------ one update
+
+    def play(self, index: int, kind: int, seats: list[int], search: dict[int, Any],
+             opponents: dict[tuple[int, int], Any]) -> dict[str, Any]:
+        """Game ``index`` (its deal and agents' seeds derive from it): the search agents ``search[seat]`` in
+        ``seats``, ``opponents[(kind, seat)]`` elsewhere (each re-seeded for the game). Returns its samples (``obs``, ``mask``, ``target``, ``ret``) and the
+        learner seats' mean return (raw points)."""
+        cfg, g, n, tm = self.cfg, self._game, self.n, self.timers
+        perf = time.perf_counter
+        t0 = perf()
+        base = seeding.derive(seeding.derive(cfg.seed, 4), index)
+        engine = g.new_engine(self._config, seeding.derive(base, 0))
+        agents: list[Any] = []
+        for q in range(n):
+            agent = search[q] if q in seats else opponents[(kind, q)]
+            agent.reset(seed=seeding.derive(base, 1 + q))
+            agents.append(agent)
+        watchers = [q for q in range(n) if agents[q].uses_engine]
+        obs_l: list[np.ndarray] = []
+        mask_l: list[np.ndarray] = []
+        target_l: list[np.ndarray] = []
+        rows: dict[int, list[int]] = {q: [] for q in seats}
+        rew: dict[int, list[float]] = {q: [] for q in seats}
+        ep = np.zeros(n)
+        elim: list[int | None] = [None] * n
+        steps = 0
+        t_search = t_opp = 0.0
+        for q in watchers:
+            agents[q].observe_engine(engine, q)
+        while not engine.is_over and not g.truncated(engine.state):
+            p = int(engine.current_player)
+            mask = np.asarray(engine.legal_mask())
+            obs = g.observe(engine, p)
+            agent = agents[p]
+            t1 = perf()
+            if agent.uses_engine:
+                agent.observe_engine(engine, p)
+            a = int(agent.act(obs, mask))
+            dt = perf() - t1
+            if p in rows:
+                t_search += dt
+                rows[p].append(len(obs_l))
+                rew[p].append(0.0)
+                obs_l.append(np.asarray(obs, np.float32))
+                mask_l.append(mask != 0)
+                target_l.append(self._target(agent.last_thoughts, a))
+            else:
+                t_opp += dt
+            r = engine.step(a)
+            steps += 1
+            for q in seats:
+                if rew[q]:
+                    rew[q][-1] += float(r[q])
+            ep += np.asarray(r, np.float64)
+            for q in watchers:
+                t2 = perf()
+                agents[q].observe_engine(engine, q)
+                dt = perf() - t2
+                if q in rows:
+                    t_search += dt
+                else:
+                    t_opp += dt
+            alive = g.alive(engine.state)
+            if alive is not None:
+                for q in range(n):
+                    if not alive[q] and elim[q] is None:
+                        elim[q] = steps
+        win = np.asarray(g.results(engine, elim)["win"], np.float64)
+        m = len(obs_l)
+        ret = np.zeros(m, np.float32)
+        for q in seats:
+            G = 0.0
+            last = True
+            for i, r_ in zip(reversed(rows[q]), reversed(rew[q])):
+                x = r_ * cfg.reward_scale
+                if last and cfg.win_reward:
+                    x += cfg.win_reward * (win[q] - 1.0 / n)
+                last = False
+                G = x + cfg.gamma * G
+                ret[i] = G
+        tm.search += t_search
+        tm.opponents += t_opp
+        tm.engine += perf() - t0 - t_search - t_opp
+        return {"obs": np.stack(obs_l) if m else np.zeros((0, self.D), np.float32),
+                "mask": np.stack(mask_l) if m else np.zeros((0, self.A), bool),
+                "target": np.stack(target_l) if m else np.zeros((0, self.A), np.float32),
+                "ret": ret, "return": float(ep[seats].mean()), "steps": steps}
+
+    def _target(self, thoughts: dict[str, Any] | None, chosen: int) -> np.ndarray:
+        """The policy target of one decision from the search's ``last_thoughts`` (``target``)."""
+        out = np.zeros(self.A, np.float32)
+        cands = [c for c in ((thoughts or {}).get("candidates") or []) if c.get("visits")]
+        kind = self.cfg.target
+        if kind == "chosen" or not cands or (thoughts or {}).get("forced"):
+            out[chosen] = 1.0
+            return out
+        acts = np.array([int(c["action"]) for c in cands])
+        if kind == "visits":
+            w = np.array([float(c["visits"]) for c in cands])
+        else:
+            z = np.array([float(c["mean"]) for c in cands]) / self.cfg.target_temp
+            w = np.exp(z - z.max())
+        out[acts] = (w / w.sum()).astype(np.float32)
+        return out
+
+    def train_update(self) -> dict[str, Any]:
+        """Play ``games_per_update`` games with the search, add their samples to the buffer, update."""
+        cfg, n = self.cfg, self.n
+        perf = time.perf_counter
+        t0 = perf()
+        name = self.search_name()
+        search = {q: self._make_search(name, cfg.game, seed=q) for q in range(n)}
+        for agent in search.values():
+            agent.keep_thoughts = True
+        opponents = {(k, q): self._make_opponent(nm, cfg.game, seed=q) for k, nm in enumerate(self.kinds)
+                     if nm != "self" for q in range(n)}  # one per seat: agents may keep per-game memory
+        self.timers.other += perf() - t0
+        new = 0
+        finished: list[tuple[int, float]] = []
+        for _ in range(cfg.games_per_update):
+            t1 = perf()
+            kind = int(self.rng.choice(len(self.kinds), p=self.kind_p))
+            seat = int(self.rng.integers(0, n))
+            seats = list(range(n)) if self.kinds[kind] == "self" else [seat]
+            self.timers.other += perf() - t1
+            out = self.play(self.games, kind, seats, search, opponents)
+            t2 = perf()
+            self.buffer.add(out["obs"], out["mask"], out["target"], out["ret"])
+            new += int(out["ret"].shape[0])
+            self.games += 1
+            self.env_steps += out["steps"]
+            finished.append((kind, out["return"]))
+            self.timers.other += perf() - t2
+        t3 = perf()
+        stats = self.algorithm.update(self.buffer.arrays(), self.lr_now(), self.algorithm.steps_for(new))
+        self.timers.update += perf() - t3
+        self.model.eval()
+        self.decisions += new
+        self.update_idx += 1
+        for k, ret in finished:
+            self.recent.append({"kind": float(k), "return": ret})
+        self.recent = self.recent[-2000:]
+        by_kind: dict[str, list[float]] = {}
+        for k, ret in finished:
+            by_kind.setdefault(self.kinds[k], []).append(ret)
+        stats.update(samples=new, buffer=len(self.buffer), update=self.update_idx, decisions=self.decisions,
+                     games=self.games, finished=len(finished),
+                     return_by_kind={k: float(np.mean(v)) for k, v in by_kind.items()})
+        return stats
+
+    def throughput(self, wall: float | None = None) -> dict[str, Any]:
+        """Decisions of experience per second of playing + update time, and each part's share."""
+        tm = self.timers
+        parts = ("search", "engine", "network", "opponents", "rollout", "update", "other")
+        total = sum(getattr(tm, k) for k in parts)
+        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan")) for k in parts}
+        return {"decisions": self.decisions, "env_steps": self.env_steps, "seconds": total,
+                "decisions_per_s": self.decisions / total if total > 0 else float("nan"),
+                "env_steps_per_s": self.env_steps / total if total > 0 else float("nan"),
+                "share": shares, "eval_seconds": tm.eval}
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def state(self, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The checkpoint payload (``agents.learned.checkpoint``'s format, ``algo "expit"``)."""
+        payload = self.policy_payload()
+        payload.update({
+            "backend": self.backend, "optimizer": self.algorithm.state_dict(), "args": dict(args or {}),
+            "trainer": {"buffer": self.buffer.state(), "rng_numpy": self.rng.bit_generator.state,
+                        "timers": self.timers.as_dict(), "recent": self.recent[-200:]},
+            **({"init": self.init} if self.init is not None else {}),
+        })
+        return payload
+
+    def load_state(self, ckpt: dict[str, Any]) -> None:
+        """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
+        check_matches(ckpt, "game", ckpt["game"], self.cfg.game)
+        check_matches(ckpt, "game config", ckpt["config"], self.game_config)
+        check_matches(ckpt, "observation size", ckpt["obs_dim"], self.D)
+        check_matches(ckpt, "number of actions", ckpt["num_actions"], self.A)
+        check_matches(ckpt, "architecture", ckpt["model"]["arch"], self.cfg.arch)
+        try:
+            saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
+        except (TypeError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
+        check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
+        if "trainer" not in ckpt or "optimizer" not in ckpt:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
+                                  f"it cannot be resumed")
+        check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)
+        saved_cfg = ckpt.get("train_config", {})
+        want = self.cfg.to_dict()
+        for key in ("seed", "opponents", "search", "target", "buffer_size"):
+            check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want[key])
+        tr = ckpt["trainer"]
+        try:
+            self.model.load_state_dict(ckpt["model"]["state_dict"])
+            self.algorithm.load_state_dict(ckpt["optimizer"])
+            self.buffer.load_state(tr["buffer"])
+            self.rng.bit_generator.state = tr["rng_numpy"]
+            for k, v in vars(ExpitTimers(**tr["timers"])).items():
+                setattr(self.timers, k, v)
+            self.recent = list(tr["recent"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
+            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched or damaged trainer state: "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        self.init = ckpt.get("init")
+        prog = ckpt["progress"]
+        self.update_idx = int(prog["update"])
+        self.decisions = int(prog["decisions"])
+        self.env_steps = int(prog["env_steps"])
+        self.games = int(prog["games"])
+
+
+CONFIG = ExpitConfig
+ALGORITHM = ExIt
+TRAINER = ExpitTrainer

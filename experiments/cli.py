@@ -36,6 +36,9 @@ missing package and the extra that provides it (``fiveplay_env.core.extras``).
 | ``ship``      | ``experiments.ship``      | model cards of the shipped policies                      |
 | ``demo``      | ``experiments.demo``      | what ``make demo`` runs: a short training, two tournaments|
 | ``web``       | ``experiments.web``       | the local web app (alias ``play``; the ``web`` extra)     |
+| ``openspiel-compare`` | ``experiments.openspiel_compare`` | OpenSpiel's IS-MCTS against ours (``openspiel``) |
+| ``jax-train-bench`` | ``experiments.jax_train_bench`` | the torch trainer against the JAX path, throughput  |
+| ``bench-clients`` | ``experiments.bench_clients`` | MaskablePPO's throughput on our envs (``clients``)     |
 
 The verbs' one-line descriptions are their modules' docstrings, read without importing them (so
 ``fiveplay --help`` and ``fiveplay games`` do not load torch or Ray).
@@ -73,6 +76,9 @@ VERBS: dict[str, str] = {
     "ship": "experiments.ship",
     "demo": "experiments.demo",
     "web": "experiments.web",
+    "openspiel-compare": "experiments.openspiel_compare",
+    "jax-train-bench": "experiments.jax_train_bench",
+    "bench-clients": "experiments.bench_clients",
 }
 """Each forwarding verb and the module ``python -m`` would run for it."""
 
@@ -90,6 +96,9 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "ship": ("torch", "filelock", "openskill"),
     "demo": ("filelock", "openskill", "tqdm", "torch"),
     "web": ("starlette", "uvicorn"),
+    "openspiel-compare": ("pyspiel",),
+    "jax-train-bench": ("jax", "torch"),
+    "bench-clients": ("torch", "sb3_contrib", "stable_baselines3"),
 }
 """The optional packages each verb cannot run without (``bench`` needs none). They are looked up (not
 imported) before the verb runs, so that a core-only install hears of every missing extra at once, in

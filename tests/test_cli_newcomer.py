@@ -147,6 +147,9 @@ VERB_ARGS = {
     "ship": ["--name", "take5-game-4p"],
     "demo": ["--quick"],
     "web": ["--port", "8999"],
+    "openspiel-compare": ["--game", "take5"],
+    "jax-train-bench": [],
+    "bench-clients": [],
 }
 
 

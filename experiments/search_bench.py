@@ -115,7 +115,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--games", type=int, default=2, help="games to play (seat 0's decisions are timed)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default=None, help="also write the result as JSON here")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads for the policy networks (default 1: CPU time per decision on one core)")
     args = ap.parse_args(argv)
+    if not 1 <= args.threads <= 256:
+        ap.error(f"--threads: expected 1..256, got {args.threads}")
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - searches without a prior need no torch
+        pass
+    else:
+        torch.set_num_threads(args.threads)
     if not 1 <= args.games <= 1000:
         ap.error(f"--games: expected 1..1000, got {args.games}")
     config: dict[str, Any] = {"num_players": 4}

@@ -131,8 +131,11 @@ function tableAt(v, t) {
            chosen: t.chosen, over: false, asOf: true, waiting_row: null };
 }
 
+const modeWords = (mode) => (mode === "game" ? "game to 66" : mode === "round" ? "one round" : /^rounds:\d+$/.test(mode) ? `${mode.slice(7)} rounds` : mode);
+const goalWords = (mode) => (mode === "game" ? "the lowest total wins once a score reaches 66" : "the lowest total wins at the end of the last round");
+
 function take5Title(v, o) {
-  const modeText = v.mode === "game" ? "game to 66" : v.mode === "round" ? "one round" : v.mode;
+  const modeText = modeWords(v.mode);
   // a view as of an event names the trick being played; the server's view counts the tricks completed
   const round = v.asOf ? v.round + 1 : v.round + (v.over ? 0 : 1);
   const trick = v.asOf ? v.trick + 1 : Math.min(v.trick + 1, 10);
@@ -305,7 +308,7 @@ function pickCard(action) {
 
 function updateSkip(g, out) {
   const b = $("#skip-btn");
-  b.hidden = !(g && out && !g.snap.over && !g.skip && (play.busy || g.snap.pending));
+  b.hidden = !(g && out && !g.skip && (play.busy || (g.snap.pending && !g.snap.over)));  // the snapshot may be over already
 }
 
 function renderDock(g) {
@@ -437,7 +440,7 @@ function take5Sheet(g, upTo) {
   t.append(el("tr", {}, el("th", { text: "round" }), ...range(n).map((p) => el("th", { class: "num", title: seatName(snap.names, p, snap.seat), text: colName(snap, p) }))));
   for (const e of ends) t.append(el("tr", { "data-round": e.round }, el("td", { text: e.round }), ...e.penalties.map((x) => el("td", { class: "num", text: x }))));
   const total = ends.length ? ends[ends.length - 1].scores : snap.view.scores;
-  t.append(el("tr", { class: "total", "data-total": "1" }, el("th", { text: "total" }), ...total.map((x) => el("th", { class: "num", text: x }))));
+  t.append(el("tr", { class: "sum-row" }, el("th", { text: "total" }), ...total.map((x) => el("th", { class: "num", text: x }))));
   const over = g.events.find((e) => e.type === "game_over");
   if (over && (upTo === undefined || snap.over)) {
     t.append(el("tr", { class: "rank" }, el("th", { text: "place" }), ...over.ranking.map((r) => el("td", { class: "num", text: ordinal(r) }))));
@@ -478,7 +481,7 @@ function fiveAliveSheet(g) {
     t.append(el("tr", { "data-round": x.round }, el("td", { text: x.round }), ...range(n).map((p) => el("td", { class: "num", text: x.lost[p] ? `\u2212${x.lost[p]}` : "0" })),
       el("td", { text: x.went_out.map((q) => colName(snap, q)).join(", ") || "-" })));
   }
-  t.append(el("tr", { class: "total" }, el("th", { text: "lives left" }), ...snap.view.lives.map((x) => el("th", { class: "num", text: x })), el("th", { text: "" })));
+  t.append(el("tr", { class: "sum-row" }, el("th", { text: "lives left" }), ...snap.view.lives.map((x) => el("th", { class: "num", text: x })), el("th", { text: "" })));
   return el("div", { class: "table-wrap" }, t);
 }
 
@@ -506,7 +509,7 @@ function renderResult(g) {
       if (isTake5(snap.game)) {
         const e = g.sheet;
         box.append(el("h2", { class: "round-summary", text: `Round ${e.round} over` }),
-          el("div", { class: "small", text: `Penalties this round: ${e.penalties.map((x, p) => `${colName(snap, p)} ${x}`).join(", ")}. Lowest total wins when someone reaches 66.` }),
+          el("div", { class: "small", text: `Penalties this round: ${e.penalties.map((x, p) => `${colName(snap, p)} ${x}`).join(", ")}. ${goalWords(snap.config.mode).replace(/^./, (c) => c.toUpperCase())}.` }),
           take5Sheet(g));
       } else {
         const x = fiveAliveRounds(g)[g.sheet.round_before];
@@ -606,7 +609,7 @@ function renderGameTabs() {
     const g = play.games[id];
     if (!g) continue;
     const when = clock(g.started);
-    const label = `${gameTitle(g.snap.game)} vs ${opponentsOf(g.snap)}${when ? ` \u00B7 ${when}` : ""}` + (g.snap.over ? " (over)" : g.snap.your_turn ? " \u2022 your turn" : "");
+    const label = `${gameTitle(g.snap.game)} vs ${opponentsOf(g.snap)}${when ? ` \u00B7 ${when}` : ""}` + (g.snap.over ? " (over)" : g.snap.your_turn && !play.busy ? " \u2022 your turn" : "");
     if (play.confirmClose === id) {
       tabs.append(el("span", { class: "game-tab confirm" + (id === play.current ? " current" : ""), role: "group", "aria-label": "delete this game?" },
         el("span", { class: "ask", text: "Delete this unfinished game?" }),
@@ -684,7 +687,7 @@ async function pause(g, ms) {  // a sleep that "Skip to the result" cuts short
 function noteShown(i) {  // what the table shows now, read back from the page (the tests compare it with the record)
   const title = $("#table-title");
   (window.fiveplayShown = window.fiveplayShown || []).push({
-    i, title: title ? title.textContent : "", round: title ? Number(title.dataset.round) : null,
+    i, t: performance.now(), title: title ? title.textContent : "", round: title ? Number(title.dataset.round) : null,
     scores: $$("#play-area .player").map((b) => (b.dataset.score === undefined ? null : Number(b.dataset.score))),
     penalties: $$("#play-area .player").map((b) => (b.dataset.penalty === undefined ? null : Number(b.dataset.penalty))),
     lives: $$("#play-area .player .hearts").map((h) => (h.textContent.match(/\u2665/g) || []).length),
@@ -814,7 +817,7 @@ async function humanAction(action) {
   g.hint = null; g.hintText = null; g.thoughts = null; g.selected = null; g.sheet = null;
   g.optimistic = isTake5(snap.game) ? (action < 104 ? action + 1 : null) : action;
   const prevView = snap.view;
-  renderDock(g); renderResult(g);
+  renderDock(g); renderResult(g); renderGameTabs();
   try {
     let next = await api("POST", `/api/games/${g.id}/act`, { action, step: snap.steps, since: g.events.length }, g.token);
     await takeAnswer(g, next, prevView);

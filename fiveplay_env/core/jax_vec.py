@@ -9,6 +9,7 @@ game's rules; what does not depend on the game lives here, once:
 | ``JaxVecBase`` | ``make_vec``'s host wrapper (the ``BatchedGame`` shape of ``fiveplay_env.vector``): run seeding, the jitted batched step and init, same-step autoreset, the action checks (``core.batched.BatchedActions``), ``observe``, ``info``, ``game_index``, ``seeds``, ``jax_state``, ``to_torch``, ``bytes_per_game`` |
 | ``PgxState``, ``register_state`` | the fields of Pgx v2's ``State`` a game's ``State`` starts with, and its registration as a pytree |
 | ``random_actions(key, mask)`` | a cheap uniform legal sampler (both engines re-export it) |
+| ``action_input(action, num_actions)`` | a ``step``'s action as the engines read it: an integer in range, or the penalty (eagerly: a clear error for a non-integer) |
 
 A game's env subclasses ``JaxEnvBase`` with the class attributes ``CONFIG`` (its config class), ``ID``,
 ``VERSION``, ``NUM_ACTIONS`` and ``OBSERVATIONS`` (the observation kinds it offers), sets ``_obs_size``
@@ -90,6 +91,43 @@ def random_actions(key: Any, mask: Any) -> Any:
     count = run[..., -1]
     r = jnp.minimum((u * count).astype(jnp.int32), count - 1)
     return jnp.argmax(run > r[..., None], axis=-1).astype(jnp.int32)
+
+
+def action_input(action: Any, num_actions: int) -> tuple[Any, Any]:
+    """``(a, ok)``: the action of a ``step`` as an int32 id in 0..num_actions-1 (0 when not ``ok``), and
+    whether it was an integer in range (not ``ok``: the engine's illegal-action penalty). Nothing is
+    wrapped or truncated: an integer is compared with the range in its own type before any cast.
+
+    Eagerly (a Python or numpy value, or a concrete array) a non-integer raises ``ValueError`` naming
+    the type (a bool, a float, a string: ``True``, ``22.7`` and ``"22"`` are not action ids), as does an
+    array that is not a scalar; an integer out of range (``2**32 + a`` included) is the penalty. Under a
+    transformation (``jit``, ``vmap``: a tracer) the type is fixed when it is traced: an integer is
+    checked as above, a float or bool action is the penalty (a traced value cannot raise). JAX itself
+    converts a 64-bit integer argument to int32 at a ``jit``/``vmap`` boundary unless ``jax_enable_x64``
+    is set, before the engine sees it: pass int32 actions, or enable x64, for the range check to see the
+    value you meant."""
+    if isinstance(action, jax.core.Tracer):
+        x = action
+        if x.ndim != 0:
+            raise ValueError(f"action: expected one action id (a scalar; vmap over games), got shape {tuple(x.shape)}")
+        if not jnp.issubdtype(x.dtype, jnp.integer):
+            return jnp.int32(0), jnp.bool_(False)
+        ok = (x >= 0) & (x < num_actions) if jnp.issubdtype(x.dtype, jnp.signedinteger) else x < num_actions
+        return jnp.where(ok, x, 0).astype(jnp.int32), ok
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer, np.ndarray, jax.Array)):
+        raise ValueError(f"action: expected an integer action id in 0..{num_actions - 1}, got "
+                         f"{type(action).__name__}")
+    if isinstance(action, (np.ndarray, jax.Array)):
+        if action.shape != ():
+            raise ValueError(f"action: expected one action id (a scalar; vmap over games), got shape {action.shape}")
+        if action.dtype == bool or not np.issubdtype(action.dtype, np.integer):
+            raise ValueError(f"action: expected an integer action id in 0..{num_actions - 1}, got an array of "
+                             f"{action.dtype}")
+        action = np.asarray(action).item()
+    v = int(action)
+    if 0 <= v < num_actions:
+        return jnp.int32(v), jnp.bool_(True)
+    return jnp.int32(0), jnp.bool_(False)
 
 
 class JaxEnvBase:

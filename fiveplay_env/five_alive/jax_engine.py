@@ -28,7 +28,10 @@ action, key)`` (same-step autoreset without Pgx's cost, see Speed) and ``make_ve
 
 Pgx's conventions, kept as they are: ``step`` on a terminated or truncated state returns it with zero
 rewards; an illegal action (not in ``legal_action_mask``, or outside 0..18) ends the game at once with
-``illegal_action_penalty`` (default -1.0) for the actor and 0 for the others; a finished game's
+``illegal_action_penalty`` (default -1.0) for the actor and 0 for the others (an action is an integer:
+eagerly a bool, float or string raises ``ValueError``, under ``jit``/``vmap`` it is the penalty; an
+integer out of range such as ``2**32 + a`` is the penalty, never wrapped or truncated:
+``core.jax_vec.action_input``); a finished game's
 ``legal_action_mask`` is all True (the reference's is all False) and its ``current_player`` is -1, as
 the reference's; its ``observation`` is seat 0's.
 
@@ -123,7 +126,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without jax
 
 from fiveplay_env.core import jax_seeding as js
 from fiveplay_env.core.config import check_int
-from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, random_actions, register_state, state_field  # noqa: F401 (re-exported)
+from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, action_input, random_actions, register_state, state_field  # noqa: F401 (re-exported)
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.observation import (
     DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOP, TOTAL, observation_size,
@@ -558,9 +561,8 @@ class FiveAliveJaxEnv(JaxEnvBase):
         s = state
         if new_game is not None:  # autoreset: the flags are the last step's (Pgx's auto_reset clears them)
             s = s.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False))
-        raw = jnp.asarray(action, jnp.int32)
-        a = jnp.clip(raw, 0, NUM_ACTIONS - 1)
-        legal = (raw >= 0) & (raw < NUM_ACTIONS) & (s.legal_action_mask & (jnp.arange(NUM_ACTIONS) == a)).any()
+        a, in_range = action_input(action, NUM_ACTIONS)  # an integer in range, else the penalty: no wrap, no truncation
+        legal = in_range & (s.legal_action_mask & (jnp.arange(NUM_ACTIONS) == a)).any()
         done_before = s.terminated | s.truncated
         p1 = self._seats() == s.current_player
         left = (s.hands.sum(1, dtype=jnp.int32) * _i(p1)).sum()

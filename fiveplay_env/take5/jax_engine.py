@@ -26,7 +26,10 @@ numpy batched engine's very games) and ``random_actions(key, mask)`` (a cheap un
 Pgx's conventions, kept as they are: ``step`` on a terminated state returns it with zero rewards; an
 illegal action (not in ``legal_action_mask``, or outside 0..108) ends the game at once with
 ``illegal_action_penalty`` (default -1.0) for the actor and 0 for the others (as
-``fiveplay_env.wrappers.IllegalActionPenalty``); a terminated state's ``legal_action_mask`` is all True
+``fiveplay_env.wrappers.IllegalActionPenalty``). An action is an integer: eagerly a bool, float or
+string raises ``ValueError``, under ``jit``/``vmap`` it is the penalty; an integer out of range (such as
+``2**32 + a``) is the penalty either way, never wrapped or truncated (``core.jax_vec.action_input``,
+which also says how JAX itself treats 64-bit arguments under ``jit``); a terminated state's ``legal_action_mask`` is all True
 (the reference's mask of a finished game is all False), and its ``current_player`` is -1 as the
 reference's.
 
@@ -104,7 +107,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without jax
     raise ImportError("the JAX engines need jax: pip install -e '.[jax]'") from exc
 
 from fiveplay_env.core import jax_seeding as js
-from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, random_actions, register_state, state_field  # noqa: F401 (re-exported)
+from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, action_input, random_actions, register_state, state_field  # noqa: F401 (re-exported)
 from fiveplay_env.take5 import compact as compact_mod
 from fiveplay_env.take5.batched import sorting_network
 from fiveplay_env.take5.config import Take5Config
@@ -424,8 +427,8 @@ class Take5JaxEnv(JaxEnvBase):
         s, n = state, self.n
         if new_game_seed is not None:  # autoreset: the flags are the last step's (Pgx's auto_reset clears them)
             s = s.replace(terminated=jnp.bool_(False), truncated=jnp.bool_(False))
-        a = jnp.asarray(action, jnp.int32)
-        legal = (a >= 0) & (a < NUM_ACTIONS) & s.legal_action_mask[jnp.clip(a, 0, NUM_ACTIONS - 1)]
+        a, in_range = action_input(action, NUM_ACTIONS)  # an integer in range, else the penalty: no wrap, no truncation
+        legal = in_range & s.legal_action_mask[a]
         done_before = s.terminated | s.truncated
         nxt, need, deal_inputs = self._play(s, a)
         # Pgx: an illegal action ends the game at once with the penalty for the actor

@@ -632,8 +632,22 @@ class Take5State(pyspiel.State):
         return ("hand", k // _T5_DEAL) if k < _T5_DEAL * n else ("row", k - _T5_DEAL * n)
 
     def observation_vector(self, player: int) -> np.ndarray:
-        """float32: ``player``'s observation (our ``take5.observation.observe``)."""
-        return t5obs.observe(self._c.config, self._c.st, player)
+        """float32: ``player``'s observation (our ``take5.observation.observe``). While the row starters
+        are dealt (the last chance nodes of a deal) the table has fewer than 4 rows, which the engine
+        never shows: the rows dealt so far are filled in as the observation fills in a full table (their
+        cards and statistics), the rows still to come left at zero."""
+        st = self._c.st
+        if not 0 < len(st.rows) < t5state.NUM_ROWS:
+            return t5obs.observe(self._c.config, st, player)
+        bare = st.clone(view=False)
+        bare.rows = []
+        obs = t5obs.observe(self._c.config, bare, player)
+        end, size, bull = t5obs.ROW_STAT_DIVS
+        for r, row in enumerate(st.rows):
+            obs[[t5obs.ROWS + t5state.NUM_CARDS * r + c for c in row]] = 1.0
+            obs[t5obs.ROW_STATS + 3 * r:t5obs.ROW_STATS + 3 * r + 3] = (
+                (row[-1] + 1) / end, len(row) / size, sum(int(t5state.BULL[c]) for c in row) / bull)
+        return obs
 
     def obs_string(self, player: int) -> str:
         return _take5_text(self._c.config, self.observation_vector(player))

@@ -93,8 +93,8 @@ def test_the_api_reference_documents_the_public_modules(site):
 @pytest.mark.slow
 def test_the_results_pages_hold_the_run_artefacts_tables(site):
     out, _ = site
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    ladder_rows = re.findall(r"^\| 1 \| `([^`]+)` \|", readme, re.M)  # each ladder's first place
+    source = (DOCS / "results" / "ladders.md").read_text(encoding="utf-8")
+    ladder_rows = re.findall(r"^\| 1 \| `([^`]+)` \|", source, re.M)  # each ladder's first place
     assert len(ladder_rows) >= 2
     ladders = text_of(out / "results" / "ladders.html")
     for agent in ladder_rows:
@@ -104,6 +104,7 @@ def test_the_results_pages_hold_the_run_artefacts_tables(site):
     for name, command in re.findall(r"^\| `([^`]+)` \|.*\| `(python -m experiments\.train [^`]+)` \|$", cards, re.M):
         assert name in models and command in models
     assert "RLlib PPO sampling" in text_of(out / "results" / "throughput.html")
+    assert "First-player advantage" in text_of(out / "results" / "five_alive.html")
 
 
 @pytest.mark.slow
@@ -276,12 +277,10 @@ def test_the_changelog_and_the_license_ship():
 
 def test_the_results_fragments_come_from_their_sources(tmp_path):
     frags = results.fragments(ROOT)
-    assert set(frags) == {"ladders.md", "models.md", "cluster.md", "extras.md"}
-    assert frags["ladders.md"].startswith("Ladder tables")
-    assert "experiments.ladder" in frags["ladders.md"]
-    (tmp_path / "README.md").write_text("# x\n\n## Other\n", encoding="utf-8")
+    assert set(frags) == {"models.md", "extras.md"}
+    assert "take5-game-4p" in frags["models.md"] and "`train`" in frags["extras.md"]
     with pytest.raises(gamepages.DocsError, match="Shipped policies"):
-        results.fragments(tmp_path)                             # a section gone: the build fails
+        results.section("# x\n\n## Other\n", "### Shipped policies")   # a section gone: the build fails
     assert results.relink("[rules](docs/rules.md#one) [code](fiveplay_env/vector.py)", ROOT / "README.md",
                           ROOT / "docs" / "results") == "[rules](../rules.md#one) code (`fiveplay_env/vector.py`)"
 

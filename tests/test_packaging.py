@@ -169,7 +169,7 @@ def test_the_long_description_has_no_relative_links(built):
     with zipfile.ZipFile(built["wheel"]) as z:
         body = z.read(f"{DIST_INFO}/METADATA").decode().partition("\n\n")[2]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "](docs/rules.md)" in readme and "](#openspiel)" in readme     # what there was to rewrite
+    assert "](docs/rules.md)" in readme and "](#quick-start)" in readme     # what there was to rewrite
     relative = [m.group(0) for m in re.finditer(r"\]\(([^)\s]+)\)", body) if not re.match(r"[a-z]+:", m.group(1))]
     assert relative == [], relative[:5]
     assert "docs/rules.md (in the repository)" in body

@@ -1,18 +1,17 @@
-"""The results pages' figures, taken from the files the runs wrote, never retyped.
+"""Fragments of the site generated from files of the repository, never retyped.
 
 | fragment (``docs/_generated/``)         | source in the repository                                       |
 |-----------------------------------------|----------------------------------------------------------------|
-| ``ladders.md``                          | README.md, "### Shipped policies, ...": the ladder tables that  |
-|                                         | ``experiments.ladder`` wrote (``ladder.md``), exploitability    |
-|                                         | (``experiments.exploit``) and the long matches                  |
 | ``models.md``                           | ``agents/learned/pretrained/README.md``: the model cards, which |
 |                                         | ``experiments.ship`` writes from the policy files (a test holds  |
 |                                         | it equal to the cards)                                          |
-| ``cluster.md``                          | README.md, "## On a cluster": the Ray and RLlib measurements    |
 | ``extras.md``                           | pyproject.toml: the optional extras and what each installs      |
 
-The pages (``docs/results/``, ``docs/install.md``) include these fragments. A fragment whose source section is gone
-raises ``DocsError`` (the build fails), so a renamed section is noticed, not published empty.
+The pages (``docs/results/models.md``, ``docs/install.md``) include these fragments. The ladder tables,
+the 5 Alive baselines and the Ray measurements, which the README held before 0.3, are pages of their
+own (``docs/results/``), each table as its run wrote it, with its command. ``section`` and
+``from_paragraph`` raise ``DocsError`` when what they look for is gone (the build fails), so a renamed
+section is noticed, not published empty.
 Relative links of the sources are rewritten for the fragment's place (links into ``docs/`` stay
 links; links to other files of the repository become the file's name as code).
 """
@@ -96,19 +95,11 @@ def extras(root: Path) -> str:
 
 def fragments(root: Path) -> dict[str, str]:
     """``{file name: Markdown}`` of every fragment (see the module docstring)."""
-    readme_path = root / "README.md"
-    readme = readme_path.read_text(encoding="utf-8")
     page_dir = root / "docs" / "results"
-    shipped = section(readme, "### Shipped policies, policy-guided search, the ladder, exploitability")
-    ladders = from_paragraph(shipped, "Ladder tables")
     cards_path = root / "agents" / "learned" / "pretrained" / "README.md"
     cards = cards_path.read_text(encoding="utf-8")
     cards = re.sub(r"^# .*\n+", "", cards, count=1)  # the page has its own title
-    cluster = section(readme, "## On a cluster")
-    cluster = from_paragraph(cluster, "Measured on this project's")
     return {
-        "ladders.md": relink(ladders, readme_path, page_dir),
         "models.md": relink(demote(cards, 1), cards_path, page_dir),
-        "cluster.md": relink(cluster, readme_path, page_dir),
         "extras.md": extras(root),
     }

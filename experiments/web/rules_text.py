@@ -105,6 +105,8 @@ def blocks(lines: list[str]) -> list[dict[str, Any]]:
             out.append({"table": rows})
             continue
         m = _ITEM.match(line)
+        if m and para and m.group(3) is not None and m.group(3) != "1":
+            m = None  # "21. ..." wrapped onto a new line: only "1." starts a list inside a paragraph (CommonMark)
         if m:
             flush_para()
             indent = len(m.group(1))

@@ -120,6 +120,8 @@ def test_rules_panel_comes_from_the_rule_book():
     flat = repr([s for s in t5["sections"] + fa["sections"] if s["player"]])
     assert "**" not in flat and "`" not in flat and "](" not in flat and "'Source:" not in flat
     assert rules_text.rules("take5", path="/nonexistent/rules.md")["missing"]
+    # a wrapped line that starts with a number is not a list ("... never go above\n21. A player ...")
+    assert [list(b) for b in fa["intro"]] == [["p"]] and "go above 21. A player" in fa["intro"][0]["p"]
 
 
 def test_rules_route(web_runs_dir):
@@ -293,15 +295,18 @@ def test_take5_follow_every_trick(page, server, tmp_path):
     shot(page, tmp_path, "my_games", full=False)
 
 
-def test_phone_trick_in_view_during_a_reveal(browser, server, tmp_path):
-    """On a 390x844 phone, the revealed trick is on screen while its cards are placed: inside the
-    viewport and above the dock."""
-    ctx, page = _page(browser, "phone")
+@pytest.mark.parametrize("kind", ["phone", "touch"])
+def test_phone_trick_in_view_during_a_reveal(browser, server, tmp_path, kind):
+    """On a 390x844 phone (a narrow window, and a touch screen with its taller dock), the revealed trick
+    is on screen while its cards are placed: inside the viewport and above the dock."""
+    ctx, page = _page(browser, "phone") if kind == "phone" else _touch_page(browser)
     try:
         open_app(page, server, speed="slow")
         start_game(page, "take5", preset="round4", seed=3)
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # scrolled down to the rows and hand
         page.locator("#hand button.legal").last.click()
+        if kind == "touch":
+            page.click("#confirm-play")
         page.wait_for_function("() => document.body.dataset.busy === '1' && document.querySelectorAll('#trick .slot').length === 4 "
                                "&& document.querySelector('#trick-box .section-title').textContent === 'This trick'")
         page.wait_for_timeout(400)  # the scroll settles

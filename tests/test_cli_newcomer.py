@@ -214,3 +214,26 @@ def test_supersuit_without_its_package_names_the_extra(monkeypatch):
     with pytest.raises(ImportError, match=r"'clients' extra: pip install -e '\.\[clients\]' \(in a checkout\), "
                                           r"or pip install 'fiveplay-env\[clients\]'"):
         supersuit.sb3_vec_env(take5_v0.parallel_env(num_players=2))
+
+
+# --- make demo's leaderboards ------------------------------------------------------------------------------
+def test_the_demo_leaderboard_is_sorted_by_win_rate_and_says_so():
+    """The issue's case: the trained policy wins more often than ``take5-safest`` but rates lower; the
+    table is sorted by win rate, says so, and shows the rating beside it with its meaning."""
+    from experiments import demo
+
+    def entrant(name, win, mu, score):
+        return {"entrant": name, "games": 100, "win_rate": {"mean": win, "half_width": 0.05},
+                "metrics": {"score": {"mean": score, "half_width": 0.5}}, "rating": {"mu": mu, "sigma": 1.0}}
+
+    summary = {"game": "take5", "players": 4, "games_completed": 100,
+               "metrics": [{"name": "score", "lower_is_better": True}],
+               "entrants": [entrant("take5-safest", 0.30, 27.0, 9.5), entrant("ckpt:runs/x", 0.35, 26.0, 9.0),
+                            entrant("random", 0.05, 15.0, 16.0)]}
+    text = demo.leaderboard(summary)
+    lines = text.splitlines()
+    assert "sorted by win rate" in lines[0] and "score: lower is better" in lines[0]
+    assert "rating: openskill mu +- sigma" in lines[1]
+    rows = [ln.split()[1] for ln in lines[4:]]
+    assert rows == ["ckpt:runs/x", "take5-safest", "random"]
+    assert "35.0% +- 5.0" in lines[4] and "26.0 +- 1.0" in lines[4]

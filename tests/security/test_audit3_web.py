@@ -87,6 +87,40 @@ def test_the_search_deadline_stops_a_decision_and_plays_a_legal_move():
         agent.act(g.observe(eng, 0), eng.legal_mask())
 
 
+def test_a_five_alive_guided_search_of_six_players_keeps_its_deadline():
+    """The audit: 5 Alive with 6 players, 19 s per decision of a guided search."""
+    pytest.importorskip("torch")
+    from agents import games
+    from agents.learned import pretrained
+    from agents.registry import make_agent
+    from agents.search import GUIDED
+
+    prior = GUIDED["five_alive"].split("prior=")[1].split(",")[0]
+    if prior not in pretrained.available():
+        pytest.skip(f"the {prior} policy is not shipped in this checkout")
+    g = games.get_game("five_alive")
+    eng = g.new_engine(g.make_config({"num_players": 6}), 2)
+    agent = make_agent(GUIDED["five_alive"].replace("sims=100", "sims=1000").replace(",topk=2", ""), "five_alive",
+                       seed=0)
+    agent.deadline = 0.5
+    searched = 0
+    for _ in range(40):  # the first decisions with a choice
+        if eng.is_over:
+            break
+        q = eng.current_player
+        agent.observe_engine(eng, q)
+        t0 = time.perf_counter()
+        a = agent.act(g.observe(eng, q), eng.legal_mask())
+        if agent.last_stats.get("sims"):
+            searched += 1
+            assert time.perf_counter() - t0 < 3 * 0.5 + 0.5
+            agent.last_stats = {}
+        eng.step(a)
+        if searched >= 3:
+            break
+    assert searched >= 1
+
+
 @pytest.mark.parametrize("name, field", [("ismcts:sims=100001", "sims"), ("ismcts:depth=" + "1" * 24, "depth"),
                                          ("ismcts:topk=300,prior=take5-game-4p", "topk")])
 def test_absurd_search_settings_are_refused(client, name, field):

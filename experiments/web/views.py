@@ -114,7 +114,7 @@ def _bulls(cards: list[int]) -> int:
 
 
 def _take5_events(config: Any, b: t5_state.Take5State, a: int, s: t5_state.Take5State) -> list[dict[str, Any]]:
-    """Each event carries ``table``: the public numbers as of that event (round, trick, scores, round
+    """Each event but ``chose`` carries ``table``: the public numbers as of that event (round, trick, scores, round
     penalties, hand sizes, who has chosen), so a browser playing the events back shows the table as of
     the event on screen, never the step's end. A ``place`` that takes a row says why (``reason``:
     ``"sixth"``, ``"low"`` with ``chooser``: the player or the automatic cheapest row)."""
@@ -126,7 +126,8 @@ def _take5_events(config: Any, b: t5_state.Take5State, a: int, s: t5_state.Take5
     table = _t5_table(b)
     if b.phase == t5_state.PLAY:
         if p < n - 1:
-            return [{"type": "chose", "player": p, "text": f"P{p} has chosen a card", "table": _t5_table(s)}]
+            # nothing but who chose: the browser marks the chooser (one card fewer in hand, "has chosen")
+            return [{"type": "chose", "player": p, "text": f"P{p} has chosen a card"}]
         queue = sorted((b.pending[q] if q != p else a, q) for q in range(n))
         table["hand_sizes"][p] -= 1
         table["chosen"] = [False] * n

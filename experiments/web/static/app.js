@@ -721,7 +721,9 @@ async function animate(g, events, prevView, base) {
   $("#turn-bar").className = "turn-bar";
   const say = (text) => { $("#turn-bar").textContent = nameText(text, snap.names, snap.seat); };
   if (isTake5(snap.game)) {
-    let rows = prevView.rows, trick = null, placed = new Set(), table = null;
+    let rows = prevView.rows, trick = null, placed = new Set();
+    let table = { round: prevView.round, trick: prevView.trick, scores: prevView.scores, round_penalty: prevView.round_penalty,
+                  hand_sizes: prevView.hand_sizes, chosen: prevView.chosen };
     const old = lastTrickOf({ events: g.events.slice(0, base) });
     if (old) { trick = old.cards; placed = old.placed; }
     const base_o = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true };
@@ -731,6 +733,9 @@ async function animate(g, events, prevView, base) {
       const e = events[k], i = base + k;
       if (g.skip) return;
       if (e.table) table = e.table;
+      else if (e.type === "chose") {  // a chose event names the chooser only: one card fewer in hand, "has chosen"
+        table = { ...table, chosen: table.chosen.map((c, p) => c || p === e.player), hand_sizes: table.hand_sizes.map((h, p) => (p === e.player ? h - 1 : h)) };
+      }
       if (e.type === "chose" || e.type === "draft") {
         draw(table, {}); noteShown(i);
         await pause(g, ms * PACE.chose);
@@ -823,8 +828,9 @@ async function humanAction(action) {
     await takeAnswer(g, next, prevView);
     while (next.pending && !next.over) {
       renderPlay();
+      const prev = next.view;  // the table the bots go on from
       next = await api("POST", `/api/games/${g.id}/advance`, { step: next.steps, since: g.events.length }, g.token);
-      await takeAnswer(g, next, next.view);
+      await takeAnswer(g, next, prev);
     }
   } catch (e) {
     g.optimistic = null;

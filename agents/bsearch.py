@@ -36,8 +36,11 @@ Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05
 """
 from __future__ import annotations
 
+import contextlib
 import math
+import sys
 import time as _time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -154,7 +157,9 @@ class BatchSearchAgent(SearchAgent):
         state), copied into M slots and re-dealt there (``deal``: M independent determinizations), the
         opponent model plans all of them at once (``plan``), and the M worlds x S survivors roll out as one
         batch (at most ``MAX_ROWS`` rows a batch). With ``time=`` each round gets its share of the time left
-        and the batch size follows the speed measured so far; the deadline is checked between batches."""
+        and the batch size follows the speed measured so far. Under a hard ``deadline`` (``SearchAgent.deadline``:
+        the web app's per-move bound) the batches are sized to the time left and the search stops at the first
+        look at the clock past it, playing the best candidate on the worlds evaluated so far."""
         p = self.params
         player = info.player
         start = _time.perf_counter()
@@ -164,32 +169,40 @@ class BatchSearchAgent(SearchAgent):
         visits = dict.fromkeys(actions, 0)
         survivors = actions[:]
         sims = 0
-        deadline = start + p.time if p.time is not None else None
+        limit = self._limit(start)  # the time budget's or the hard ``deadline``'s, whichever comes first
+        timed = p.time is not None
+        hard = self.deadline is not None
         base = self._base(info)
         guide = self._guide() if p.prior is not None else None
+        late = False
         for rnd in range(rounds):
-            if len(survivors) == 1:
+            if len(survivors) == 1 or late:
                 break
             S = len(survivors)
             cap = max(1, MAX_ROWS // S)
-            per_action = None if deadline is not None else max(1, int(p.sims) // (rounds * S))
-            round_end = None if deadline is None else \
-                _time.perf_counter() + (deadline - _time.perf_counter()) / (rounds - rnd)
+            per_action = None if timed else max(1, int(p.sims) // (rounds * S))
+            round_end = None if limit is None else \
+                _time.perf_counter() + (limit - _time.perf_counter()) / (rounds - rnd) if timed else limit
             done = 0
             while True:
-                if per_action is not None:
-                    if done >= per_action:
-                        break
-                    m = min(per_action - done, cap)
-                else:
-                    now = _time.perf_counter()
-                    if done and now >= round_end:
-                        break
-                    m = 2 if self._rate is None else int(self._rate * max(0.0, round_end - now) / S)
-                    m = min(max(1, m), cap)
+                now = _time.perf_counter()
+                if per_action is not None and done >= per_action:
+                    break
+                if limit is not None and now >= limit and (done or not timed or rnd):
+                    late = True  # past the decision's limit: stop with the worlds evaluated so far
+                    break
+                if timed and done and now >= round_end:
+                    break
+                m = cap if per_action is None else min(per_action - done, cap)
+                if limit is not None:  # as many worlds as the time left to this round allows
+                    fit = 2 if self._rate is None else int(self._rate * max(0.0, round_end - now) / S)
+                    m = min(m, max(1, fit))
                 t0 = _time.perf_counter()
-                vals = self._round_values(base, m, survivors, player, guide)
+                vals = self._round_values(base, m, survivors, player, guide, limit if hard else None)
                 spent = _time.perf_counter() - t0
+                if vals is None:  # the hard deadline passed inside the batch: its worlds count for nothing
+                    late = True
+                    break
                 if spent > 0 and m * S >= 8:
                     rate = m * S / spent
                     self._rate = rate if self._rate is None else 0.7 * self._rate + 0.3 * rate
@@ -199,10 +212,9 @@ class BatchSearchAgent(SearchAgent):
                     visits[a] += m
                 sims += m * S
                 done += m
-            survivors.sort(key=lambda a: -sums[a])
-            survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
-            if deadline is not None and _time.perf_counter() > deadline:
-                break
+            if done:  # every survivor evaluated on the same worlds: compare the sums
+                survivors.sort(key=lambda a: -sums[a])
+                survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
         best = survivors[0]
         self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
         self._visits, self._sums = visits, sums
@@ -217,7 +229,8 @@ class BatchSearchAgent(SearchAgent):
         self._base_engine.load_states([world.state])
         return self._base_engine
 
-    def _round_values(self, base: Any, m: int, survivors: list[int], player: int, guide: Any) -> np.ndarray:
+    def _round_values(self, base: Any, m: int, survivors: list[int], player: int, guide: Any,
+                      deadline: float | None = None) -> np.ndarray | None:
         """float [m, S]: the values of ``survivors`` on m new worlds (the rows of a world share its random
         numbers: common random numbers across the candidates)."""
         t0 = _time.perf_counter()
@@ -233,11 +246,15 @@ class BatchSearchAgent(SearchAgent):
         big.gather(worlds, rows)
         t1 = _time.perf_counter()
         acts = np.tile(np.asarray(survivors, np.int64), m)
-        out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide)
+        if guide is None:
+            out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide, deadline)
+        else:
+            with _one_thread():
+                out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide, deadline)
         if self.profile is not None:
             self._add("determinize", t1 - t0)
             self._add("rollouts", _time.perf_counter() - t1)
-        return out.reshape(m, S)
+        return None if out is None else out.reshape(m, S)
 
     # --- the batched rollouts ---------------------------------------------------------------------
     def _engine(self, config: Any, size: int) -> Any:
@@ -281,10 +298,28 @@ class BatchSearchAgent(SearchAgent):
         return out.tolist()
 
 
+@contextlib.contextmanager
+def _one_thread() -> Iterator[None]:
+    """torch on one thread for the rollouts' forward passes: a search decides inside one process of a
+    tournament or a server, and a second intra-op thread spinning beside the other core's work costs far
+    more than it gains at these batch sizes (measured: a 0.2 s decision took 9 s on a loaded 2-core machine)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
 def rollout(hooks: Any, engine: Any, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
-            player: int, params: Any, guide: Any) -> np.ndarray:
+            player: int, params: Any, guide: Any, deadline: float | None = None) -> np.ndarray | None:
     """Roll every row of ``engine`` out from its candidate ``actions[r]`` to the game's horizon with the
-    game's batched hooks (``agents.kit.BatchRollout``); returns each row's value for ``player``."""
+    game's batched hooks (``agents.kit.BatchRollout``); returns each row's value for ``player`` (None if
+    the ``perf_counter`` time ``deadline`` passed first: the batch is abandoned, as one unfinished world)."""
     R = engine.batch_size
     ctx, rewards = hooks.begin(engine, worlds, plans, noise, actions, player, params)
     gains = np.asarray(rewards, np.float64).copy()
@@ -298,6 +333,8 @@ def rollout(hooks: Any, engine: Any, worlds: np.ndarray, plans: list[Any], noise
             active[fin] = False
         if not active.any():
             return values
+        if deadline is not None and _time.perf_counter() > deadline:
+            return None
         step = hooks.act(engine, ctx, active, guide)
         r = engine.step(step)
         gains[active] += r[active]

@@ -175,7 +175,7 @@ def test_deterministic_by_seed_and_legal_in_every_config_family() -> None:
         other = make_agent("bsearch:worlds=4", "take5", seed=2)
         differs = 0
         steps = 0
-        while not engine.is_over and steps < 60:
+        while not engine.is_over and steps < 16:
             p = engine.current_player
             mask = engine.legal_mask()
             obs = game.observe(engine, p)
@@ -217,6 +217,25 @@ def test_time_budget_and_batch_bound() -> None:
     big.observe_engine(engine, player)
     big.act(game.observe(engine, player), engine.legal_mask())
     assert max(seen) <= MAX_ROWS and big.last_stats["sims"] >= MAX_ROWS // 2 * k * 0.9
+
+
+def test_hard_deadline_bounds_any_budget() -> None:
+    """The web app's per-move ``deadline`` stops the largest budget (10 players, guided when torch is there)."""
+    config = CONFIGS["10p-game"]
+    engine, player = _positions(config, 1, seed=6, every=1.0)[0]
+    game = games.get_game("take5")
+    specs = ["bsearch:sims=100000"] + [f"bsearch:sims=100000,prior=take5-game-10p,rollout=policy"
+                                       for _ in _guided()[:1]]
+    for spec in specs:
+        agent = make_agent(spec, "take5", seed=0)
+        agent.deadline = 0.2
+        agent.observe_engine(engine, player)
+        t0 = time.perf_counter()
+        a = agent.act(game.observe(engine, player), engine.legal_mask())
+        assert time.perf_counter() - t0 < 3.0, spec
+        assert engine.legal_mask()[a] == 1 and agent.last_stats["sims"] < 100000
+        if "prior" not in spec:  # heuristic rollouts finish several batches in the time (a guided one may not)
+            assert agent.last_stats["sims"] > 0
 
 
 def test_bad_options_are_refused() -> None:

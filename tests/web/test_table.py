@@ -392,10 +392,20 @@ def test_rules_at_hand_and_special_cards_explained(page, server, tmp_path):
     titles = page.locator("#hand button.card").evaluate_all("bs => bs.map(b => [Number(b.dataset.action), b.querySelector('svg title').textContent])")
     assert titles and all(t == rules["cards"][str(a)] for a, t in titles)
     # on the table: the last special card played is explained under it
+    summary = None
     for _ in range(300):
-        if wait_turn(page) != "turn" or page.locator("#last-card-help").count():
+        if wait_turn(page) != "turn":
+            break
+        if summary is None and page.locator("#result .round-summary").count():  # a round's end: who went out, lost, deals
+            summary = page.inner_text("#result .summary")
+            assert "went out" in summary and "lives lost" in summary and "deals round" in summary, summary
+            assert page.locator("#score-sheet tr[data-round]").count() >= 1
+            check(page, "5 alive round summary")
+            shot(page, tmp_path, "five_alive_round_summary", full=False)
+        if page.locator("#last-card-help").count() and summary is not None:
             break
         page.locator("#hand button.legal").last.click()
+    assert summary is not None
     kind = page.evaluate("() => { const e = lastPlayOf(cur()); return e ? e.action : -1; }")
     assert kind >= 8 and page.inner_text("#last-card-help") == rules["cards"][str(kind)]
     # the rules panel: the special cards, then the player's sections of the book
@@ -439,8 +449,10 @@ def test_skip_to_the_result_once_out(desktop, server, tmp_path):
             break
     assert "You are out" in desktop.inner_text("#turn-bar") or desktop.get_attribute("body", "data-busy") == "1"
     shot(desktop, tmp_path, "five_alive_out_skip", full=False)
-    left = desktop.evaluate("() => cur().events.length - (window.fiveplayShown || []).slice(-1)[0].i")
+    last = desktop.evaluate("() => (window.fiveplayShown || []).slice(-1)[0].i")
+    left = desktop.evaluate("() => cur().events.length") - last
     assert left > 10  # many bot moves still to be shown, about a second each
+    assert desktop.evaluate("() => cur().logged") <= last + 1  # the log follows the table: no move told ahead
     import time
 
     t0 = time.time()

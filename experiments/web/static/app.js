@@ -477,7 +477,7 @@ function fiveAliveSheet(g) {
   const snap = g.snap, n = snap.view.num_players;
   const t = el("table", { class: "board sheet", id: "score-sheet" });
   t.append(el("tr", {}, el("th", { text: "round" }), ...range(n).map((p) => el("th", { class: "num", title: seatName(snap.names, p, snap.seat), text: colName(snap, p) })), el("th", { text: "went out" })));
-  for (const x of fiveAliveRounds(g)) {
+  for (const x of fiveAliveRounds(g).filter((r) => r.dealer !== null || r.over)) {  // the rounds played out
     t.append(el("tr", { "data-round": x.round }, el("td", { text: x.round }), ...range(n).map((p) => el("td", { class: "num", text: x.lost[p] ? `\u2212${x.lost[p]}` : "0" })),
       el("td", { text: x.went_out.map((q) => colName(snap, q)).join(", ") || "-" })));
   }
@@ -593,9 +593,9 @@ function renderMyGames() {
   const list = store.get("history", []);
   box.replaceChildren(el("div", { class: "section-title", text: "My games" }));
   if (!Array.isArray(list) || !list.length) { box.append(el("div", { class: "small", text: "The games you finish in this browser are listed here, with their replays." })); return; }
-  const t = el("table", { class: "board", id: "my-games-table" }, el("tr", {}, ...["date", "game", "opponents", "result", ""].map((h) => el("th", { text: h }))));
+  const t = el("table", { class: "board", id: "my-games-table" }, el("tr", {}, ...["game, date", "opponents", "result", ""].map((h) => el("th", { text: h }))));
   for (const x of list) {
-    t.append(el("tr", {}, el("td", { class: "nowrap", text: dateText(x.started || x.ended) }), el("td", { text: `${gameTitle(x.game)}, ${x.players}p` }),
+    t.append(el("tr", {}, el("td", {}, el("div", { text: `${gameTitle(x.game)}, ${x.players} players` }), el("div", { class: "small nowrap", text: dateText(x.started || x.ended) })),
       el("td", { class: "wrap-anywhere", text: x.opponents }), el("td", { text: x.result }),
       el("td", {}, x.replay ? el("a", { class: "link", href: x.replay, text: "replay" }) : el("span", { class: "small", text: "no replay" }))));
   }
@@ -644,7 +644,13 @@ async function closeGame(id, confirmed = false) {
 function renderLog() {
   const g = cur(), log = $("#play-log");
   log.replaceChildren();
-  if (g) appendLog(g.events, g.snap.names, g.snap.seat);
+  if (g) { appendLog(g.events, g.snap.names, g.snap.seat); g.logged = g.events.length; }
+}
+
+function logUpTo(g, n) {  // the log follows the table: an event is written once it has been shown
+  if (cur() !== g) return;
+  const from = g.logged || 0;
+  if (n > from) { appendLog(g.events.slice(from, n), g.snap.names, g.snap.seat); g.logged = n; }
 }
 
 function logText(e, names, viewer) {
@@ -685,6 +691,7 @@ async function pause(g, ms) {  // a sleep that "Skip to the result" cuts short
 }
 
 function noteShown(i) {  // what the table shows now, read back from the page (the tests compare it with the record)
+  if (curGame) logUpTo(curGame, i + 1);  // and the log up to it
   const title = $("#table-title");
   (window.fiveplayShown = window.fiveplayShown || []).push({
     i, t: performance.now(), title: title ? title.textContent : "", round: title ? Number(title.dataset.round) : null,
@@ -801,10 +808,11 @@ async function takeAnswer(g, next, prevView) {
   g.snap = next;
   g.events = g.events.slice(0, next.event_base).concat(fresh);
   g.optimistic = null;
-  appendLog(fresh, next.names, next.seat);
+  if ((g.logged || 0) > next.event_base) g.logged = next.event_base;
   const end = isTake5(next.game) ? fresh.filter((e) => e.type === "round_end").pop()
     : fresh.filter((e) => e.type === "play" && e.dealer !== null && e.dealer !== undefined && !e.game_over).pop();
   await animate(g, fresh, prevView, next.event_base);
+  logUpTo(g, g.events.length);
   if (end) g.sheet = end;
 }
 

@@ -177,7 +177,9 @@ def _factory(game: str, backend: str = "numpy") -> Any:
         module, func = REGISTRY[game].split(":")
         return getattr(importlib.import_module(module), func)
     if importlib.util.find_spec("jax") is None:
-        raise ImportError("backend='jax': the JAX engines need jax: pip install -e '.[jax]'")
+        from fiveplay_env.core.extras import install_hint
+
+        raise ImportError(f"backend='jax': the JAX engines need jax, of the 'jax' extra: {install_hint('jax')}")
     have = sorted(g for g, f in JAX_REGISTRY.items() if f and importlib.util.find_spec(f.split(":")[0]) is not None)
     if game not in have:
         raise ValueError(f"backend='jax': expected a game with a JAX engine ({have}), got {game!r}")

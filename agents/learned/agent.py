@@ -174,7 +174,9 @@ def make_ckpt_agent(rest: str, game: str, seed: int | None) -> PolicyAgent:
     try:
         import torch  # noqa: F401
     except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ValueError("ckpt agents need torch: install the train extra (pip install -e '.[train]')") from exc
+        from fiveplay_env.core.extras import install_hint
+
+        raise ValueError(f"ckpt agents need torch: install the train extra ({install_hint('train')})") from exc
     return PolicyAgent.from_checkpoint(path, game=game, seed=seed, greedy=greedy, temperature=temperature)
 
 

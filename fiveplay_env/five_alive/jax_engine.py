@@ -122,7 +122,9 @@ try:
     from jax import lax
     from jax.custom_batching import custom_vmap
 except ImportError as exc:  # pragma: no cover - exercised only without jax
-    raise ImportError("the JAX engines need jax: pip install -e '.[jax]'") from exc
+    from fiveplay_env.core.extras import install_hint
+
+    raise ImportError(f"the JAX engines need jax, of the 'jax' extra: {install_hint('jax')}") from exc
 
 from fiveplay_env.core import jax_seeding as js
 from fiveplay_env.core.config import check_int

@@ -18,4 +18,6 @@ from __future__ import annotations
 try:
     import jax  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised only without jax
-    raise ImportError("the JAX trainer (--backend jax) needs jax: pip install -e '.[jax]'") from exc
+    from fiveplay_env.core.extras import install_hint
+
+    raise ImportError(f"the JAX trainer (--backend jax) needs jax, of the 'jax' extra: {install_hint('jax')}") from exc

@@ -128,9 +128,9 @@ def test_the_algorithm_registry_and_an_unknown_algo():
 
     assert algorithms.get_algorithm("ppo").ALGORITHM is PPO and algorithms.config_class("ppo") is PPOConfig
     assert PPOConfig.algo == "ppo"
-    with pytest.raises(ValueError, match=r"algo: expected one of \['ppo'\], got 'a3c'"):
+    with pytest.raises(ValueError, match=r"algo: expected one of \['expit', 'ppo'\], got 'a3c'"):
         algorithms.get_algorithm("a3c")
-    with pytest.raises(ValueError, match=r"algo: expected one of \['ppo'\], got 'a3c'"):
+    with pytest.raises(ValueError, match=r"algo: expected one of \['expit', 'ppo'\], got 'a3c'"):
         train.main(["--algo", "a3c", "--quiet"])
     from agents.learned.config import TrainConfig
     from agents.learned.trainer import Trainer

@@ -449,8 +449,8 @@ class ExpitTrainer:
     def play(self, index: int, kind: int, seats: list[int], search: dict[int, Any],
              opponents: dict[tuple[int, int], Any]) -> dict[str, Any]:
         """Game ``index`` (its deal and agents' seeds derive from it): the search agents ``search[seat]`` in
-        ``seats``, ``opponents[(kind, seat)]`` elsewhere (each re-seeded for the game). Returns its samples (``obs``, ``mask``, ``target``, ``ret``) and the
-        learner seats' mean return (raw points)."""
+        ``seats``, ``opponents[(kind, seat)]`` elsewhere (each re-seeded for the game). Returns its samples
+        (``obs``, ``mask``, ``target``, ``ret``), the learner seats' mean return (raw points) and its steps."""
         cfg, g, n, tm = self.cfg, self._game, self.n, self.timers
         perf = time.perf_counter
         t0 = perf()

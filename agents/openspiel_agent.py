@@ -2,7 +2,7 @@
 
     from agents.registry import make_agent
     agent = make_agent("openspiel:ismcts:sims=100", "five_alive", seed=0)
-    python -m experiments.tournament --game take5 --config mode=round \\
+    fiveplay tournament --game take5 --config mode=round \\
         --agents openspiel:ismcts:sims=100 ismcts:sims=100 --games 100 --workers 1
 
 | name                                 | agent                                                              |

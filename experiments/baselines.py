@@ -2,8 +2,8 @@
 
 Usage::
 
-    python -m experiments.baselines --players 2 3 4 5 6 --selfplay-games 600 --ladder-cycles 1 --seed 0 --workers 2
-    python -m experiments.baselines --players 2 3 --selfplay-games 12 --ladder-cycles 1 --search ismcts:sims=4
+    fiveplay baselines --players 2 3 4 5 6 --selfplay-games 600 --ladder-cycles 1 --seed 0 --workers 2
+    fiveplay baselines --players 2 3 --selfplay-games 12 --ladder-cycles 1 --search ismcts:sims=4
 
 In code: ``run(BaselinesSpec(players=(2, 3, 4, 5, 6)))`` (``main(argv)`` parses the command line into a
 ``BaselinesSpec`` and calls ``run``).

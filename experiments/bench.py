@@ -1,7 +1,7 @@
 """Throughput benchmark: random legal play, decisions per second, median of several runs.
 
-    python -m experiments.bench                    # everything, default sizes
-    python -m experiments.bench --games take5 --players 4 --repeats 5 --seconds 2
+    fiveplay bench                    # everything, default sizes
+    fiveplay bench --games take5 --players 4 --repeats 5 --seconds 2
 
 Rows (every mode side by side in one run):
 - ``engine``: the reference engine alone, acting player's mask only (card plays / decisions per s);
@@ -31,7 +31,7 @@ Rows (every mode side by side in one run):
   run was seen); a ratio of two passes run side by side moves much less.
 Random actions are drawn from the mask inside the timed loop. Quote ratios, not single times.
 
-    python -m experiments.bench --jax-only --paired 9 --cpus 0 --jax-batch 4096 --seconds 1
+    fiveplay bench --jax-only --paired 9 --cpus 0 --jax-batch 4096 --seconds 1
 """
 from __future__ import annotations
 

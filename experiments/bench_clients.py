@@ -1,8 +1,8 @@
 """MaskablePPO (sb3-contrib) throughput: the one-game ``SingleAgentEnv`` against the batched
 ``Sb3VecEnv`` (``fiveplay_env.vector_gym``), same machine, same run.
 
-    python -m experiments.bench_clients                       # both games, default sizes
-    python -m experiments.bench_clients --games take5 --num-envs 256 --timesteps 16384
+    fiveplay bench-clients                       # both games, default sizes
+    fiveplay bench-clients --games take5 --num-envs 256 --timesteps 16384
 
 Two rows per game and env: ``collect`` (the env alone, random legal learner actions: learner
 decisions per second, the fixed agents' moves included in the time) and ``maskable_ppo``

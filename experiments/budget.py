@@ -2,10 +2,10 @@
 
 Usage::
 
-    python -m experiments.budget --game take5 --sims 25 50 100 200 --games 400 --workers 2
-    python -m experiments.budget --game five_alive --field ismcts:sims=200 --sims 50 100 200 --games 200
-    python -m experiments.budget --game take5 --series "ismcts:sims={sims}" --sims 4 8 --games 8 --no-plots
-    python -m experiments.budget --game take5 --profile --sims 160 --profile-games 4
+    fiveplay budget --game take5 --sims 25 50 100 200 --games 400 --workers 2
+    fiveplay budget --game five_alive --field ismcts:sims=200 --sims 50 100 200 --games 200
+    fiveplay budget --game take5 --series "ismcts:sims={sims}" --sims 4 8 --games 8 --no-plots
+    fiveplay budget --game take5 --profile --sims 160 --profile-games 4
 
 In code: ``run(BudgetSpec(game="take5", sims=(25, 50, 100)))`` (``main(argv)`` parses the command line
 into a ``BudgetSpec`` and calls ``run``).

@@ -1,7 +1,7 @@
 """Learning curves of several training runs side by side, against training time: the plot and table that
 compare two trainers (or two settings) at equal wall time.
 
-    python -m experiments.curves runs/train__take5__0__A runs/train__take5__0__B --baseline take5-safest \\
+    fiveplay curves runs/train__take5__0__A runs/train__take5__0__B --baseline take5-safest \\
         --labels "torch trainer" "JAX trainer" --out docs/img/curves_take5.png
 
 Each run folder is one ``experiments.train`` run (its ``curves.csv``, ``config.json`` and ``summary.json``).

@@ -1,7 +1,7 @@
 """GPU check: training throughput on a device for both games, and a short Take 5 learning curve.
 
-    python -m experiments.gpu_check                       # cuda: throughput of both games, 10-minute curve
-    python -m experiments.gpu_check --device cpu --seconds 2 --curve-minutes 0.2 --num-envs 64   # a dry run
+    fiveplay gpu-check                       # cuda: throughput of both games, 10-minute curve
+    fiveplay gpu-check --device cpu --seconds 2 --curve-minutes 0.2 --num-envs 64   # a dry run
 
 A prepared, self-contained script for a machine with a GPU (device time is short: it runs once, prints
 as it goes and writes everything to ``--out/gpu_check.json``):
@@ -24,7 +24,7 @@ Engines and heuristic opponents run on the CPU; the networks and the update run 
    per game of the state; then the equality check on the device: ``chance="reference"`` games stepped
    there beside the reference engine, every mask, observation, reward and termination compared.
 
-    python -m experiments.gpu_check --jax-only --jax-batch 64 --seconds 1 --jax-equal-steps 40   # CPU dry run
+    fiveplay gpu-check --jax-only --jax-batch 64 --seconds 1 --jax-equal-steps 40   # CPU dry run
 """
 from __future__ import annotations
 

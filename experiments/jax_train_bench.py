@@ -1,7 +1,7 @@
 """Training throughput, torch trainer against the JAX path, in one process (CPU time and wall time).
 
-    python -m experiments.jax_train_bench                    # Take 5, 4 players, one round, default settings
-    python -m experiments.jax_train_bench --updates 2 --num-envs 32 --rollout-steps 8   # a quick look
+    fiveplay jax-train-bench                    # Take 5, 4 players, one round, default settings
+    fiveplay jax-train-bench --updates 2 --num-envs 32 --rollout-steps 8   # a quick look
 
 Both trainers (``agents.learned.trainer.Trainer`` with ``backend`` "auto" and "jax") are built with the
 same default settings and seed; after one warm-up update each (the JAX path compiles then: its compile

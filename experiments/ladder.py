@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m experiments.ladder --game take5 --games 504 --seed 0 --workers 2
-    python -m experiments.ladder --game five_alive --games 280 --seed 0 --workers 2
-    python -m experiments.ladder --game take5 --agents random take5-safest pretrained:take5-round-4p --config num_players=3 --games 24
+    fiveplay ladder --game take5 --games 504 --seed 0 --workers 2
+    fiveplay ladder --game five_alive --games 280 --seed 0 --workers 2
+    fiveplay ladder --game take5 --agents random take5-safest pretrained:take5-round-4p --config num_players=3 --games 24
 
 In code: ``run(LadderSpec(game="take5", games=504))`` (``main(argv)`` parses the command line into a
 ``LadderSpec`` and calls ``run``).

@@ -1,8 +1,8 @@
 """OpenSpiel's IS-MCTS against our ``ismcts``, at equal simulations and at equal milliseconds per decision.
 
-    python -m experiments.openspiel_compare --game take5 --budgets 20 80 --minutes 5
-    python -m experiments.openspiel_compare --game five_alive --budgets 5 20 --minutes 10
-    python -m experiments.openspiel_compare --table runs/openspiel_compare/take5.json runs/openspiel_compare/five_alive.json
+    fiveplay openspiel-compare --game take5 --budgets 20 80 --minutes 5
+    fiveplay openspiel-compare --game five_alive --budgets 5 20 --minutes 10
+    fiveplay openspiel-compare --table runs/openspiel_compare/take5.json runs/openspiel_compare/five_alive.json
 
 For each OpenSpiel budget B (``openspiel:ismcts:sims=B``, OpenSpiel's Python IS-MCTS with random
 rollouts, ``agents.openspiel_agent``) two match-ups are played, head to head (2 players by default):

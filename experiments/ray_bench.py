@@ -3,8 +3,8 @@ side, and RLlib PPO sampling with 1 and 2 env runners on each game.
 
 Usage::
 
-    python -m experiments.ray_bench --games 400 --cpus 2
-    python -m experiments.ray_bench --skip-rllib --agents take5-safest random random random --config mode=game
+    fiveplay ray-bench --games 400 --cpus 2
+    fiveplay ray-bench --skip-rllib --agents take5-safest random random random --config mode=game
 
 Tournament rows: the same tournament (``--agents``, ``--config``, ``--games``) played by each backend into a
 scratch folder; games/s is games over the wall time of ``experiments.tournament.run`` (start-up included).

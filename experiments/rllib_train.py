@@ -2,10 +2,10 @@
 
 Usage::
 
-    python -m experiments.rllib_train --game take5 --config num_players=4 mode=round \\
+    fiveplay rllib-train --game take5 --config num_players=4 mode=round \\
         --opponents random --max-minutes 20 --num-env-runners 1
-    python -m experiments.rllib_train --game five_alive --config num_players=3 --iterations 50
-    python -m experiments.rllib_train --game take5 --address auto --num-env-runners 64 ...   # on a cluster
+    fiveplay rllib-train --game five_alive --config num_players=3 --iterations 50
+    fiveplay rllib-train --game take5 --address auto --num-env-runners 64 ...   # on a cluster
 
 The env, module and config are ``fiveplay_env.integrations.rllib`` (read its docstring): a masked PPO module
 shared by every learning seat. ``--opponents NAME ...`` (registry names: ``random``, ``take5-safest``,

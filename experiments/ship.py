@@ -2,7 +2,7 @@
 
 Usage::
 
-    python -m experiments.ship --run runs/train__take5__1__20261201-024055 --name take5-game-4p \\
+    fiveplay ship --run runs/train__take5__1__20261201-024055 --name take5-game-4p \\
         --eval-games 400 --eval-baselines random take5-safest
 
 Writes ``agents/learned/pretrained/<NAME>.pt`` (``agents.learned.pretrained.export_policy``: the network

@@ -391,6 +391,12 @@ def test_rules_at_hand_and_special_cards_explained(page, server, tmp_path):
     # in the hand: every card's tooltip is its explanation from the rule book
     titles = page.locator("#hand button.card").evaluate_all("bs => bs.map(b => [Number(b.dataset.action), b.querySelector('svg title').textContent])")
     assert titles and all(t == rules["cards"][str(a)] for a, t in titles)
+    special = [a for a, _t in titles if a >= 8]
+    if special and page.viewport_name == "desktop":  # pointed at, a special card says what it does in the dock
+        page.hover(f"#hand button[data-action='{special[0]}']")
+        assert page.inner_text("#dock-help") == rules["cards"][str(special[0])]
+        shot(page, tmp_path, "five_alive_card_hover", full=False)
+        page.mouse.move(0, 0)
     # on the table: the last special card played is explained under it
     summary = None
     for _ in range(300):

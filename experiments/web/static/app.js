@@ -323,12 +323,19 @@ function renderDock(g) {
   if (g.selected !== null && g.selected !== undefined && !legal.has(g.selected)) g.selected = null;
   const keep = document.activeElement && hand.contains(document.activeElement) ? document.activeElement.dataset.action : null;
   hand.replaceChildren();
+  $("#dock-help").textContent = "";
   const suggested = g.hint && g.hint.step === snap.steps ? g.hint.action : null;
   const button = (face, action, key, count, label) => {
     const ok = legal.has(action);
     const b = el("button", { class: "card" + (ok ? " legal" : " unplayable") + (suggested === action ? " suggested" : "") + (g.selected === action ? " selected" : ""), type: "button",
       "data-action": action, "aria-label": `${label}${count > 1 ? ` (${count})` : ""}${ok ? "" : ", not playable now"}`, "aria-disabled": ok ? null : "true",
       "aria-pressed": confirmOn() && ok ? String(g.selected === action) : null, onclick: () => pickCard(action) }, face);
+    if (!isTake5(snap.game) && cardHelp(action) && action >= 8) {  // a special card says what it does when pointed at
+      const show = () => { $("#dock-help").textContent = cardHelp(action); };
+      const hide = () => { $("#dock-help").textContent = ""; };
+      b.addEventListener("mouseenter", show); b.addEventListener("focus", show);
+      b.addEventListener("mouseleave", hide); b.addEventListener("blur", hide);
+    }
     if (key && !TOUCH) b.append(el("span", { class: "badge key", "aria-hidden": "true", text: key }));
     if (count > 1) b.append(el("span", { class: "badge count", "aria-hidden": "true", text: `\u00D7${count}` }));
     return b;

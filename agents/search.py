@@ -47,6 +47,8 @@ separated by commas (defaults in brackets):
 |---------|----------------------------------------------------------------------------------------|
 | sims    | simulations per decision [200 when neither sims nor time is given]                     |
 | time    | seconds per decision instead (hard deadline; the first world measures the speed)       |
+|         | (bounds: sims <= ``MAX_SIMS``, time <= ``MAX_TIME``, depth <= ``MAX_DEPTH``, topk <= ``MAX_TOPK``; |
+|         | the ``deadline`` attribute, set by a server, caps any budget in wall-clock seconds)     |
 | alloc   | ``halving`` (sequential halving) or ``ucb`` (UCB1, ``c`` times the value range) [halving] |
 | c       | UCB1 exploration constant [0.7]                                                        |
 | eps     | rollout exploration: chance of a uniformly random legal move at each rollout step [0.1] |
@@ -531,6 +533,8 @@ class SearchAgent(SearchAgentBase):
             if rnd == 0 and worlds_done:
                 per_action = max(0, per_action - worlds_done)
             chunk = max(1, min(self._chunk(per_action, deadline is not None), MAX_CHUNK))
+            if self.deadline is not None:  # no more worlds drawn ahead than one look at the clock covers
+                chunk = min(chunk, max(1, int(self.check_pairs) // len(survivors)))
             done = 0
             while done < per_action:
                 if deadline is not None and _time.perf_counter() > deadline:

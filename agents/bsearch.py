@@ -95,6 +95,7 @@ class BatchSearchAgent(SearchAgent):
 
     name = "bsearch"
     label = "bsearch"
+    check_pairs = 256  # the reference-world path under a deadline: batches of a useful size between clock looks
 
     def __init__(self, seed: int | None = None, game: str | None = None, params: BatchSearchParams | None = None,
                  allow_import: bool = False) -> None:

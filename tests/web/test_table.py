@@ -571,3 +571,24 @@ def test_results_pages_show_no_server_path(browser, tmp_path):
                 ctx.close()
     finally:
         srv.stop()
+
+
+def test_the_log_beside_the_table_and_kept_across_a_reload(page, server):
+    open_app(page, server)
+    start_game(page, "take5", preset="round4", seed=15)
+    for _ in range(2):
+        wait_turn(page)
+        page.locator("#hand button.legal").last.click()
+    wait_turn(page)
+    log = page.locator("#play-log .ev").evaluate_all("es => es.map(e => e.textContent)")
+    assert any(t.startswith("Round 1, trick 2") for t in log) and not any("has chosen" in t for t in log)
+    if page.viewport_name == "desktop":  # always in view beside the table
+        assert page.locator("#log-box[open]").count() == 1
+        table, side = page.locator("#play-area").bounding_box(), page.locator("#log-box").bounding_box()
+        assert side["x"] >= table["x"] + table["width"] and side["y"] < 800
+    else:  # folded on a phone, a tap away
+        assert page.locator("#log-box[open]").count() == 0
+    page.reload()
+    page.wait_for_selector("body[data-ready='1']")
+    wait_turn(page)
+    assert page.locator("#play-log .ev").evaluate_all("es => es.map(e => e.textContent)") == log

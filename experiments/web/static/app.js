@@ -349,8 +349,8 @@ function renderDock(g) {
       const picks = el("div", { class: "row-picks" });
       v.rows.forEach((row, r) => {
         const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
-        picks.append(el("button", { class: "row-pick legal", type: "button", "data-action": 104 + r,
-          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${TOUCH ? "" : `${r + 1}: `}row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => humanAction(104 + r) }));
+        picks.append(el("button", { class: "row-pick legal" + (g.selected === 104 + r ? " selected" : ""), type: "button", "data-action": 104 + r,
+          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${TOUCH ? "" : `${r + 1}: `}row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => pickCard(104 + r) }));
       });
       hand.append(picks);
     } else if (v.phase === "draft") {
@@ -373,7 +373,7 @@ function renderDock(g) {
   if (sel !== null && sel !== undefined && legal.has(sel)) {
     const name = actionName(snap.game, sel);
     hand.append(el("div", { class: "confirm-row" },
-      el("button", { type: "button", class: "primary", id: "confirm-play", text: `Play ${name}`, onclick: () => humanAction(sel) }),
+      el("button", { type: "button", class: "primary", id: "confirm-play", text: isTake5(snap.game) && sel >= 104 ? `Take ${name}` : `Play ${name}`, onclick: () => humanAction(sel) }),
       el("button", { type: "button", id: "cancel-pick", text: "Change", onclick: () => { g.selected = null; renderDock(g); } }),
       !isTake5(snap.game) && cardHelp(sel) ? el("div", { class: "card-help", id: "card-help", text: cardHelp(sel) }) : null));
   }
@@ -405,7 +405,7 @@ function renderTable(g, override = {}) {
       o.trickTitle = snap.view.phase === "row choice" ? "This trick" : t.ended !== null ? `Last trick of round ${t.ended}` : "Last trick";
       if (snap.view.waiting_row) o.waiting = snap.view.waiting_row.card;
     }
-    if (!override.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) o.onRow = (a) => humanAction(a);
+    if (!override.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) o.onRow = (a) => pickCard(a);
     renderTake5Table(area, snap.view, o);
   } else {
     if (!o.event) {
@@ -586,7 +586,8 @@ function resultText(snap) {
 function remember(g) {
   if (g.remembered) return;
   const mine = store.get("history", []);
-  const list = Array.isArray(mine) ? mine.filter((x) => x && x.id !== g.id) : [];
+  if (Array.isArray(mine) && mine.some((x) => x && x.id === g.id)) { g.remembered = true; return; }  // a reload: listed already
+  const list = Array.isArray(mine) ? mine.filter((x) => x && typeof x === "object") : [];
   const snap = g.snap;
   list.unshift({ id: g.id, game: snap.game, started: g.started || null, ended: new Date().toISOString(), opponents: opponentsOf(snap),
                  players: snap.view.num_players, result: resultText(snap), won: snap.view.winners.includes(snap.seat),

@@ -353,7 +353,7 @@ def replay_command(args: argparse.Namespace) -> int:
     from fiveplay_env import records, replay_text
 
     try:
-        recs = records.read_records(args.path)
+        recs = records.read_records(args.path, allow_legacy=args.allow_legacy)
         if args.index is not None:
             if not 0 <= args.index < len(recs):
                 raise ValueError(f"--index: expected 0..{len(recs) - 1} ({len(recs)} records in {args.path}), "
@@ -364,7 +364,7 @@ def replay_command(args: argparse.Namespace) -> int:
         pause = args.step and sys.stdin.isatty() and sys.stdout.isatty()
         for i, rec in chosen:
             where = f"{args.path} record {i}"
-            done = records.replay(rec, where, keep_states=args.states)
+            done = records.replay(rec, where, keep_states=args.states, allow_legacy=args.allow_legacy)
             agents = ", ".join(map(str, rec.get("agents") or ())) or "agents not recorded"
             print(f"record {i}: {rec['game']}, seed {rec['seed']}, {len(rec['actions'])} actions ({agents}): "
                   f"replays exactly; final {json.dumps(rec.get('final', records.summary(rec['game'], done.engine.state)))}")
@@ -375,7 +375,7 @@ def replay_command(args: argparse.Namespace) -> int:
                 continue
             seen = "from above (every hand)" if args.seat is None else f"as player_{args.seat} sees it"
             print(f"--- the game {seen}" + (f", to step {args.to}" if args.to is not None else "") + " ---")
-            for block in replay_text.game_text(rec, where, viewer=args.seat, to=args.to):
+            for block in replay_text.game_text(rec, where, viewer=args.seat, to=args.to, allow_legacy=args.allow_legacy):
                 print(block, flush=pause)
                 if pause and block.startswith("step ") and _wait() == "q":
                     break
@@ -437,6 +437,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--to", type=int, default=None, metavar="N", help="stop after N actions (the table there)")
     r.add_argument("--step", action="store_true", help="wait for Enter after each step (at a terminal)")
     r.add_argument("--verify-only", action="store_true", help="only check the records: one line per game")
+    r.add_argument("--allow-legacy", action="store_true",
+                   help="read version-1 records too (they have no chain: an edited action that stays legal is "
+                        "caught only if the game later breaks or its result differs)")
     r.add_argument("--states", action="store_true",
                    help="check, and print the outcome summary after every step instead of the game as text")
     for verb, module in VERBS.items():

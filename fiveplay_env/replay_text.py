@@ -89,18 +89,18 @@ def check_viewer(rec: Mapping[str, Any], viewer: int | None) -> None:
 
 
 def game_text(rec: Mapping[str, Any], where: str = "<record>", *, viewer: int | None = None,
-              to: int | None = None) -> Iterator[str]:
+              to: int | None = None, allow_legacy: bool = False) -> Iterator[str]:
     """The game of ``rec`` as text blocks, in order (see the module docstring): the first table, then
     for each step its line (``"step N: ..."``) and, at a section's end, the table. Stops after ``to``
     actions (the table after the last step shown closes the text). ``RecordError`` at a step that does
-    not replay."""
+    not replay; ``allow_legacy``: a version-1 record too (``records.iter_states``)."""
     check_viewer(rec, viewer)
     if to is not None and (isinstance(to, bool) or not isinstance(to, int) or to < 0):
         raise ValueError(f"--to: expected a number of actions >= 0, got {to!r}")
     words = _Words(rec["game"], records.record_config(rec, where))
     prev: tuple[Any, int] | None = None
     shown_last = False
-    for i, action, engine in records.iter_states(rec, where):
+    for i, action, engine in records.iter_states(rec, where, allow_legacy=allow_legacy):
         state = engine.state
         if prev is None:
             yield words.table(state, viewer)

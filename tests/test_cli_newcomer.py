@@ -237,3 +237,17 @@ def test_the_demo_leaderboard_is_sorted_by_win_rate_and_says_so():
     rows = [ln.split()[1] for ln in lines[4:]]
     assert rows == ["ckpt:runs/x", "take5-safest", "random"]
     assert "35.0% +- 5.0" in lines[4] and "26.0 +- 1.0" in lines[4]
+
+
+def test_replay_reads_a_version_1_record_only_with_allow_legacy(recorded, tmp_path, capsys):
+    from fiveplay_env import records
+
+    (rec,) = records.read_records(recorded["take5"])
+    old = {k: v for k, v in rec.items() if k != "chain"}
+    old["version"] = 1
+    path = tmp_path / "v1.jsonl"
+    path.write_text(json.dumps(old) + "\n", encoding="utf-8")
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 2 and "--allow-legacy" in err
+    code, out, err = run(capsys, "replay", str(path), "--allow-legacy", "--to", "2")
+    assert code == 0 and "replays exactly" in out and "step 2:" in out, err

@@ -30,34 +30,28 @@ RATING_MEANING = ("rating: openskill mu +- sigma (Plackett-Luce over every game'
 
 
 def leaderboard(summary: dict[str, Any]) -> str:
-    """A tournament's summary as a table sorted by win rate (ties: mean placing), with the sort key and
-    the rating's meaning in the header."""
-    metric = summary["metrics"][0]["name"] if summary.get("metrics") else None
+    """A tournament's summary as a table sorted by win rate (ties: rating), every metric beside it, the
+    sort key, each metric's direction and the rating's meaning in the header."""
+    metrics = [m["name"] for m in summary.get("metrics", [])]
 
-    def pct(ci: dict[str, Any]) -> str:
-        if ci.get("mean") is None:
+    def ci(c: dict[str, Any], pct: bool = False) -> str:
+        if c.get("mean") is None:
             return "-"
-        hw = ci.get("half_width")
-        return f"{100 * ci['mean']:.1f}%" + (f" +- {100 * hw:.1f}" if hw is not None else "")
-
-    def num(ci: dict[str, Any]) -> str:
-        if ci.get("mean") is None:
-            return "-"
-        hw = ci.get("half_width")
-        return f"{ci['mean']:.1f}" + (f" +- {hw:.1f}" if hw is not None else "")
+        k, unit, hw = (100.0, "%", c.get("half_width")) if pct else (1.0, "", c.get("half_width"))
+        return f"{k * c['mean']:.1f}{unit}" + (f" +- {k * hw:.1f}" if hw is not None else "")
 
     def key(e: dict[str, Any]) -> tuple[float, float]:
         return (-(e["win_rate"]["mean"] or 0.0), -e["rating"]["mu"])
 
-    head = ["#", "entrant", "win rate (95% CI)"] + ([f"{metric} (95% CI)"] if metric else []) + ["rating", "games"]
+    head = ["#", "entrant", "win rate (95% CI)", *[f"{m} (95% CI)" for m in metrics], "rating", "games"]
     rows = []
     for rank, e in enumerate(sorted(summary["entrants"], key=key), 1):
-        rows.append([str(rank), e["entrant"], pct(e["win_rate"])] + ([num(e["metrics"][metric])] if metric else [])
-                    + [f"{e['rating']['mu']:.1f} +- {e['rating']['sigma']:.1f}", str(e["games"])])
+        rows.append([str(rank), e["entrant"], ci(e["win_rate"], pct=True), *[ci(e["metrics"][m]) for m in metrics],
+                     f"{e['rating']['mu']:.1f} +- {e['rating']['sigma']:.1f}", str(e["games"])])
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     line = lambda r: "  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-    lower = next((m["lower_is_better"] for m in summary.get("metrics", []) if m["name"] == metric), None)
-    better = "" if lower is None else f"; {metric}: {'lower' if lower else 'higher'} is better"
+    better = "".join(f"; {m['name']}: {'lower' if m['lower_is_better'] else 'higher'} is better"
+                     for m in summary.get("metrics", []))
     title = (f"{summary['game']}, {summary['players']} players, {summary['games_completed']} games: sorted by win "
              f"rate{better}")
     return "\n".join([title, f"  ({RATING_MEANING})", line(head), line(["-" * w for w in widths]), *map(line, rows)])

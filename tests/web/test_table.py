@@ -592,3 +592,26 @@ def test_the_log_beside_the_table_and_kept_across_a_reload(page, server):
     page.wait_for_selector("body[data-ready='1']")
     wait_turn(page)
     assert page.locator("#play-log .ev").evaluate_all("es => es.map(e => e.textContent)") == log
+
+
+def test_five_alive_labels_follow_the_moves(desktop, server):
+    """5 Alive at "fast": each move is shown with the round it was played in (a round-ending move under
+    its own round, not the next) and the lives as that move left them, compared with the record."""
+    open_app(desktop, server, speed="fast")
+    start_game(desktop, "five_alive", preset="standard4", seed=24, bot="five-alive-attacker")
+    desktop.evaluate("() => { window.fiveplayShown = []; }")
+    play_by_mouse(desktop)
+    g = _game(desktop)
+    shown = desktop.evaluate("() => window.fiveplayShown")
+    rec = _record(desktop, g)
+    _config, states, owner, types = _replay(rec)
+    assert types == [e["type"] for e in g["events"]]
+    ended = 0
+    for s in shown:
+        before, after = states[owner[s["i"]]], states[owner[s["i"]] + 1]
+        assert s["round"] == before.round + 1, s
+        assert s["lives"] == list(after.lives), s
+        if after.round > before.round:
+            ended += 1
+            assert s["title"].endswith(f"round {before.round + 1} over"), s
+    assert len(shown) > 20 and ended >= 1

@@ -702,7 +702,7 @@ function noteShown(i) {  // what the table shows now, read back from the page (t
   if (curGame) logUpTo(curGame, i + 1);  // and the log up to it
   const title = $("#table-title");
   (window.fiveplayShown = window.fiveplayShown || []).push({
-    i, t: performance.now(), title: title ? title.textContent : "", round: title ? Number(title.dataset.round) : null,
+    i, t: performance.now(), title: title && title.firstChild ? title.firstChild.textContent : "", round: title ? Number(title.dataset.round) : null,
     scores: $$("#play-area .player").map((b) => (b.dataset.score === undefined ? null : Number(b.dataset.score))),
     penalties: $$("#play-area .player").map((b) => (b.dataset.penalty === undefined ? null : Number(b.dataset.penalty))),
     lives: $$("#play-area .player .hearts").map((h) => (h.textContent.match(/\u2665/g) || []).length),

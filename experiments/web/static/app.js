@@ -780,7 +780,7 @@ async function animate(g, events, prevView, base) {
         draw(table, { waiting: e.card }); noteShown(i); showTrick(); say(e.text);
         await pause(g, ms * PACE.choose_row);
       } else if (e.type === "round_end" || e.type === "game_over") {
-        draw(table, { roundEnded: e.type === "round_end", trickTitle: `Last trick of round ${table.round + 1}` }); noteShown(i);
+        draw(table, { roundEnded: true, trickTitle: `Last trick of round ${table.round + 1}` }); noteShown(i);
         if (e.type === "round_end") {
           g.sheet = e; renderResult(g);
           say(`Round ${e.round} over \u2014 this round: ${e.penalties.map((x, p) => `${colName(snap, p)} +${x}`).join(", ")}`);

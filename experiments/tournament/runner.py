@@ -237,7 +237,7 @@ def _session(run_dir: str, spec: TournamentSpec, options: RunOptions, version: i
         say(f"plots: {', '.join(summary['plots'])}")
     say(f"results: {run_dir} ({len(done)} of {spec.games} games, {elapsed:.1f} s this session)")
     if not summary["complete"]:
-        say(f"to continue: python -m experiments.tournament --resume {run_dir}")
+        say(f"to continue: fiveplay tournament --resume {run_dir}")
     if interrupted:
         raise KeyboardInterrupt
     return summary

@@ -615,3 +615,16 @@ def test_five_alive_labels_follow_the_moves(desktop, server):
             ended += 1
             assert s["title"].endswith(f"round {before.round + 1} over"), s
     assert len(shown) > 20 and ended >= 1
+
+
+def test_rules_at_hand_in_a_replay(desktop, server):
+    open_app(desktop, server, hash_="#replays")
+    desktop.wait_for_selector("#replay-file option[value*='tournament__five_alive']", state="attached")
+    desktop.select_option("#replay-file", desktop.locator("#replay-file option[value*='tournament__five_alive']").first.get_attribute("value"))
+    desktop.click("#replay-open")
+    desktop.wait_for_selector("#replay-controls:not([hidden])")
+    desktop.click("#rp-play")
+    desktop.click("#replay-area .rules-btn")
+    assert desktop.locator("#rules-panel").is_visible() and desktop.locator("#card-list .card-explained").count() == 10
+    desktop.click("#rules-close")
+    assert desktop.locator("#rules-panel").is_hidden()

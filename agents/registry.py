@@ -176,6 +176,12 @@ def catalogue(game: str) -> list[dict[str, "str | None"]]:
     else:
         for n, what in listed:
             add(n, what, "", "train")
+    for prefix in sorted(set(_PREFIXES) - {"ckpt", "pretrained", "rllib", "openspiel"}):  # plug-ins' prefixes
+        listed_here = _LISTINGS[prefix](game) if prefix in _LISTINGS else []
+        for n, what in listed_here:
+            add(n, what, "")
+        if not listed_here:
+            add(f"{prefix}:...", "an agent of a plug-in (registered with agents.registry.register_prefix)", None)
     add("ckpt:RUN_DIR", "your trained checkpoint (a fiveplay train run folder or its checkpoint.pt)", None, "train")
     add("rllib:PATH", "an RLlib policy (the RLModule folder of fiveplay rllib-train)", None, "distributed")
     add("openspiel:ismcts[:k=v] | openspiel:mcts[:k=v]", "OpenSpiel's IS-MCTS or determinized MCTS", None,

@@ -75,7 +75,8 @@ def throughput(game: str, config: dict[str, Any], compact: bool, device: str, nu
     """Decisions per second of PPO training (default opponents and settings but the sizes) on ``device``."""
     import torch
 
-    from agents.learned.ppo import Trainer, TrainConfig
+    from agents.learned.algorithms.ppo import PPOConfig as TrainConfig
+    from agents.learned.trainer import Trainer
     from experiments.train import best_heuristic
 
     cfg = TrainConfig(game=game, config=dict(config), opponents=[(best_heuristic(game), 2.0), ("self", 1.0), ("pool", 1.0)],
@@ -213,7 +214,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         return res
     import torch
 
-    from agents.learned.ppo import resolve_device
+    from agents.learned.devices import resolve_device
 
     dev = resolve_device(args.device)  # a clear error without a GPU, before anything runs
     if args.threads:

@@ -26,8 +26,8 @@ def test_illegal_actions_get_no_probability(arch):
 
     obs, mask = _states()
     net = build_model(arch, {"obs_dim": obs.shape[1], "num_actions": mask.shape[1], "hidden": [32]})
-    logits, value = net(torch.from_numpy(obs), torch.from_numpy(mask))
-    m = torch.from_numpy(mask).bool()
+    logits, value = net(torch.from_numpy(obs.copy()), torch.from_numpy(mask.copy()))
+    m = torch.from_numpy(mask.copy()).bool()
     assert value.shape == (obs.shape[0],)
     assert torch.all(logits[~m] == ILLEGAL_LOGIT) and torch.all(logits[m] > ILLEGAL_LOGIT / 2)
     p = torch.softmax(logits, 1)

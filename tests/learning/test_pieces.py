@@ -236,8 +236,9 @@ def _imports(path: str) -> set[str]:
 
 
 def test_import_boundaries():
-    """Nothing imports the trainer but its command line (and the deprecated alias, and the benchmark that
-    times it against the JAX path); the collector, the
+    """Nothing imports the trainer but its command line (and the deprecated alias, the benchmarks that
+    time it: against the JAX path and on a GPU, and expert iteration's own trainer, which warm-starts as
+    it does: ``warm_start_from``); the collector, the
     engine seats and the policy loading never import the agent registry; the vector API never imports
     ``agents``."""
     importers = set()
@@ -249,7 +250,8 @@ def test_import_boundaries():
                     if "agents.learned.trainer" in _imports(p):
                         importers.add(os.path.relpath(p, ROOT))
     assert importers == {"experiments/train.py", os.path.join("agents", "learned", "ppo.py"),
-                         os.path.join("experiments", "jax_train_bench.py")}
+                         os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py"),
+                         os.path.join("agents", "learned", "algorithms", "expit.py")}
     learned = os.path.join(ROOT, "agents", "learned")
     for name in ("collector.py", "returns.py", "engine_seats.py", "inference.py", "names.py", "agent.py",
                  "defaults.py", "config.py", "envs.py", "checkpoint.py", os.path.join("pretrained", "__init__.py")):

@@ -211,14 +211,8 @@ class Trainer:
 
     def throughput(self, wall: float | None = None) -> dict[str, float]:
         """Decisions of experience per second of collection + update time, and each part's share."""
-        tm = self.timers
-        parts = ("engine", "network", "opponents", "rollout", "update", "other")
-        total = sum(getattr(tm, k) for k in parts)
-        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan")) for k in parts}
-        return {"decisions": self.decisions, "env_steps": self.env_steps, "seconds": total,
-                "decisions_per_s": self.decisions / total if total > 0 else float("nan"),
-                "env_steps_per_s": self.env_steps * self.cfg.num_envs / total if total > 0 else float("nan"),
-                "share": shares, "eval_seconds": tm.eval}
+        return throughput_of(self.timers, ("engine", "network", "opponents", "rollout", "update", "other"),
+                             self.decisions, self.env_steps, self.env_steps * self.cfg.num_envs)
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -254,24 +248,7 @@ class Trainer:
     def load_state(self, ckpt: dict[str, Any]) -> None:
         """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
         col = self.collector
-        check_matches(ckpt, "game", ckpt["game"], self.cfg.game)
-        check_matches(ckpt, "game config", ckpt["config"], self.game_config)
-        check_matches(ckpt, "observation size", ckpt["obs_dim"], col.D)
-        check_matches(ckpt, "number of actions", ckpt["num_actions"], col.A)
-        check_matches(ckpt, "architecture", ckpt["model"]["arch"], self.cfg.arch)
-        try:
-            saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
-        except (TypeError, ValueError) as exc:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
-        check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
-        if "trainer" not in ckpt or "optimizer" not in ckpt:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
-                                  f"it cannot be resumed")
-        check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)  # older checkpoints: PPO's
-        saved_cfg = ckpt.get("train_config", {})
-        for key in ("num_envs", "seed", "opponents"):
-            want = self.cfg.to_dict()[key]
-            check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want)
+        check_resumable(ckpt, self.cfg, self.game_config, col.D, col.A, self.model, ("num_envs", "seed", "opponents"))
         check_matches(ckpt, "vector env (the games in progress were saved from it)", ckpt.get("backend"), self.backend)
         tr = ckpt["trainer"]
         try:
@@ -312,6 +289,43 @@ def make_trainer(cfg: TrainConfig, device: str = "cpu", warm_start: bool = True)
         return Trainer(cfg, device=device, warm_start=warm_start)  # Trainer says what is wrong
     cls = getattr(get_algorithm(cfg.algo), "TRAINER", None) or Trainer
     return cls(cfg, device=device, warm_start=warm_start)
+
+
+def throughput_of(timers: Any, parts: tuple[str, ...], decisions: int, env_steps: int,
+                  env_steps_all: int) -> dict[str, Any]:
+    """A run's throughput: decisions (and ``env_steps_all``, every env's steps) per second of the time in
+    ``parts`` of ``timers``, each part's share, and the evaluation's seconds apart."""
+    total = sum(getattr(timers, k) for k in parts)
+    shares = {k: (getattr(timers, k) / total if total > 0 else float("nan")) for k in parts}
+    return {"decisions": decisions, "env_steps": env_steps, "seconds": total,
+            "decisions_per_s": decisions / total if total > 0 else float("nan"),
+            "env_steps_per_s": env_steps_all / total if total > 0 else float("nan"),
+            "share": shares, "eval_seconds": timers.eval}
+
+
+def check_resumable(ckpt: dict[str, Any], cfg: TrainConfig, game_config: dict[str, Any], obs_dim: int,
+                    num_actions: int, model: MaskedActorCritic, settings: tuple[str, ...]) -> None:
+    """``CheckpointError`` naming the field unless ``ckpt`` continues a run of this configuration: the same
+    game and rules, shapes, architecture and network, algorithm (older checkpoints: PPO's), a trainer state
+    beside the policy, and the same training ``settings`` (the algorithm's own: what a resume must keep)."""
+    check_matches(ckpt, "game", ckpt["game"], cfg.game)
+    check_matches(ckpt, "game config", ckpt["config"], game_config)
+    check_matches(ckpt, "observation size", ckpt["obs_dim"], obs_dim)
+    check_matches(ckpt, "number of actions", ckpt["num_actions"], num_actions)
+    check_matches(ckpt, "architecture", ckpt["model"]["arch"], cfg.arch)
+    try:
+        saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
+    except (TypeError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
+    check_matches(ckpt, "network shape", saved_kwargs, model.kwargs())
+    if "trainer" not in ckpt or "optimizer" not in ckpt:
+        raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
+                              f"it cannot be resumed")
+    check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), cfg.algo)  # older checkpoints: PPO's
+    saved_cfg = ckpt.get("train_config", {})
+    want = cfg.to_dict()
+    for key in settings:
+        check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want[key])
 
 
 def init_source(spec: str) -> str:

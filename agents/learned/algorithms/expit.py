@@ -83,7 +83,7 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches, save_checkpoint
+from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, save_checkpoint
 from agents.learned.collector import Timers
 from agents.learned.config import TrainConfig, option, parse_opponents
 from agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
@@ -596,14 +596,10 @@ class ExpitTrainer:
 
     def throughput(self, wall: float | None = None) -> dict[str, Any]:
         """Decisions of experience per second of playing + update time, and each part's share."""
-        tm = self.timers
-        parts = ("search", "engine", "network", "opponents", "rollout", "update", "other")
-        total = sum(getattr(tm, k) for k in parts)
-        shares = {k: (getattr(tm, k) / total if total > 0 else float("nan")) for k in parts}
-        return {"decisions": self.decisions, "env_steps": self.env_steps, "seconds": total,
-                "decisions_per_s": self.decisions / total if total > 0 else float("nan"),
-                "env_steps_per_s": self.env_steps / total if total > 0 else float("nan"),
-                "share": shares, "eval_seconds": tm.eval}
+        from agents.learned.trainer import throughput_of
+
+        return throughput_of(self.timers, ("search", "engine", "network", "opponents", "rollout", "update", "other"),
+                             self.decisions, self.env_steps, self.env_steps)
 
     # ------------------------------------------------------------------ checkpoints
 
@@ -620,24 +616,10 @@ class ExpitTrainer:
 
     def load_state(self, ckpt: dict[str, Any]) -> None:
         """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
-        check_matches(ckpt, "game", ckpt["game"], self.cfg.game)
-        check_matches(ckpt, "game config", ckpt["config"], self.game_config)
-        check_matches(ckpt, "observation size", ckpt["obs_dim"], self.D)
-        check_matches(ckpt, "number of actions", ckpt["num_actions"], self.A)
-        check_matches(ckpt, "architecture", ckpt["model"]["arch"], self.cfg.arch)
-        try:
-            saved_kwargs = build_model(ckpt["model"]["arch"], ckpt["model"]["kwargs"]).kwargs()
-        except (TypeError, ValueError) as exc:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched network: {exc}") from exc
-        check_matches(ckpt, "network shape", saved_kwargs, self.model.kwargs())
-        if "trainer" not in ckpt or "optimizer" not in ckpt:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: holds a policy only (no trainer state): "
-                                  f"it cannot be resumed")
-        check_matches(ckpt, "algorithm", ckpt.get("algo", "ppo"), self.cfg.algo)
-        saved_cfg = ckpt.get("train_config", {})
-        want = self.cfg.to_dict()
-        for key in ("seed", "opponents", "search", "target", "buffer_size"):
-            check_matches(ckpt, f"training setting {key}", saved_cfg.get(key), want[key])
+        from agents.learned.trainer import check_resumable
+
+        check_resumable(ckpt, self.cfg, self.game_config, self.D, self.A, self.model,
+                        ("seed", "opponents", "search", "target", "buffer_size"))
         tr = ckpt["trainer"]
         try:
             self.model.load_state_dict(ckpt["model"]["state_dict"])

@@ -36,11 +36,8 @@ Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05
 """
 from __future__ import annotations
 
-import contextlib
 import math
-import sys
 import time as _time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -247,11 +244,7 @@ class BatchSearchAgent(SearchAgent):
         big.gather(worlds, rows)
         t1 = _time.perf_counter()
         acts = np.tile(np.asarray(survivors, np.int64), m)
-        if guide is None:
-            out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide, deadline)
-        else:
-            with _one_thread():
-                out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide, deadline)
+        out = rollout(self._hooks, big, rows, plans, noise[rows], acts, player, self.params, guide, deadline)
         if self.profile is not None:
             self._add("determinize", t1 - t0)
             self._add("rollouts", _time.perf_counter() - t1)
@@ -297,23 +290,6 @@ class BatchSearchAgent(SearchAgent):
         if self.profile is not None:
             self._add("rollouts", _time.perf_counter() - t0)
         return out.tolist()
-
-
-@contextlib.contextmanager
-def _one_thread() -> Iterator[None]:
-    """torch on one thread for the rollouts' forward passes: a search decides inside one process of a
-    tournament or a server, and a second intra-op thread spinning beside the other core's work costs far
-    more than it gains at these batch sizes (measured: a 0.2 s decision took 9 s on a loaded 2-core machine)."""
-    torch = sys.modules.get("torch")
-    if torch is None:
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
 
 
 def rollout(hooks: Any, engine: Any, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,

@@ -648,7 +648,8 @@ class PolicyGuide:
     (``PolicyAgent.evaluate``); ``points``: the game's points (Take 5: bull heads) per unit of the value
     head, ``1 / reward_scale`` of the policy's training (its checkpoint's ``train_config``, else the
     trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows,
-    ``seconds`` their time (``time.perf_counter``).
+    ``seconds`` their time (``time.perf_counter``). Every pass runs on one torch thread
+    (``agents.learned.devices.one_thread``: a search decides inside one process).
     """
 
     def __init__(self, agent: Any, game: str) -> None:
@@ -666,8 +667,11 @@ class PolicyGuide:
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.rows += len(observations)
+        from agents.learned.devices import one_thread  # torch is loaded: the agent is a learned policy
+
         t0 = _time.perf_counter()
-        out = self.agent.evaluate(observations, masks)
+        with one_thread():
+            out = self.agent.evaluate(observations, masks)
         self.seconds += _time.perf_counter() - t0
         return out
 

@@ -170,10 +170,15 @@ def start_game(page, game: str, preset: str | None = None, seed: int | None = No
             page.fill("#setup-seed", str(seed))
     if bot:
         page.select_option("#setup-bot", bot)
+    click_start(page)
+
+
+def click_start(page) -> None:
+    """Start the game set up in the new-game panel and wait until it is the current one and its start (the
+    bots' first moves) is over: until then the hand shown may still be the previous game's, whose legal
+    cards would satisfy the waits below."""
     before = page.evaluate("localStorage.getItem('fiveplay.current')")
     page.click("#setup-start")
-    # the new game is the current one and its start (the bots' first moves) is over: until then the hand shown may still
-    # be the previous game's, whose legal cards would satisfy the waits below
     page.wait_for_function("(b) => localStorage.getItem('fiveplay.current') !== b && !document.querySelector('#setup-start').disabled",
                            arg=before)
     page.wait_for_selector("#hand button.legal, #final-result")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from experiments.web import views
-from tests.web.test_browser import (VIEWPORTS, _page, browser, check, desktop, open_app, page,  # noqa: F401 (fixtures)
+from tests.web.test_browser import (VIEWPORTS, _page, browser, check, click_start, desktop, open_app, page,  # noqa: F401 (fixtures)
                                     play_by_mouse, server, shot, start_game, wait_turn)
 
 pytestmark = pytest.mark.browser
@@ -74,12 +74,7 @@ def _open_setup(page, game: str, preset: str) -> None:
 def _start(page, seed: int) -> None:
     """Start the game set up in the panel (start_game's waits, without choosing the game again)."""
     _set_field_seed(page, seed)
-    before = page.evaluate("localStorage.getItem('fiveplay.current')")
-    page.click("#setup-start")
-    page.wait_for_function("(b) => localStorage.getItem('fiveplay.current') !== b && !document.querySelector('#setup-start').disabled",
-                           arg=before)
-    page.wait_for_selector("#hand button.legal, #final-result")
-    page.wait_for_selector("body[data-busy='0']")
+    click_start(page)
 
 
 def _set_field_seed(page, seed: int) -> None:

@@ -43,6 +43,14 @@ What a definition holds (the callables are plain functions of the game's config 
 |                        | ``max_steps``: no winner) rather than ended by its rules (default: never)      |
 | ``public_event``       | ``(state) -> dict | None``: what the last step did, as every player saw it     |
 | ``describe``, ``history`` | a paragraph and the version history, for the documentation                |
+| ``dynamics``           | ``"simultaneous"`` (every player moves at once: a native parallel env) or      |
+|                        | ``"sequential"`` (one player at a time)                                       |
+| ``reward_bounds``      | ``(config) -> (low, high)``: bounds of one player's reward at one env step     |
+| ``preset_labels``      | ``{preset: label}``: what people read for each of ``presets`` (menus, docs)    |
+| ``compact``            | ``"module:factory"`` of a compact observation layout (``factory(config)``:     |
+|                        | ``.size``, ``.decode(uint8[B, size]) -> float32[B, obs]``), or None            |
+| ``openspiel``          | import path of the game's OpenSpiel form (the ``openspiel`` extra: a module     |
+|                        | with ``GAME_NAME`` and ``load(config)``), or None                             |
 """
 from __future__ import annotations
 
@@ -58,6 +66,9 @@ import numpy as np
 
 from fiveplay_env.core.config import from_kwargs, plain
 from fiveplay_env.core.spec import GameSpec
+
+DYNAMICS = ("simultaneous", "sequential")
+"""The values of ``GameDef.dynamics``."""
 
 SEED_BOUND = 2**63
 """Re-drawn world seeds (``GameDef.sample_engine``) lie in 0..2**63-1."""
@@ -128,6 +139,11 @@ class GameDef:
     truncated: Callable[[Any], bool] = _never_truncated
     describe: str = ""
     history: tuple[tuple[int, str], ...] = ()
+    dynamics: str = "sequential"
+    reward_bounds: Callable[[Any], tuple[float, float]] | None = None
+    preset_labels: Mapping[str, str] = field(default_factory=dict)
+    compact: str | None = None
+    openspiel: str | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -139,6 +155,16 @@ class GameDef:
             raise ValueError(f"GameDef.score: expected one of the metrics {names}, got {self.score!r}")
         if (self.condition is None) != (self.sample_conditioned is None):
             raise ValueError("GameDef: expected condition and sample_conditioned together (or neither)")
+        if self.dynamics not in DYNAMICS:
+            raise ValueError(f"GameDef.dynamics: expected one of {list(DYNAMICS)}, got {self.dynamics!r}")
+        unknown = sorted(set(self.preset_labels) - set(self.presets))
+        if unknown:
+            raise ValueError(f"GameDef.preset_labels: expected labels of presets {sorted(self.presets)}, "
+                             f"got labels for {unknown}")
+        for key in ("batched", "compact"):
+            value = getattr(self, key)
+            if value is not None and ":" not in value:
+                raise ValueError(f"GameDef.{key}: expected 'module:factory', got {value!r}")
         if self.batched is not None and ":" not in self.batched:
             raise ValueError(f"GameDef.batched: expected 'module:factory', got {self.batched!r}")
 
@@ -199,14 +225,26 @@ class GameDef:
 
     @property
     def parallel(self) -> bool:
-        """Whether the game has a native parallel env (simultaneous moves)."""
-        return hasattr(self.env, "parallel_env")
+        """Whether the game has a native parallel env (``dynamics == "simultaneous"``)."""
+        return self.dynamics == "simultaneous"
+
+    def preset_label(self, name: str) -> str:
+        """The label people read for preset ``name`` (its name with spaces when none is declared)."""
+        return self.preset_labels.get(name) or name.replace("_", " ").capitalize()
+
+    def compact_layout(self, config: Any) -> Any:
+        """The compact observation layout under ``config``, or None when the game declares none."""
+        return _import(self.compact)(config) if self.compact else None
+
+    def reward_range(self, config: Any) -> tuple[float, float] | None:
+        """``reward_bounds(config)``, or None when the game declares none."""
+        return self.reward_bounds(config) if self.reward_bounds is not None else None
 
     def make_env(self, parallel: bool = False, **config: Any) -> Any:
         """The AEC env (or, ``parallel=True``, the parallel env) under ``config``."""
         mod = self.env
         if parallel:
-            if not hasattr(mod, "parallel_env"):
+            if not self.parallel:
                 raise ValueError(f"parallel: {self.name} has no parallel env (it is turn-based); use parallel=False")
             return mod.parallel_env(**config)
         return mod.env(**config)

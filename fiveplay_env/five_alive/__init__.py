@@ -42,6 +42,13 @@ GAME = GameDef(
     describe=("5 Alive for 2 to 6 players: a shedding game around a running total that must not pass 21, "
               "with wild cards (Reverse, Skip, =21, =10, =0, Draw, Hand In & Re-Deal, Bomb); a player "
               "who cannot play loses a life, the last one alive wins."),
+    dynamics="sequential",
+    # one env step: a win or loss (+-1) and/or one life lost (-1), as config.reward says
+    reward_bounds=lambda config: {"win_loss": (-1.0, 1.0), "lives": (-1.0, 0.0),
+                                  "win_loss+lives": (-2.0, 1.0)}[config.reward],
+    preset_labels={"standard": "Standard (4 players)", "two_player": "Two players", "six_player": "Six players",
+                   "sudden_death": "Sudden death", "teams": "Teams (2 against 2)", "teams_6": "Teams of three",
+                   "bomb_choice": "Bomb: 0 optional", "lives_reward": "Reward per life"},
     history=((0, "first release (0.1): the rules of docs/rules.md section 2, every default a config field"),),
 )
 

@@ -37,6 +37,13 @@ GAME = GameDef(
     describe=("Take 5 (6 nimmt!, Take 6!, Category 5) for 2 to 10 players: every trick, all players choose "
               "a card at once; the cards are placed in ascending order on four rows, and the sixth card of "
               "a row takes it. Lowest score wins."),
+    dynamics="simultaneous",
+    # one env step: at most one row taken per player (five cards of at most 7 bull heads)
+    reward_bounds=lambda config: (-35.0, 0.0),
+    preset_labels={"standard": "Standard game (to 66)", "single_round": "One round",
+                   "auto_rows": "Automatic row choice", "professional": "Professional (known cards)",
+                   "professional_draft": "Professional with draft"},
+    compact="fiveplay_env.take5.compact:layout_of",
     history=((0, "first release (0.1): the rules of docs/rules.md section 1, every default a config field"),),
 )
 

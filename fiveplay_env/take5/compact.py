@@ -153,4 +153,13 @@ def layout(num_players: int, end_score: int) -> CompactTake5Layout:
     return _LAYOUTS[key]
 
 
-__all__ = ["CompactTake5Layout", "layout", "BINARY_PIECES"]
+def layout_of(config: Any) -> CompactTake5Layout:
+    """The compact layout under a ``Take5Config`` (``GameDef.compact``); ``ValueError`` for the draft,
+    whose observation it does not encode."""
+    if getattr(config, "draft", False):
+        raise ValueError("compact: expected draft=False (the compact observation does not encode the draft), "
+                         "got draft=True")
+    return layout(config.num_players, config.end_score)
+
+
+__all__ = ["CompactTake5Layout", "layout", "layout_of", "BINARY_PIECES"]

@@ -1,18 +1,20 @@
-"""The same ``experiments/bench.py`` measurements over several code trees, in one run, alternating.
+"""The same ``experiments/bench/runners.py`` measurements over several code trees, in one run, alternating.
 
     git worktree add /tmp/old d62615d
     python -m experiments.bench_trees --trees /tmp/old . --case aec:five_alive:4 --rounds 9 --cpu-time
 
 Each measurement runs in a fresh subprocess whose ``PYTHONPATH`` is one tree (so ``fiveplay_env`` is
 that tree's), while the benchmark functions are always loaded from one file, this tree's
-``experiments/bench.py`` by default: every tree is measured by the same code. Rounds alternate the
+``experiments/bench/runners.py`` by default: every tree is measured by the same code. Rounds alternate the
 order of the trees (A B, B A, ...); the report gives each tree's median rate, the ratio of medians to
 the first tree, and the median of the per-round ratios (paired: the trees of one round ran seconds
 apart, under the same machine load). ``--cpu-time`` times the loops in the process's CPU time rather
 than wall time, which other processes' load disturbs less. Quote ratios, not single rates.
 
-Cases are ``kind:game:players``: ``engine`` (mask only), ``engine+obs``, ``aec``, ``parallel`` (Take 5),
-``batched-B`` / ``batched-B+obs`` (B games at once) and ``compact-B`` (Take 5's compact observation).
+Cases are ``kind:game:players``: ``engine`` (mask only), ``engine+obs``, ``aec``, ``parallel`` (a simultaneous game),
+``batched-B`` / ``batched-B+obs`` (B games at once) and ``compact-B`` (the game's compact observation).
+The loops read the game from each tree's ``fiveplay_env.games``; a fact an older tree does not declare
+(``compact``) makes that case fail for it.
 """
 from __future__ import annotations
 
@@ -40,16 +42,16 @@ if cpu == "cpu":  # time the loops in this process's CPU time
     except ImportError:
         pass
 if kind in ("engine", "engine+obs", "aec", "parallel"):
-    run = {"engine": lambda: bench._engine_runner(game, n, False), "engine+obs": lambda: bench._engine_runner(game, n, True),
-           "aec": lambda: bench._aec_runner(game, n), "parallel": lambda: bench._parallel_runner(n)}[kind]()
+    run = {"engine": lambda: bench.engine_runner(game, n, False), "engine+obs": lambda: bench.engine_runner(game, n, True),
+           "aec": lambda: bench.aec_runner(game, n), "parallel": lambda: bench.parallel_runner(game, n)}[kind]()
     run(min(0.3, seconds))  # warm-up (caches, first imports)
     k, dt = run(seconds)
     rate = k / dt
 elif kind.startswith("batched-"):
     b, obs = kind[len("batched-"):].partition("+obs")[:2]
-    rate = bench._batched_rate(game, n, int(b), bool(obs), seconds, 1)
+    rate = bench.batched_rate(game, n, int(b), bool(obs), seconds, 1)
 elif kind.startswith("compact-"):
-    rate = bench._take5_compact_rate(n, int(kind[len("compact-"):]), seconds, 1)
+    rate = bench.compact_rate(game, n, int(kind[len("compact-"):]), seconds, 1)
 else:
     sys.exit(f"case kind: expected engine, engine+obs, aec, parallel, batched-B[+obs] or compact-B, got {kind!r}")
 import fiveplay_env
@@ -68,7 +70,7 @@ class TreesSpec:
     rounds: int = 7
     seconds: float = 1.0
     cpu_time: bool = False
-    bench: str = field(default_factory=lambda: str(Path(__file__).with_name("bench.py")))
+    bench: str = field(default_factory=lambda: str(Path(__file__).with_name("bench") / "runners.py"))
 
     def __post_init__(self) -> None:
         if len(self.trees) < 1:
@@ -124,7 +126,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--seconds", type=float, default=1.0, help="length of one timed loop")
     ap.add_argument("--cpu-time", action="store_true", help="time the loops in CPU time instead of wall time")
-    ap.add_argument("--bench", default=None, help="the bench.py whose functions measure every tree (default: this tree's)")
+    ap.add_argument("--bench", default=None, help="the runners.py whose functions measure every tree (default: this tree's)")
     ap.add_argument("--out", type=Path, default=None, help="also write the figures as JSON here")
     a = ap.parse_args(argv)
     try:

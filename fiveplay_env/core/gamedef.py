@@ -45,6 +45,8 @@ What a definition holds (the callables are plain functions of the game's config 
 | ``describe``, ``history`` | a paragraph and the version history, for the documentation                |
 | ``dynamics``           | ``"simultaneous"`` (every player moves at once: a native parallel env) or      |
 |                        | ``"sequential"`` (one player at a time)                                       |
+| ``wait_action``        | the parallel env's action of a player with nothing to decide (simultaneous     |
+|                        | games whose players do not all decide at every step), or None                 |
 | ``reward_bounds``      | ``(config) -> (low, high)``: bounds of one player's reward at one env step     |
 | ``preset_labels``      | ``{preset: label}``: what people read for each of ``presets`` (menus, docs)    |
 | ``compact``            | ``"module:factory"`` of a compact observation layout (``factory(config)``:     |
@@ -140,6 +142,7 @@ class GameDef:
     describe: str = ""
     history: tuple[tuple[int, str], ...] = ()
     dynamics: str = "sequential"
+    wait_action: int | None = None
     reward_bounds: Callable[[Any], tuple[float, float]] | None = None
     preset_labels: Mapping[str, str] = field(default_factory=dict)
     compact: str | None = None

@@ -105,7 +105,7 @@ subset through functions that mirror the reference's (``_lose_life``, ``_draws``
 ``max_cycles`` (the AEC env's per-agent truncation) is refused; ``max_steps`` applies (see Truncation).
 
 Speed (busy 2-core machine, 4 players, random legal play drawn from the mask by
-``vector.random_actions``, ``experiments/bench.py``): about 2.1 million decisions/s without observations
+``vector.random_actions``, ``experiments/bench``): about 2.1 million decisions/s without observations
 and 1.7 million with them at B = 4,096 (0.8 / 0.7 million at 1,024; 2.8 / 1.8 million at 8,192); the
 reference engine alone plays about 0.1 million. Most of a step is the rare games' stages (about 14% of
 the games, 85% of the time at B = 4,096): Bomb answers, Re-Deals and deals (their shuffles), draws.

@@ -7,7 +7,7 @@ from fiveplay_env.take5 import determinize, results
 from fiveplay_env.take5.config import MAX_PLAYERS, MIN_PLAYERS, PRESETS, Take5Config
 from fiveplay_env.take5.engine import Take5Engine
 from fiveplay_env.take5.observation import observation_size, observe
-from fiveplay_env.take5.state import NUM_ACTIONS
+from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS
 
 SPEC = GameSpec("take5_v0", MIN_PLAYERS, MAX_PLAYERS, NUM_ACTIONS, version=0)
 """The game's facts that no config changes."""
@@ -38,6 +38,7 @@ GAME = GameDef(
               "a card at once; the cards are placed in ascending order on four rows, and the sixth card of "
               "a row takes it. Lowest score wins."),
     dynamics="simultaneous",
+    wait_action=ACTION_WAIT,
     # one env step: at most one row taken per player (five cards of at most 7 bull heads)
     reward_bounds=lambda config: (-35.0, 0.0),
     preset_labels={"standard": "Standard game (to 66)", "single_round": "One round",

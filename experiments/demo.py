@@ -90,8 +90,7 @@ class DemoSpec:
 
 def run(spec: DemoSpec) -> dict[str, Any]:
     """Train, then play both tournaments; ``{"train": ..., "take5": ..., "five_alive": ...}``, the
-    training result (``experiments.train.main``: the trainer has no typed ``run`` yet, so it is called
-    with command-line arguments) and the two tournament summaries."""
+    training result (``experiments.train.run``) and the two tournament summaries."""
     from experiments import tournament, train
 
     minutes = spec.minutes
@@ -103,12 +102,10 @@ def run(spec: DemoSpec) -> dict[str, Any]:
     t0 = time.time()
 
     _banner(f"1/3  Training a Take 5 policy by PPO self-play (about {minutes:g} min)")
-    trained = train.main([
-        "--game", "take5", "--config", "num_players=4", "mode=round",
-        "--total-decisions", str(decisions), "--max-minutes", str(minutes),
-        "--eval-interval", "10", "--eval-games", "96",
-        "--seed", str(spec.seed), "--out", out,
-    ])
+    trained = train.run(train.TrainSpec(settings={
+        "game": "take5", "config": {"num_players": 4, "mode": "round"},
+        "total_decisions": decisions, "max_minutes": minutes, "eval_interval": 10, "eval_games": 96,
+        "seed": spec.seed, "out": out}))
     policy = trained["agent"]
     options = tournament.RunOptions(out=out, workers=spec.workers)
 

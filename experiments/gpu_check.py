@@ -168,7 +168,7 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
     """Part 3 (see the module docstring): throughput rows and the equality checks, into ``res["jax"]``."""
     import jax
 
-    from experiments.bench import _jax_module, _jax_rates
+    from experiments.bench.jax_rows import _jax_module, _jax_rates
 
     gpu = jax.default_backend() != "cpu"
     batches = list(batches or ([2 ** 10, 2 ** 14, 2 ** 17, 2 ** 20] if gpu else [64, 1024]))
@@ -238,13 +238,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"other {sh['other']:.0%})", flush=True)
         save()
     if args.curve_minutes > 0:
-        from experiments.train import main as train_main
+        from experiments.train import TrainSpec
+        from experiments.train import run as train_run
 
-        t = train_main(["--game", "take5", "--config", "num_players=4", "mode=round", "--device", str(dev.type),
-                        "--num-envs", str(args.num_envs), "--minibatch-size", str(args.minibatch_size),
-                        "--total-decisions", str(10 ** 10), "--max-minutes", str(args.curve_minutes),
-                        "--eval-interval", str(args.eval_interval), "--eval-games", str(args.eval_games),
-                        "--threads", str(torch.get_num_threads()), "--out", args.out, "--no-progress"])
+        t = train_run(TrainSpec(settings={
+            "game": "take5", "config": {"num_players": 4, "mode": "round"}, "device": str(dev.type),
+            "num_envs": args.num_envs, "minibatch_size": args.minibatch_size, "total_decisions": 10 ** 10,
+            "max_minutes": args.curve_minutes, "eval_interval": args.eval_interval, "eval_games": args.eval_games,
+            "threads": torch.get_num_threads(), "out": args.out, "no_progress": True}))
         import csv
 
         with open(t["curves_csv"], encoding="utf-8") as f:

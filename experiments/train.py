@@ -10,6 +10,12 @@ Usage::
     fiveplay train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
         --eval-baselines take5-safest random
 
+From Python, the same run as data (``TrainSpec``; its options are the command line's, by field name)::
+
+    from experiments.train import TrainSpec, run
+    res = run(TrainSpec(settings={"game": "take5", "config": {"num_players": 4, "mode": "round"},
+                                  "max_minutes": 5}))
+
 The budget: ``--max-minutes M`` alone trains for M minutes (the whole command, evaluations and the last
 checkpoint included; the learning rate decays over the time); ``--total-decisions N`` stops at N decisions
 (default 200,000 when no time is given; with ``--max-minutes`` a cap only when given). The run ends with
@@ -60,6 +66,9 @@ Interrupting (Ctrl-C) keeps the last checkpoint; ``--resume RUN_DIR`` continues 
 threads). Settings that define the run cannot change on resume; ``--total-decisions``,
 ``--max-minutes``, ``--eval-interval``, ``--eval-games``, ``--checkpoint-interval``, ``--threads`` and
 the output flags can. A missing, truncated, corrupt or mismatched checkpoint raises ``CheckpointError``.
+
+(Over 450 lines: a quarter is this manual, the rest the one run loop with its files, checkpoints,
+evaluations and budget, which read and write the same run state.)
 """
 from __future__ import annotations
 
@@ -72,7 +81,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from agents.learned.algorithms import ALGORITHMS, config_class
@@ -147,11 +156,12 @@ UPDATE_COLUMNS = ["update", "decisions", "games", "samples", "lr", "policy_loss"
                   "approx_kl", "clipfrac", "explained_variance", "returns"]
 
 
-def build_parser(algo: str = DEFAULT_ALGO) -> argparse.ArgumentParser:
+def build_parser(algo: str = DEFAULT_ALGO, parser_cls: type[argparse.ArgumentParser] = argparse.ArgumentParser
+                 ) -> argparse.ArgumentParser:
     """The command line for algorithm ``algo``: ``--algo``, the options of its config's fields (shared
     ones, then its own group) and of ``RunOptions``, and the ``--resume`` / ``--evaluate`` modes."""
     cls = config_class(algo)
-    ap = argparse.ArgumentParser(
+    ap = parser_cls(
         prog="fiveplay train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter,
         argument_default=None)
@@ -376,20 +386,91 @@ def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games
     return out
 
 
+class _RaisingParser(argparse.ArgumentParser):
+    """The parser of ``run(spec)``: a bad value raises ``ValueError`` (a library call), not ``SystemExit``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise ValueError(f"train: {message}")
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    """One training command as data (``run(spec)``; the command line builds one too).
+
+    ``algo``: the learning algorithm (``agents.learned.algorithms``); ``settings``: the options by field
+    name (the algorithm's config fields and ``RunOptions``'s, as ``fiveplay train --help`` lists them with
+    dashes): values in their command-line form (``config``: ``["num_players=4", "mode=round"]`` or a dict),
+    an option left out takes its default. ``resume``: a run folder to continue (only the options of
+    ``RESUME_OVERRIDABLE`` may change); ``evaluate``: a checkpoint to evaluate instead of training."""
+
+    algo: str = DEFAULT_ALGO
+    settings: dict[str, Any] = field(default_factory=dict)
+    resume: str | None = None
+    evaluate: str | None = None
+
+    def __post_init__(self) -> None:
+        config_class(self.algo)  # ValueError: "algo: expected one of [...]"
+        if not isinstance(self.settings, dict):
+            raise ValueError(f"settings: expected a dict of option values, got {type(self.settings).__name__}")
+        known = defaults(self.algo)
+        unknown = sorted(k for k in self.settings if k not in known or k == "algo")
+        if unknown:
+            raise ValueError(f"settings: unknown option {unknown[0]!r} for algo {self.algo!r}; expected some of "
+                             f"{sorted(k for k in known if k != 'algo')}")
+        if self.resume is not None and self.evaluate is not None:
+            raise ValueError("evaluate: expected either evaluate or resume, got both")
+
+    def to_argv(self) -> list[str]:
+        """The equivalent ``fiveplay train`` arguments (what the run records as its command)."""
+        flags = {f.name: f.metadata.get("cli", {}) for cls in (config_class(self.algo), RunOptions)
+                 for f in fields(cls)}
+        out = ["--algo", self.algo] if self.algo != DEFAULT_ALGO else []
+        for name, value in self.settings.items():
+            opt, cli = "--" + name.replace("_", "-"), flags.get(name, {})
+            if value is None:
+                continue
+            if name == "config" and isinstance(value, dict):
+                value = [f"{k}={v}" for k, v in value.items()]
+            if cli.get("boolean_optional"):
+                out.append(opt if value else "--no-" + name.replace("_", "-"))
+            elif cli.get("flag"):
+                out.extend([opt] if value else [])
+            elif isinstance(value, (list, tuple)):
+                out.extend([opt, *map(str, value)])
+            else:
+                out.extend([opt, str(value)])
+        if self.resume is not None:
+            out.extend(["--resume", self.resume])
+        if self.evaluate is not None:
+            out.extend(["--evaluate", self.evaluate])
+        return out
+
+
+def run(spec: TrainSpec) -> dict[str, Any]:
+    """Train (or resume, or evaluate) as ``spec`` says; returns what ``main`` returns. The spec goes
+    through the command line's own parser (``spec.to_argv()``), so both check and default every option
+    alike; a bad value raises ``ValueError`` naming the option."""
+    argv = spec.to_argv()
+    return _run(build_parser(spec.algo, parser_cls=_RaisingParser).parse_args(argv), argv, CLOCK())
+
+
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Train (or resume) a policy; returns ``run_dir``, ``checkpoint``, ``agent`` (its ``ckpt:`` name),
-    ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last one per baseline), ``seconds``.
-    With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
+    """Train (or resume) a policy from command-line arguments; returns ``run_dir``, ``checkpoint``,
+    ``agent`` (its ``ckpt:`` name), ``decisions``, ``updates``, ``throughput``, ``evaluations`` (the last
+    one per baseline), ``seconds``. With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
     started = CLOCK()  # --max-minutes counts the whole command, evaluations included
     argv = list(argv) if argv is not None else sys.argv[1:]
     algo = _algo_given(argv)
-    args = build_parser(algo or DEFAULT_ALGO).parse_args(argv)
+    return _run(build_parser(algo or DEFAULT_ALGO).parse_args(argv), argv, started)
+
+
+def _run(args: argparse.Namespace, argv: Sequence[str], started: float) -> dict[str, Any]:
     import torch
 
     if args.evaluate:
         if args.resume:
             raise ValueError("evaluate: expected either --evaluate or --resume, got both")
-        a = _resolved(args, algo or DEFAULT_ALGO)
+        a = _resolved(args, args.algo or DEFAULT_ALGO)
         _check_run_args(a)
         import agents.learned  # noqa: F401 - baselines may be ckpt: names
         prev = torch.get_num_threads()

@@ -15,11 +15,25 @@ generic training defaults, so every tool works with it unchanged.
 |                    | batched engine, the vectorized rollout policy; None: no batched search        |
 | ``training``       | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines`` |
 | ``network``        | the network architecture the game trains with by default                      |
+| ``networks``       | the game's own network architectures: name -> ``"module:Class"`` (a torch      |
+|                    | ``agents.learned.nets.MaskedActorCritic`` subclass, imported on first use);    |
+|                    | ``agents.learned.nets.ARCHS`` is ``mlp`` plus every kit's networks. A          |
+|                    | checkpoint records the name, so a name once shipped stays                     |
 | ``obs_scale``      | ``(num_players, obs_dim) -> list[float] | None``: per-feature multipliers that   |
 |                    | bring the observation to about [0, 1] for a network (None: as it is)          |
+| ``adapt_observation`` | ``(obs [B, D], num_players) -> obs [B, D']``: observations of another width |
+|                    | (another player count, a variant's extra pieces) as a network trained for      |
+|                    | ``num_players`` players reads them (``ValueError`` for a width the game never  |
+|                    | has); None: none (the network's shape check names a mismatch)                 |
+| ``jax_heuristics`` | agent name -> ``"module:factory"``: the heuristics the JAX trainer seats        |
+|                    | (``factory(num_players) -> act(obs, mask, key) -> int32 [B]``, jit-able; the    |
+|                    | optional ``jax`` extra, imported on first use): ``agents.learned.jax.heuristics`` |
+| ``guided``         | the recommended policy-guided search (a registry name, ``ismcts:...,prior=...``), |
+|                    | or None: ``agents.search.GUIDED`` lists the games that have one               |
 """
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -125,6 +139,12 @@ RANDOM_PLAYOUT = Rollout(_no_plan, random_playout)
 """The search hooks of a game without its own: random playouts to the end of the game."""
 
 
+def resolve(path: str) -> Any:
+    """The object a kit names by ``"module:attribute"`` (its module imported on first use)."""
+    module, _, attr = path.partition(":")
+    return getattr(importlib.import_module(module), attr)
+
+
 def _no_scale(num_players: int, obs_dim: int) -> None:
     return None
 
@@ -142,11 +162,26 @@ class AgentKit:
         "reward_scale": 1.0, "gamma": 0.99, "eval_baselines": ["random"]})
     network: str = "mlp"
     obs_scale: Callable[[int, int], list[float] | None] = _no_scale
+    networks: Mapping[str, str] = field(default_factory=dict)
+    adapt_observation: Callable[[np.ndarray, int], np.ndarray] | None = None
+    jax_heuristics: Mapping[str, str] = field(default_factory=dict)
+    guided: str | None = None
 
     def __post_init__(self) -> None:
         if self.best_heuristic is not None and self.best_heuristic not in self.heuristics:
             raise ValueError(f"AgentKit.best_heuristic: expected one of {sorted(self.heuristics)}, "
                              f"got {self.best_heuristic!r}")
+        for slot in ("networks", "jax_heuristics"):
+            for name, path in getattr(self, slot).items():
+                module, sep, attr = path.partition(":") if isinstance(path, str) else ("", "", "")
+                if not (isinstance(name, str) and name and module and sep and attr):
+                    raise ValueError(f"AgentKit.{slot}: expected name -> 'module:attribute', got {name!r}: {path!r}")
+        if "mlp" in self.networks:
+            raise ValueError("AgentKit.networks: 'mlp' is the generic network (agents.learned.nets); "
+                             "expected another name")
+        if self.guided is not None and (not isinstance(self.guided, str) or ":" not in self.guided):
+            raise ValueError(f"AgentKit.guided: expected a search setting such as 'ismcts:sims=100,prior=NAME', "
+                             f"got {self.guided!r}")
 
     @property
     def search(self) -> Rollout:

@@ -145,7 +145,9 @@ class OpenSpielAgent(SearchAgentBase):
 
     label = "openspiel agent"
 
-    def __init__(self, seed: int | None = None, game: str = "take5", params: OpenSpielParams | None = None) -> None:
+    def __init__(self, seed: int | None = None, game: str | None = None, params: OpenSpielParams | None = None) -> None:
+        if not isinstance(game, str):
+            raise ValueError(f"game: expected the name of a game with an OpenSpiel form, got {game!r}")
         super().__init__(seed)
         _, osi, _, _ = _openspiel()  # a missing extra fails here, when the agent is made, not in a game
         osi.form(game)  # a name of the game table (fiveplay_env.games) with an OpenSpiel form

@@ -138,7 +138,7 @@ from __future__ import annotations
 import copy
 import math
 import time as _time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -267,13 +267,30 @@ class SearchParams:
         return cls(**kwargs)
 
 
-GUIDED: dict[str, str] = {
-    "take5": "ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",
-    "five_alive": "ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
-}
-"""The recommended policy-guided search of each game (the ladder's, the web app's and the budget curves'
-entry): the shipped policy plays the rollouts and its value head ends them; in 5 Alive only its two most
-probable actions are searched. Measured in the README's ladder and ``docs/evaluation.md``."""
+class _Guided(Mapping[str, str]):
+    """A read-only live view, game name -> its kit's guided search (``AgentKit.guided``), of the games that
+    have one."""
+
+    def _table(self) -> dict[str, str]:
+        return {name: k.guided for name in GameMapping() if (k := games.kit(name)).guided}
+
+    def __getitem__(self, game: str) -> str:
+        return self._table()[game]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+    def __repr__(self) -> str:
+        return f"GUIDED({self._table()})"
+
+
+GUIDED: Mapping[str, str] = _Guided()
+"""The recommended policy-guided search of each game that has one (the ladder's, the web app's and the budget
+curves' entry), declared in its kit (``AgentKit.guided``): e.g. the shipped policy plays the rollouts and its
+value head ends them. Measured in the README's ladder and ``docs/evaluation.md``."""
 
 
 def guided_prior(setting: str) -> str | None:
@@ -306,8 +323,10 @@ class SearchAgent(SearchAgentBase):
     check_pairs: int = CHECK_PAIRS
     """Rollouts between two looks at the clock under ``deadline`` (a batched search may take more at once)."""
 
-    def __init__(self, seed: int | None = None, game: str = "take5", params: SearchParams | None = None,
+    def __init__(self, seed: int | None = None, game: str | None = None, params: SearchParams | None = None,
                  allow_import: bool = False) -> None:
+        if not isinstance(game, str):
+            raise ValueError(f"game: expected a game's name (one of {sorted(GameMapping())}), got {game!r}")
         super().__init__(seed)
         self.allow_import = bool(allow_import)  # kept for the registry's call; the prior is a learned policy's name only (policy_agent)
         self.last_thoughts: dict[str, Any] | None = None

@@ -1,13 +1,14 @@
 """5 Alive for agents: ``heuristics`` (the five-alive-* agents, ``batch``: five-alive-attacker on whole
 batches, ``constants``: their tuning), ``rollouts`` (the search agent's opponent model and playouts),
-``bsearch`` (the batched search's rollouts). ``KIT`` is what the agents layer knows
+``bsearch`` (the batched search's rollouts), ``obs_adapt`` (observations of other player counts for a
+trained network), ``jax_heuristics`` (five-alive-attacker in JAX). ``KIT`` is what the agents layer knows
 about the game (``agents.kit.AgentKit``), beside its definition ``fiveplay_env.five_alive.GAME``. The
 same file names as ``agents/take5/``."""
 from __future__ import annotations
 
 import numpy as np
 
-from agents.five_alive import bsearch, rollouts
+from agents.five_alive import bsearch, obs_adapt, rollouts
 from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
 from agents.kit import AgentKit, BatchRollout, Rollout
 from fiveplay_env.five_alive import observation as _obs
@@ -38,6 +39,11 @@ KIT = AgentKit(
     training={"reward_scale": 1.0, "gamma": 0.995, "eval_baselines": ["random", "five-alive-attacker"]},
     network="mlp",
     obs_scale=obs_scale,
+    adapt_observation=obs_adapt.adapt_observation,
+    jax_heuristics={"five-alive-attacker": "agents.five_alive.jax_heuristics:attacker"},
+    # the shipped policy plays the rollouts and its value head ends them; only its two most probable
+    # actions are searched (measured: README's ladder, docs/evaluation.md)
+    guided="ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",
 )
 
 __all__ = ["KIT", "obs_scale"]

@@ -20,16 +20,17 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``policy``        | the networks as the collector's policy (sampling, pool snapshots) (torch)      |
 | ``trainer``       | ``Trainer``: the pieces wired into a run, its checkpoint state (torch)         |
 | ``evaluation``    | ``evaluate``: duplicate-format games of the learner vs a baseline              |
-| ``nets``          | masked actor-critic networks (``mlp``, and ``take5`` with per-card features)   |
-| ``compact``       | the compact Take 5 observation decoded by torch                                |
+| ``nets``          | masked actor-critic networks: ``mlp``, and the games' own (their kits'         |
+|                   | ``networks``, e.g. ``agents.take5.nets``)                                       |
+| ``compact``       | a compact observation (``GameDef.compact``) decoded by torch                   |
 | ``devices``       | device names, CPU copies for checkpoints (torch)                              |
 | ``checkpoint``    | atomic, verified checkpoint files; ``CheckpointError`` on any problem          |
 | ``inference``     | ``load_policy``: a checkpoint's network for play (no trainer, no registry)     |
 | ``agent``         | ``PolicyAgent``: a checkpoint as an ``Agent``; the ``ckpt:PATH`` names         |
 | ``names``         | ``policy_agent``: ``ckpt:`` / ``pretrained:`` names resolved without the registry |
 | ``pretrained``    | the shipped policies (package data): ``pretrained:NAME``                       |
-| ``jax``           | ``--backend jax`` (the ``jax`` extra): the networks' forward and the best      |
-|                   | heuristics in JAX, ``JaxCollector`` (a rollout as one compiled ``lax.scan``)   |
+| ``jax``           | ``--backend jax`` (the ``jax`` extra): the networks' forward and the games'    |
+|                   | heuristics in JAX (their kits'), ``JaxCollector`` (one compiled ``lax.scan``)  |
 | ``ppo``           | deprecated alias of the old single-module trainer's names                      |
 
 Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``agents.registry`` (its

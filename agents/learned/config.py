@@ -158,8 +158,9 @@ class TrainConfig:
                                   "jax: the rollouts compiled on the game's JAX engine with the policy and the "
                                   "opponents inside (agents.learned.jax; the jax extra)",
                           choices=("auto", "batched", "reference", "jax"), group=GAME_GROUP, cli_default_text="")
-    compact_obs: bool = option(False, "take5: collect the compact uint8 observation (fiveplay_env.take5.compact) and "
-                                      "decode it in torch (21x less rollout memory; the same training)",
+    compact_obs: bool = option(False, "games that declare a compact observation (Take 5; GameDef.compact): collect "
+                                      "it (uint8) and decode it in torch (21x less rollout memory at 4 players; the "
+                                      "same training)",
                                group=GAME_GROUP, flag=True, cli_default_text="")
 
     sparse_input: bool = option(False, "compute the trunk's first layer from the observation's nonzero entries only "

@@ -83,8 +83,8 @@ def make_training_env(game: str, num_envs: int, seed: int, config: dict[str, Any
         raise ValueError(f"compact_obs: expected opponents that act on observations; {engine_agents[0]!r} uses the "
                          f"engine and plays on the reference-engine loop, which has no compact observation")
     if compact_obs:
-        raise ValueError(f"compact_obs: expected the batched engine (backend 'batched' or 'auto' for take5), "
-                         f"got backend {backend!r} for {game!r}")
+        raise ValueError(f"compact_obs: expected the batched engine (backend 'batched', or 'auto' for a game with "
+                         f"one), got backend {backend!r} for {game!r}")
     from fiveplay_env import vector
 
     return vector.make_vec(game, num_envs, seed=seed, backend="reference", **config)

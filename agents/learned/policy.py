@@ -6,7 +6,7 @@ out. It prepares the observations once (``model.prepare``: the parameter-free pa
 card features) for every row a network plays, then runs the learner's head on the learner's rows and
 each pool snapshot's head on the rows it plays. The networks and the preparation run on ``device``;
 logits come back to the CPU and are sampled there with the trainer's ``torch.Generator`` (Gumbel-max over
-the masked logits), so a seed gives the same stream on any device. With ``decoder`` (the compact Take 5
+the masked logits), so a seed gives the same stream on any device. With ``decoder`` (a compact
 observation: ``agents.learned.compact``) the rows are decoded on the device first.
 
 ``network_actor(model, gen, greedy)``: ``act(obs, mask) -> actions`` for the evaluation (greedy: the

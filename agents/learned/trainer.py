@@ -37,9 +37,10 @@ stay on the CPU; the networks (learner and pool) and the update run on the devic
 logits back; the update sends the rollout's batch to the device once and runs every epoch there.
 Checkpoints always hold CPU tensors, so a run trained on a GPU loads anywhere.
 
-``compact_obs`` (Take 5): the vector env hands the collector the compact uint8 observation
-(``fiveplay_env.take5.compact``); rollouts keep it (21x smaller at 4 players) and torch decodes it exactly
-(``agents.learned.compact``) for the networks, each step and once per rollout for the update; baseline
+``compact_obs`` (games that declare a compact observation, ``GameDef.compact``: Take 5's
+``fiveplay_env.take5.compact``): the vector env hands the collector the compact uint8 observation;
+rollouts keep it (21x smaller at 4 players) and torch decodes it exactly (``agents.learned.compact``)
+for the networks, each step and once per rollout for the update; baseline
 opponents get the float observation decoded by numpy. The networks, and so the checkpoints, are the same.
 """
 from __future__ import annotations

@@ -76,6 +76,7 @@ def test_bad_names_are_clear_errors() -> None:
 
 
 def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
+    from agents.take5.obs_adapt import adapt_take5_observation
     from fiveplay_env.take5 import observation as t5obs
 
     game = games.get_game("take5")
@@ -84,7 +85,7 @@ def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
         for _ in range(2 * n):
             engine.step(int(np.flatnonzero(engine.legal_mask())[0]))
         obs = game.observe(engine, engine.current_player)[None, :]
-        out = pretrained.adapt_take5_observation(obs, n, 4)
+        out = adapt_take5_observation(obs, n, 4)
         S = t5obs.SCORES
         assert out.shape == (1, t5obs.observation_size(4))
         assert np.array_equal(out[:, :S], obs[:, :S])
@@ -92,7 +93,7 @@ def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
         assert np.array_equal(out[0, S:S + m], obs[0, S:S + m])
         assert out[0, S + 8:S + 12].sum() == 1.0  # one seat flag
         assert np.array_equal(out[0, S + 12:], obs[0, S + 3 * n:])
-    assert pretrained.adapt_take5_observation(obs, 5, 5) is obs
+    assert adapt_take5_observation(obs, 5, 5) is obs
     # a draft observation ends with the other players' public hands: dropped for the non-draft policy
     for n in (4, 5):
         engine = game.new_engine(game.make_config({"num_players": n, "professional": True, "draft": True}), 2)
@@ -100,7 +101,7 @@ def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
             engine.step(int(np.flatnonzero(engine.legal_mask())[0]))
         obs = game.observe(engine, engine.current_player)[None, :]
         assert obs.shape[1] == t5obs.observation_size(n) + 104 * (n - 1)
-        out = pretrained.adapt_take5_observation(obs, n, 4)
+        out = adapt_take5_observation(obs, n, 4)
         assert out.shape == (1, t5obs.observation_size(4))
         assert np.array_equal(out[:, :t5obs.SCORES], obs[:, :t5obs.SCORES])
         assert np.array_equal(out[0, -4:], obs[0, t5obs.SCORES + 3 * n:t5obs.SCORES + 3 * n + 4])

@@ -2,9 +2,10 @@
 
 | module          | job                                                                                  |
 |-----------------|--------------------------------------------------------------------------------------|
-| ``nets``        | the torch networks' forward pass in JAX (``mlp``, ``take5``), from a torch state dict |
-| ``heuristics``  | ``take5-safest`` and ``five-alive-attacker`` in JAX, equal to ``agents.take5.batch`` / |
-|                 | ``agents.five_alive.batch`` decision by decision                                      |
+| ``nets``        | the torch networks' forward pass in JAX (``mlp``; a game's network through its        |
+|                 | class's ``jax_forward``, e.g. ``agents.take5.jax_nets``), from a torch state dict    |
+| ``heuristics``  | the games' heuristics in JAX (their kits' ``jax_heuristics``, e.g. take5-safest,      |
+|                 | equal to ``agents.take5.batch`` decision by decision), and ``random``                 |
 | ``collector``   | ``JaxCollector``: the collector's contract (``agents.learned.collector``) with the T   |
 |                 | steps of B games, the policy, the pool and the heuristics inside one ``lax.scan``       |
 

@@ -8,12 +8,13 @@
 1e-5, checked by ``tests/learning/test_jax_train.py``), so a JAX rollout samples from the very policy the
 torch update then trains; the torch network stays the one implementation that is trained and saved.
 
-| arch      | JAX forward                                                                              |
-|-----------|------------------------------------------------------------------------------------------|
-| ``mlp``   | ``obs * obs_scale`` through the trunk; linear policy and value heads; masked logits       |
-| ``take5`` | ``mlp`` plus the per-action features of ``Take5ActorCritic`` for the legal actions       |
-|           | (fixed width: ``HAND_SIZE`` slots for the hand, ``HAND_SIZE`` for the legal actions,      |
-|           | all 108 with ``draft=True``), pooled hand features into the trunk, the action scorer      |
+| arch         | JAX forward                                                                           |
+|--------------|---------------------------------------------------------------------------------------|
+| ``mlp``      | ``obs * obs_scale`` through the trunk; linear policy and value heads; masked logits    |
+| a game's own | the function its torch class names (``jax_forward = "module:function"``, e.g. Take 5's |
+|              | ``agents.take5.jax_nets.forward``), called as ``forward`` is, with the static facts   |
+|              | its class's ``jax_static()`` gives in ``spec.static``; it may build on ``linear``,     |
+|              | ``trunk``, ``scan_add`` and ``first_k`` here                                          |
 """
 from __future__ import annotations
 
@@ -32,29 +33,32 @@ ILLEGAL_LOGIT = -1.0e9  # agents.learned.nets.ILLEGAL_LOGIT (not imported: that 
 class NetSpec:
     """The static facts of a network (hashable: a jit static argument).
 
-    ``arch``: ``"mlp"`` or ``"take5"``; ``layers``: the trunk's layer count; ``num_players`` and
-    ``draft`` (take5: the player count the features use, and whether the legal actions may number more
-    than a hand)."""
+    ``arch``: its name (``agents.learned.nets.ARCHS``); ``layers``: the trunk's layer count;
+    ``num_players``: the player count a game's network was built for (0: none); ``forward``: the
+    architecture's JAX forward, ``"module:function"`` (None: ``mlp``); ``static``: its static facts,
+    sorted ``(name, value)`` pairs (the torch network's ``jax_static()``)."""
 
     arch: str
     layers: int
     num_actions: int
     num_players: int = 0
-    draft: bool = False
+    forward: str | None = None
+    static: tuple[tuple[str, Any], ...] = ()
 
     @staticmethod
     def of(model: Any) -> "NetSpec":
-        """The spec of a torch network of ``agents.learned.nets`` (``ValueError`` for another arch)."""
+        """The spec of a torch network of ``agents.learned.nets`` (``ValueError`` for an architecture
+        without a JAX forward)."""
         arch = getattr(model, "arch", None)
-        if arch not in ("mlp", "take5"):
-            raise ValueError(f"JAX network: expected arch 'mlp' or 'take5', got {arch!r}")
-        n = int(getattr(model, "num_players", 0))
-        draft = False
-        if arch == "take5":
-            from fiveplay_env.take5 import observation as t5obs
+        fwd = getattr(model, "jax_forward", None)
+        if arch != "mlp" and not isinstance(fwd, str):
+            from agents.learned.nets import ARCHS
 
-            draft = bool(t5obs.players_of_size(model.obs_dim)[1])
-        return NetSpec(arch, len(model.hidden), int(model.num_actions), n, draft)
+            have = [a for a in ARCHS if a == "mlp" or ARCHS[a].jax_forward]
+            raise ValueError(f"JAX network: expected an architecture with a JAX forward, one of {have}, got {arch!r}")
+        static = tuple(sorted(model.jax_static().items())) if arch != "mlp" else ()
+        n = int(getattr(model, "num_players", 0))
+        return NetSpec(arch, len(model.hidden), int(model.num_actions), n, None if arch == "mlp" else fwd, static)
 
 
 def params_of(state_dict: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -72,15 +76,17 @@ def params_of(state_dict: dict[str, Any]) -> dict[str, np.ndarray]:
     return out
 
 
-def _linear(p: dict[str, Any], name: str, x: Any) -> Any:
+def linear(p: dict[str, Any], name: str, x: Any) -> Any:
+    """The torch ``nn.Linear`` called ``name`` of the parameters ``p`` applied to ``x``."""
     y = x @ p[name + ".w"]
     b = p.get(name + ".b")
     return y if b is None else y + b
 
 
-def _trunk(spec: NetSpec, p: dict[str, Any], x: Any) -> Any:
+def trunk(spec: NetSpec, p: dict[str, Any], x: Any) -> Any:
+    """The trunk (``spec.layers`` linear layers, each followed by a ReLU) on its input ``x``."""
     for i in range(spec.layers):
-        x = jax.nn.relu(_linear(p, f"trunk.{2 * i}", x))
+        x = jax.nn.relu(linear(p, f"trunk.{2 * i}", x))
     return x
 
 
@@ -88,111 +94,24 @@ def forward(spec: NetSpec, p: dict[str, Any], obs: Any, mask: Any) -> tuple[Any,
     """``(masked logits float32 [B, A], value float32 [B])`` of the network ``spec`` with parameters ``p``
     (``params_of``) for observations ``obs`` [B, D] and legal masks ``mask`` [B, A] (bool)."""
     mask = mask.astype(bool)
-    if spec.arch == "mlp":
-        h = _trunk(spec, p, obs * p["obs_scale"])
-        logits = _linear(p, "policy_head", h)
-        return jnp.where(mask, logits, ILLEGAL_LOGIT), _linear(p, "value_head", h)[:, 0]
-    return _take5_forward(spec, p, obs, mask)
+    if spec.forward is not None:
+        from agents.kit import resolve
+
+        return resolve(spec.forward)(spec, p, obs, mask)
+    h = trunk(spec, p, obs * p["obs_scale"])
+    logits = linear(p, "policy_head", h)
+    return jnp.where(mask, logits, ILLEGAL_LOGIT), linear(p, "value_head", h)[:, 0]
 
 
-# --- the take5 architecture ---------------------------------------------------------------------------
-
-def _scan_add(x: Any) -> Any:
+def scan_add(x: Any) -> Any:
     """Running sum along the last axis (an associative scan: XLA's CPU cumsum is quadratic in the length)."""
     return lax.associative_scan(jnp.add, x, axis=x.ndim - 1)
 
 
-def _first_k(flags: Any, k: int) -> Any:
+def first_k(flags: Any, k: int) -> Any:
     """int32 [..., k]: the indices of the set ``flags`` in ascending order, then the unset ones (as torch's
     stable descending argsort of the flags, cut to k)."""
     return jnp.argsort(~flags, axis=-1, stable=True)[..., :k].astype(jnp.int32)
-
-
-def _take5_forward(spec: NetSpec, p: dict[str, Any], obs: Any, mask: Any) -> tuple[Any, Any]:
-    from fiveplay_env.take5 import observation as t5obs
-    from fiveplay_env.take5 import state as t5state
-
-    C = t5state.NUM_CARDS
-    n = spec.num_players
-    B = obs.shape[0]
-    hand = obs[:, t5obs.HAND:t5obs.HAND + C]
-    seen = obs[:, t5obs.SEEN:t5obs.SEEN + C]
-    unseen = jnp.maximum(1.0 - hand - seen, 0.0)
-    stats = obs[:, t5obs.ROW_STATS:t5obs.ROW_STATS + 12].reshape(B, 4, 3)
-    ends = jnp.round(stats[:, :, 0] * 104.0) - 1.0
-    lens = jnp.round(stats[:, :, 1] * 5.0)
-    bulls = jnp.round(stats[:, :, 2] * 10.0)
-    cum_pad = jnp.concatenate([jnp.zeros((B, 1), obs.dtype), _scan_add(unseen)], axis=1)
-    own_cum = _scan_add(hand)
-    opp = float(n - 1)
-    k = jnp.arange(n, dtype=jnp.float32)
-    logc = (lax.lgamma(jnp.float32(opp + 1.0)) - lax.lgamma(k + 1.0) - lax.lgamma(opp - k + 1.0))
-    card_bull = p["card_bull"]
-    total = jnp.maximum(cum_pad[:, C:C + 1], 1.0)
-    min_bull_row = bulls.min(axis=1)[:, None]
-
-    def card_features(cards: Any) -> Any:                       # cards int32 [B, K] -> [B, K, 16]
-        ids = cards.astype(jnp.float32)
-        below = ends[:, None, :] < ids[:, :, None]
-        cand = jnp.where(below, ends[:, None, :], -2.0)
-        tend = cand.max(axis=2)
-        trow = cand.argmax(axis=2)
-        too_low = (~below.any(axis=2)).astype(jnp.float32)
-        ok = 1.0 - too_low
-        tlen = jnp.take_along_axis(lens, trow, axis=1) * ok
-        tbull = jnp.take_along_axis(bulls, trow, axis=1) * ok
-        gap = (ids - tend) * ok
-        end_idx = jnp.maximum(tend + 1.0, 0.0).astype(jnp.int32)
-        below_c = jnp.take_along_axis(cum_pad, cards, axis=1)
-        in_gap = (below_c - jnp.take_along_axis(cum_pad, end_idx, axis=1)) * ok
-        prob = in_gap / total
-        need = (5.0 - tlen) * ok
-        pc = jnp.clip(prob, 1e-6, 1 - 1e-6)[..., None]
-        pmf = jnp.exp(logc + k * jnp.log(pc) + (opp - k) * jnp.log1p(-pc))
-        eq = (k == need[..., None]).astype(jnp.float32)
-        ge = (k >= need[..., None]).astype(jnp.float32)
-        p_eq = (pmf * eq).sum(-1)
-        p_ge = (pmf * ge).sum(-1)
-        sixth = (tlen >= 5.0).astype(jnp.float32) * ok
-        min_bull = jnp.broadcast_to(min_bull_row, ids.shape)
-        p_under = 1.0 - (1.0 - below_c / total) ** opp
-        exp_cost = ok * p_eq * (tbull + 1.5 * need) + too_low * min_bull * (1.0 - p_under)
-        in_hand = jnp.take_along_axis(hand, cards, axis=1)
-        own_below = jnp.take_along_axis(own_cum, cards, axis=1) - in_hand
-        return jnp.stack([
-            in_hand, too_low, gap / 104.0, in_gap / 10.0, tlen / 5.0, tbull / 10.0, sixth, card_bull[cards] / 7.0,
-            ids / 104.0, need / 5.0, p_ge, exp_cost / 10.0, min_bull / 10.0 * too_low,
-            below_c / 104.0, own_below / 10.0, p_under], axis=2)
-
-    # the hand's pooled features (the trunk's extra inputs)
-    H = t5state.HAND_SIZE
-    hcards = _first_k(hand > 0, H)
-    hvalid = jnp.take_along_axis(hand > 0, hcards, axis=1)
-    hf = card_features(hcards)
-    w = hf[:, :, 0:1] * hvalid[..., None].astype(jnp.float32)
-    nh = jnp.maximum(hand.sum(axis=1, keepdims=True), 1.0)
-    pooled_mean = (hf * w).sum(axis=1) / nh
-    pooled_max = jnp.maximum((hf * w - (1.0 - w)).max(axis=1), 0.0)
-    # the legal actions' features
-    n_act = C + 4
-    legal = mask[:, :n_act]
-    K = n_act if spec.draft else H
-    order = _first_k(legal, K)
-    valid = jnp.take_along_axis(legal, order, axis=1)
-    is_row = order >= C
-    cf = card_features(jnp.minimum(order, C - 1))
-    rowf_all = jnp.stack([bulls / 10.0, lens / 5.0, (bulls == bulls.min(axis=1, keepdims=True)).astype(jnp.float32),
-                          (ends + 1.0) / 104.0], axis=2)                                   # [B, 4, 4]
-    rf = jnp.take_along_axis(rowf_all, jnp.clip(order - C, 0, 3)[..., None], axis=1)
-    rowf = is_row[..., None].astype(jnp.float32)
-    sel = jnp.concatenate([cf * (1.0 - rowf), rf * rowf, rowf], axis=2) * valid[..., None].astype(jnp.float32)
-    x = jnp.concatenate([obs * p["obs_scale"], pooled_mean, pooled_max], axis=1)
-    h = _trunk(spec, p, x)
-    base = _linear(p, "policy_head", h)
-    z = jax.nn.relu(_linear(p, "act_feat", sel) + _linear(p, "act_ctx", h)[:, None, :])
-    score = _linear(p, "act_out.2", jax.nn.relu(_linear(p, "act_out.0", z)))[..., 0]            # [B, K]
-    extra = jnp.zeros_like(base).at[jnp.arange(B)[:, None], order].add(jnp.where(valid, score, 0.0))
-    return jnp.where(mask, base + extra, ILLEGAL_LOGIT), _linear(p, "value_head", h)[:, 0]
 
 
 def sample(logits: Any, key: Any) -> tuple[Any, Any]:
@@ -203,4 +122,4 @@ def sample(logits: Any, key: Any) -> tuple[Any, Any]:
     return a, logp
 
 
-__all__ = ["NetSpec", "params_of", "forward", "sample", "ILLEGAL_LOGIT"]
+__all__ = ["ILLEGAL_LOGIT", "NetSpec", "first_k", "forward", "linear", "params_of", "sample", "scan_add", "trunk"]

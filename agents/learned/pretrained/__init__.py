@@ -23,12 +23,12 @@ holds its model card (``model_card(NAME)``: the exact training command, the wall
 
 Take 5 policies and other player counts: the observation differs only in its per-player tail (scores,
 round penalties and seat, ``fiveplay_env.take5.observation``). A policy trained for k players plays
-n != k players through ``adapt_take5_observation`` (``agents.learned.defaults``, re-exported here):
+n != k players through ``adapt_take5_observation`` (``agents.take5.obs_adapt``, the kit's ``adapt_observation``):
 the card part is kept; the tail keeps the player itself and the next k-1 seats (n > k) or pads absent
 players with zeros (n < k). Whether this generalises is measured, not assumed: the README's player-count
 paragraph (it carries to fewer players, not to more). Its ``take5`` network's risk features then assume
-k-1 opponents. The 5 Alive policies play 2..6 players through ``adapt_five_alive_observation`` (the same
-module).
+k-1 opponents. The 5 Alive policies play 2..6 players through ``adapt_five_alive_observation``
+(``agents.five_alive.obs_adapt``). ``agents.learned.defaults.adapt_observation`` asks the game's kit.
 """
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from agents.learned.agent import PolicyAgent
-from agents.learned.defaults import adapt_observation, adapt_take5_observation
+from agents.learned.defaults import adapt_observation
 from agents.fingerprint import file_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -133,7 +133,8 @@ def make_pretrained_agent(rest: str, game: str, seed: int | None) -> Any:
 
 
 class PretrainedAgent(PolicyAgent):
-    """A shipped policy; Take 5 policies also play other player counts (``adapt_take5_observation``)."""
+    """A shipped policy; it also plays other player counts where its game's kit adapts the observation
+    (``AgentKit.adapt_observation``)."""
 
     name = "pretrained"
 
@@ -164,5 +165,5 @@ def _pretrained_fingerprint(rest: str) -> str | None:
     return None if spec is None else file_fingerprint(os.path.join(HERE, spec.file))
 
 
-__all__ = ["MODELS", "Pretrained", "PretrainedAgent", "adapt_take5_observation", "available",
+__all__ = ["MODELS", "Pretrained", "PretrainedAgent", "available",
            "export_policy", "make_pretrained_agent", "model_card", "path_of"]

@@ -1,22 +1,27 @@
-"""The (game, config) cases the contract tests run: every game of the table with each of its presets
-(the built-in games' presets cover their variants; a game with none runs its default config)."""
+"""The parameters of the contract tests: every game of the table with each of its presets (or its default
+config), times each contract of ``fiveplay_env.testing`` that applies to it (a game-scope contract once
+per game); the test ids read ``contract-game-preset``."""
 from __future__ import annotations
 
-from typing import Any
+import pytest
 
-from fiveplay_env import games
+from fiveplay_env import games, testing
 
 
-def cases() -> list[tuple[str, str, Any]]:
+def params(group: str) -> list:
     out = []
-    for name, g in sorted(games.table().items()):
-        presets = dict(g.presets) or {"default": g.config_cls()}
-        out += [(name, preset, cfg) for preset, cfg in sorted(presets.items())]
+    for game in games.names():
+        for name in testing.contract_names(group):
+            if testing.CONTRACTS[name].scope == "game":
+                todo = [("game", None)]
+            else:
+                todo = testing.cases(game)
+            out += [pytest.param(name, game, label, cfg, id=f"{name}-{game}-{label}") for label, cfg in todo
+                    if testing.applies(name, game, cfg) is None]
     return out
 
 
-CASES = cases()
-IDS = [f"{game}-{preset}" for game, preset, _ in CASES]
-GAME_NAMES = sorted(games.table())
-PARALLEL = [(game, preset, cfg) for game, preset, cfg in CASES if games.get(game).parallel]
-PARALLEL_IDS = [f"{game}-{preset}" for game, preset, _ in PARALLEL]
+def run(contract: str, game: str, label: str, config) -> None:
+    """One contract on one config (``ContractError`` names them when it fails)."""
+    result = testing.run_contract(contract, game, config, label=label)
+    assert result.skipped is None, result.skipped

@@ -53,6 +53,7 @@ GAME = GameDef(
     score="points",
     canonical=eng.canonical,
     sample_world=eng.sample_world,
+    dynamics="simultaneous",  # the bids are secret until all are in: a native parallel env
     gym_id="fiveplay/ToyBid-v0",
     illegal_action_penalty=-20.0,
     describe="A small Goofspiel that exists only in the tests (tests/toy_game).",

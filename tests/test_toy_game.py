@@ -107,3 +107,15 @@ def test_a_few_ppo_updates_train_and_checkpoint(tmp_path):
     config = GAME.make_config({"num_players": 2})
     rec = play_game(GAME, config, [agent, make_agent("random", "toybid", seed=1)], seed=3)
     assert sum(rec.results["win"]) == pytest.approx(1.0)
+
+
+def test_the_toy_game_passes_check_game():
+    """The contract suite a game's author runs (``fiveplay_env.testing.check_game``) passes on the toy game:
+    every contract that applies ran, on each preset."""
+    from fiveplay_env.testing import check_game
+
+    results = check_game(GAME)
+    ran = {r.contract for r in results if r.skipped is None}
+    assert {"dynamics", "pettingzoo_api", "pettingzoo_parallel_api", "vector_equals_reference",
+            "records_round_trip"} <= ran
+    assert {r.label for r in results} == {"default", "standard", "three"}

@@ -225,8 +225,9 @@ def act(engine: BatchedFiveAlive, ctx: Ctx, active: np.ndarray, guide: Any) -> n
                 a = greedy.copy()
                 a[rnd] = _random_legal(mask[g[rnd]], u[rnd], eps)
             # ``rollouts.simulate`` looks for the wild card that replaces the last 0 in a loop whose variable
-            # is its random numbers' index: the index then becomes the kind found (the last of
-            # ``EMERGENCY_ORDER`` when none is held); mirrored, so that the values stay equal
+            # is also its random numbers' index (``k``): the index then becomes the kind found (the last of
+            # ``EMERGENCY_ORDER`` when none is held). Mirrored so that the values stay equal; drop this
+            # together with that shadowing (``test_values_equal_ismcts_on_the_same_worlds`` tells)
             ins = np.flatnonzero(insured & ~rnd)
             if ins.size:
                 gi = g[ins]

@@ -113,6 +113,7 @@ the games, 85% of the time at B = 4,096): Bomb answers, Re-Deals and deals (thei
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -414,22 +415,92 @@ class BatchedFiveAlive(BatchedGameBase):
 
     def _arrays_of_states(self, states: list[Any]) -> dict[str, np.ndarray]:
         """``load_states``' arrays: ``_slot_arrays`` of each state (the form of every field, the Bomb's
-        pending answers), stacked; the invariants are then checked for all slots at once."""
+        pending answers), stacked; the invariants are then checked for all slots at once. States of the
+        plain form (``_plain_arrays``) are stacked field by field instead, with the same result."""
         n = self.num_players
-        parts = []
-        for i, s in enumerate(states):
-            if not isinstance(s, FiveAliveState) or s.num_players != n:
-                raise ValueError(f"states[{i}]: expected a FiveAliveState of {n} players, got {show_value(s)}")
-            if s.phase == OVER:
-                raise ValueError(f"states[{i}]: expected a game that is not over, got one that is over")
-            try:
-                parts.append(self._slot_arrays(i, s))
-            except ValueError as e:
-                raise ValueError(f"states[{i}].{str(e).removeprefix('state.')}") from None
-        out = {name: np.concatenate([p[name] for p in parts]) for name in self.STATE}
+        out = self._plain_arrays(states)
+        if out is None:
+            parts = []
+            for i, s in enumerate(states):
+                if not isinstance(s, FiveAliveState) or s.num_players != n:
+                    raise ValueError(f"states[{i}]: expected a FiveAliveState of {n} players, got {show_value(s)}")
+                if s.phase == OVER:
+                    raise ValueError(f"states[{i}]: expected a game that is not over, got one that is over")
+                try:
+                    parts.append(self._slot_arrays(i, s))
+                except ValueError as e:
+                    raise ValueError(f"states[{i}].{str(e).removeprefix('state.')}") from None
+            out = {name: np.concatenate([p[name] for p in parts]) for name in self.STATE}
         for name in ("rewards", "terminated", "truncated", "final_lives", "final_result", "final_win"):
             out[name] = np.zeros_like(out[name])
         out["_actor"] = out["_cur"].astype(out["_actor"].dtype)
+        return out
+
+    _PLAIN_INTS = ("seed", "counter", "round", "reshuffles", "turns", "phase", "current", "direction", "total",
+                   "top", "bomber")
+
+    def _plain_arrays(self, states: list[Any]) -> dict[str, np.ndarray] | None:
+        """``_slot_arrays`` of every state at once, one numpy call per field (a search loads thousands of
+        worlds a second), for states of the plain form: ``FiveAliveState`` objects of this player count in
+        the PLAY phase (no Bomb being answered), every field a Python ``int`` (``bool`` for ``alive``) or a
+        list of them of the right length, each value within what its array holds (the ranges of
+        ``_slot_arrays``). None when any state is of another form: the per-state path then stacks them, or
+        names the field it refuses. The invariants are checked afterwards either way."""
+        n, K_, D, m = self.num_players, NUM_KINDS, self._deck, len(states)
+        if m != self.batch_size or any(type(s) is not FiveAliveState for s in states):
+            return None
+        if any(s.num_players != n or s.phase != PLAY or s.bomber != -1 or s.bomb_queue != [] for s in states):
+            return None
+        scal = {f: [getattr(s, f) for s in states] for f in self._PLAIN_INTS}
+        hands = [s.hands for s in states]
+        rows = list(chain.from_iterable(hands))
+        flat = {f: [getattr(s, f) for s in states] for f in ("hand_size", "lives", "result", "alive", "discard")}
+        draws = [s.draw for s in states]
+        if (set(map(type, chain.from_iterable(scal.values()))) != {int}
+                or set(map(type, hands)) != {list} or set(map(len, hands)) != {n}
+                or set(map(type, rows)) != {list} or set(map(len, rows)) != {K_}
+                or set(map(type, chain.from_iterable(rows))) != {int}
+                or set(map(type, draws)) != {list} or max(map(len, draws)) > D
+                or not set(map(type, chain.from_iterable(draws))) <= {int}):
+            return None
+        for f, size in (("hand_size", n), ("lives", n), ("result", n), ("alive", n), ("discard", K_)):
+            v = flat[f]
+            if set(map(type, v)) != {list} or set(map(len, v)) != {size} or \
+                    set(map(type, chain.from_iterable(v))) != ({bool} if f == "alive" else {int}):
+                return None
+        try:
+            sc = {f: np.array(v, np.int64) for f, v in scal.items() if f != "seed"}
+            seeds = np.array(scal["seed"], np.uint64)
+            hand = np.array(rows, np.int64).reshape(m, n, K_)
+            arr = {f: np.array(v, np.int64) for f, v in flat.items() if f != "alive"}
+        except OverflowError:  # an int beyond int64 (uint64 for the seed): the per-state path names it
+            return None
+        lens = np.fromiter(map(len, draws), np.int64, m)
+        cards = np.fromiter(chain.from_iterable(d[::-1] for d in draws), np.int64, int(lens.sum()))
+        bounds = ((hand, 0, 255), (arr["hand_size"], 0, 32767), (arr["discard"], 0, 255), (sc["top"], -1, K_ - 1),
+                  (cards, 0, K_ - 1), (sc["total"], -2**62, 2**62), (sc["current"], 0, n - 1),
+                  (arr["lives"], -128, 127), (arr["result"], -128, 127), (sc["direction"], -1, 1),
+                  (sc["round"], 0, 2**31 - 1), (sc["reshuffles"], 0, 32767), (sc["counter"], 0, 2**31 - 1),
+                  (sc["turns"], 0, 2**31 - 1))
+        if any(a.size and (a.min() < lo or a.max() > hi) for a, lo, hi in bounds) or (sc["direction"] == 0).any():
+            return None
+        drawq = self._drawq.copy()  # beyond each pile's end: the slot's own bytes, as _slot_arrays keeps them
+        first = np.repeat(np.cumsum(lens) - lens, lens)
+        drawq[np.repeat(self._arange, lens), np.arange(cards.size) - first] = cards
+        alive = np.array(flat["alive"], bool)
+        seats = self._seat_bits
+        values = {"_hands": np.concatenate([hand, np.zeros((m, n, 1), np.int64)], axis=2), "_hsize": arr["hand_size"],
+                  "_disc": np.concatenate([arr["discard"], np.zeros((m, 1), np.int64)], axis=1),
+                  "_top": sc["top"], "_drawq": drawq, "_dptr": np.zeros(m, np.int64), "_dend": lens,
+                  "_total": sc["total"], "_dirbit": (sc["direction"] > 0).astype(np.int64), "_cur": sc["current"],
+                  "_phase": sc["phase"], "_abits": (alive * seats).sum(axis=1), "_alive": alive,
+                  "_lives": arr["lives"], "_result": arr["result"], "_bomber": np.full(m, -1), "_bcur": np.full(m, -1),
+                  "_round": sc["round"], "_nresh": sc["reshuffles"], "_counter": sc["counter"], "_steps": sc["turns"],
+                  "_seeds": seeds}
+        out = {}
+        for name in self.STATE:
+            cur = getattr(self, name)
+            out[name] = values[name].astype(cur.dtype) if name in values else cur.copy()
         return out
 
     def _slot_arrays(self, i: int, state: FiveAliveState) -> dict[str, np.ndarray]:

@@ -1,42 +1,37 @@
-"""API conformance: pettingzoo.test on both env kinds, configs, errors, wrappers, rendering."""
+"""The Take 5 envs' own behaviour: metadata and sizes, config errors naming each field, the parallel env's
+illegal actions and row choice, the penalty wrappers, the text picture, returns and infos; the env
+contracts every game keeps (``fiveplay_env.testing``: PettingZoo's tests on both env kinds, spaces, masks,
+illegal actions, seeding) run on each preset in ``tests/contracts`` and, here, on the player counts and
+variants that no preset covers."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+from pettingzoo.test import parallel_seed_test
 
 from fiveplay_env import IllegalActionError, make, take5_v0
+from fiveplay_env.testing import check_game
 from fiveplay_env.wrappers import IllegalActionPenalty, IllegalActionPenaltyParallel
 
-CONFIGS = [(n, rp) for n in (2, 4, 10) for rp in ("player", "min_bullheads")]
+CONFIGS = [dict(num_players=n, row_pick=rp) for n in (2, 10) for rp in ("player", "min_bullheads")] + [
+    dict(professional=True, draft=True, num_players=3), dict(mode="rounds:2")]
+"""Configs that no preset covers (the presets play 4 players)."""
 
 
-@pytest.mark.parametrize("n, row_pick", CONFIGS)
-def test_pettingzoo_aec_api(n, row_pick):
-    api_test(take5_v0.env(num_players=n, row_pick=row_pick), num_cycles=400)
+@pytest.mark.parametrize("cfg", CONFIGS, ids=["-".join(map(str, c.values())) for c in CONFIGS])
+def test_configs_outside_the_presets_keep_the_env_contracts(cfg):
+    check_game("take5", configs=[cfg], contracts=["reward_range", "pettingzoo_api", "pettingzoo_parallel_api",
+                                                  "spaces_and_masks", "seeded_episodes"])
 
 
-@pytest.mark.parametrize("n, row_pick", CONFIGS)
-def test_pettingzoo_parallel_api(n, row_pick):
-    parallel_api_test(take5_v0.parallel_env(num_players=n, row_pick=row_pick), num_cycles=400)
-
-
-@pytest.mark.parametrize("n, row_pick", CONFIGS)
-def test_pettingzoo_seed(n, row_pick):
-    seed_test(lambda: take5_v0.env(num_players=n, row_pick=row_pick), num_cycles=200)
+@pytest.mark.parametrize("n, row_pick", [(n, rp) for n in (2, 4, 10) for rp in ("player", "min_bullheads")])
+def test_pettingzoo_parallel_seed_test_through_the_penalty_wrapper(n, row_pick):
     # parallel_seed_test samples unmasked actions: it runs through the opt-in penalty wrapper
-    parallel_seed_test(lambda: IllegalActionPenaltyParallel(
-        take5_v0.parallel_env(num_players=n, row_pick=row_pick)), num_cycles=200)
+    parallel_seed_test(lambda: IllegalActionPenaltyParallel(take5_v0.parallel_env(num_players=n, row_pick=row_pick)),
+                       num_cycles=200)
 
 
-def test_pettingzoo_api_on_the_variants():
-    for cfg in (dict(professional=True, draft=True, num_players=3), dict(mode="rounds:2")):
-        api_test(take5_v0.env(**cfg), num_cycles=300)
-        parallel_api_test(take5_v0.parallel_env(**cfg), num_cycles=300)
-
-
-def test_render_modes():
-    render_test(lambda render_mode=None: take5_v0.env(render_mode=render_mode))
+def test_render_ansi_shows_the_table():
     env = take5_v0.env(num_players=3, render_mode="ansi")
     env.reset(seed=4)
     text = env.render()
@@ -61,9 +56,7 @@ def test_metadata_and_spaces():
     assert take5_v0.raw_env is type(take5_v0.env())
     env = take5_v0.env(num_players=5)
     env.reset(seed=0)
-    assert env.possible_agents == [f"player_{i}" for i in range(5)]
     space = env.observation_space("player_0")
-    assert space is env.observation_space("player_3")  # created once and cached
     assert space["observation"].shape == (848 + 15,)
     assert space["action_mask"].dtype == np.int8
     assert env.action_space("player_0").n == 109
@@ -88,27 +81,8 @@ def test_bad_config_names_the_field(bad, field):
         take5_v0.parallel_env(**bad)
 
 
-def test_make_by_name():
-    assert make("take5", num_players=3).possible_agents == ["player_0", "player_1", "player_2"]
+def test_make_by_name_builds_the_parallel_env():
     assert make("take5", parallel=True).metadata["name"] == "take5_v0"
-    with pytest.raises(ValueError, match="game"):
-        make("uno")
-
-
-def test_aec_illegal_action_raises_and_leaves_state_untouched():
-    env = take5_v0.env(num_players=3)
-    env.reset(seed=2)
-    obs_before = env.observe("player_0")["observation"].copy()
-    hand = env.unwrapped.engine.state.hand(0)
-    bad = next(c for c in range(104) if c not in hand)
-    with pytest.raises(IllegalActionError, match="player_0") as e:
-        env.step(bad)
-    assert e.value.legal == hand
-    assert isinstance(e.value, ValueError)
-    assert env.agent_selection == "player_0"
-    np.testing.assert_array_equal(env.observe("player_0")["observation"], obs_before)
-    env.step(hand[0])  # the game goes on normally
-    assert env.agent_selection == "player_1"
 
 
 def test_parallel_illegal_action_raises_and_leaves_state_untouched():
@@ -175,21 +149,6 @@ def test_parallel_row_choice_is_its_own_step_with_wait_for_everyone_else():
         if found:
             break
     assert found
-
-
-def test_reset_seed_is_reproducible_and_seeds_differ():
-    def trajectory(seed):
-        env = take5_v0.env(num_players=4)
-        env.reset(seed=seed)
-        rng = np.random.default_rng(7)
-        out = []
-        for agent in env.agent_iter():
-            obs, r, term, trunc, info = env.last()
-            out.append((agent, r, obs["observation"].tobytes()))
-            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
-        return out
-    assert trajectory(11) == trajectory(11)
-    assert trajectory(11) != trajectory(12)
 
 
 def test_episode_return_is_minus_the_final_score_and_infos_carry_scores():

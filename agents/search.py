@@ -721,7 +721,7 @@ class BestResponseSearch(SearchAgentBase):
     current trick) come from the game's determinization, not from their policy, so at such decisions
     the response is approximate even with unlimited simulations; where the responder acts before any
     hidden opponent choice (the toy game's first seat) the simulations sample exactly the opponents'
-    behaviour, and enough of them reach the exact best response (``tests/test_exploit_search.py``).
+    behaviour, and enough of them reach the exact best response (``tests/experiments/test_best_response.py``).
 
     | argument   | meaning                                                                      |
     |------------|------------------------------------------------------------------------------|

@@ -19,7 +19,7 @@ from agents.registry import catalogue, known_agents, make_agent
 from experiments import cli
 from fiveplay_env import games
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUILTIN = [g.name for g in games.BUILTIN]
 
 

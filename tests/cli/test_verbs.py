@@ -17,7 +17,7 @@ import pytest
 from experiments import cli
 from fiveplay_env import games
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

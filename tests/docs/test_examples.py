@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 sys.path.insert(0, str(DOCS / "_ext"))
 
@@ -63,7 +63,7 @@ def test_game_page_examples_run(game, tmp_path):
 
 
 README_BLOCKS = [b for b in examples.blocks((ROOT / "README.md").read_text(encoding="utf-8"), "README.md")
-                 if b.lang != "python"]  # its python blocks run in tests/test_readme.py
+                 if b.lang != "python"]  # its python blocks run in tests/docs/test_readme.py
 
 
 @pytest.mark.parametrize("block", README_BLOCKS, ids=[f"line{b.line}" for b in README_BLOCKS])

@@ -14,7 +14,7 @@ from fiveplay_env.take5 import config as t5_config
 from fiveplay_env.take5 import engine as t5_engine
 from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, TOTAL_BULLHEADS
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "rules.md"
 
 # The spec's (docs/rules.md) sections; the rule book keeps their numbers.

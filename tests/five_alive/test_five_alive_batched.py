@@ -322,7 +322,7 @@ def test_load_rejects_bad_slots_and_states():
         env.load(0, s)
 
 
-# --- the piles' canonical order (the shuffles themselves: tests/test_seeding.py) ------------------------
+# --- the piles' canonical order (the shuffles themselves: tests/core/test_seeding.py) -------------------
 
 def test_canonical_expands_counts_in_kind_order():
     counts = np.array([[0] * 18, [2, 0, 1] + [0] * 14 + [3], [1] * 18])

@@ -28,7 +28,7 @@ import pytest
 
 import fiveplay_env
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VERSION = fiveplay_env.__version__
 DIST_INFO = f"fiveplay_env-{VERSION}.dist-info"
 
@@ -182,7 +182,7 @@ def test_the_sdist_holds_the_docs_tests_and_license(built):
     with tarfile.open(built["sdist"]) as t:
         names = {n.split("/", 1)[1] for n in t.getnames() if "/" in n}
     for needed in ("LICENSE", "CHANGELOG.md", "README.md", "Makefile", "pyproject.toml", "docs/index.md",
-                   "docs/rules.md", "docs/conf.py", "docs/_ext/fiveplay_docs/examples.py", "tests/test_cli.py",
+                   "docs/rules.md", "docs/conf.py", "docs/_ext/fiveplay_docs/examples.py", "tests/cli/test_verbs.py",
                    "tests/conftest.py", "experiments/cli.py", "agents/learned/pretrained/take5-game-4p.pt",
                    "build_backend/fiveplay_build.py"):
         assert needed in names, needed

@@ -28,8 +28,8 @@ The kinds of fenced block a page of the site may hold (the info string after the
 | ``text``, ``json`` | output or a layout, not code                                                    |
 
 A block with no info string is refused on the site (say which kind it is). The README is checked by
-the same functions with one difference, since it is written for GitHub (``tests/test_docs_examples.py``):
-its ``python`` blocks run in ``tests/test_readme.py``, and its unmarked blocks are sorted by
+the same functions with one difference, since it is written for GitHub (``tests/docs/test_examples.py``):
+its ``python`` blocks run in ``tests/docs/test_readme.py``, and its unmarked blocks are sorted by
 ``classify``: commands (checked as in a ``bash`` block), Python (run, with a budget cut where the block
 would train for minutes: ``README_CUTS``) or a layout (not code).
 """

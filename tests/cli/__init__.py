@@ -1,0 +1,1 @@
+"""The ``fiveplay`` command line: every verb, and what a newcomer meets first."""

@@ -1,0 +1,1 @@
+"""What ``fiveplay_env.core`` shares between the games: seeding (numpy and JAX) and observation layouts."""

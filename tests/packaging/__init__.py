@@ -1,0 +1,1 @@
+"""The wheel and the source distribution, and installs from them."""

@@ -96,7 +96,7 @@ def test_values_equal_ismcts_on_the_same_worlds(name: str) -> None:
 
 
 @pytest.mark.skipif(not _torch(), reason="the shipped policy needs torch (the train extra)")
-@pytest.mark.parametrize("opts,tol", [("rollout=policy", 1e-9), ("rollout=policy,eps=0", 1e-9),
+@pytest.mark.parametrize("opts,tol", [("rollout=policy", 1e-9), ("rollout=policy,eps=0,depth=3", 1e-9),
                                       ("rollout=policy,depth=2,value=1", 1e-5),
                                       ("rollout=policy,depth=1,value=1,eps=0.3", 1e-5)])
 def test_policy_rollout_values_equal_ismcts(opts: str, tol: float) -> None:

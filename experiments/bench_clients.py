@@ -19,10 +19,18 @@ from typing import Any
 
 import numpy as np
 
-SETTINGS: dict[str, tuple[dict[str, Any], str]] = {
-    "take5": ({"num_players": 4, "mode": "round"}, "take5-safest"),
-    "five_alive": ({"num_players": 4}, "five-alive-attacker"),
-}
+def settings(game: str) -> tuple[dict[str, Any], str]:
+    """A game's config (its quick preset at 4 players: ``GameDef.quick_config``) and the opponents' agent
+    (its kit's best heuristic)."""
+    from agents import games as games_mod
+
+    return games_mod.get_game(game).quick_config(num_players=4), games_mod.kit(game).baseline
+
+
+def _games() -> list[str]:
+    from fiveplay_env import games
+
+    return [g.name for g in games.BUILTIN]
 
 
 def _collect_single(game: str, cfg: dict[str, Any], opponent: str, seconds: float) -> float:
@@ -66,7 +74,7 @@ def _ppo(env: Any, n_steps: int, timesteps: int) -> float:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--games", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
+    ap.add_argument("--games", nargs="+", default=_games(), choices=_games())
     ap.add_argument("--num-envs", type=int, default=128, help="games of the batched env (default 128)")
     ap.add_argument("--timesteps", type=int, default=8192, help="MaskablePPO timesteps per env (default 8192)")
     ap.add_argument("--seconds", type=float, default=3.0, help="length of each collect run (default 3)")
@@ -87,7 +95,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(1)
     results: dict[str, Any] = {"num_envs": args.num_envs, "timesteps": args.timesteps, "rows": []}
     for game in args.games:
-        cfg, opp = SETTINGS[game]
+        cfg, opp = settings(game)
         rows = [
             ("collect", "SingleAgentEnv", _collect_single(game, cfg, opp, args.seconds)),
             ("collect", f"GymVectorEnv B={args.num_envs}", _collect_vector(game, cfg, opp, args.num_envs, args.seconds)),

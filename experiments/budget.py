@@ -99,7 +99,7 @@ class BudgetSpec:
     """Budget curves (see the module docstring); validated on construction (``ValueError`` naming the field).
 
     Attributes:
-        game: the game; config: game config fields (None: ``experiments.ladder.DEFAULT_CONFIG``).
+        game: the game; config: game config fields (None: the game's default config).
         field: the fixed opponents (n-1 copies; None: the game's best heuristic).
         series: search settings with ``{sims}`` (None: ``default_series(game)``).
         sims: the budgets (simulations per decision), each >= 1.

@@ -63,11 +63,18 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-CASES: list[tuple[str, str, dict[str, Any], bool]] = [
-    ("take5", "take5 4p round", {"num_players": 4, "mode": "round"}, False),
-    ("take5", "take5 4p round, compact obs", {"num_players": 4, "mode": "round"}, True),
-    ("five_alive", "five_alive 4p", {"num_players": 4}, False),
-]
+def cases() -> list[tuple[str, str, dict[str, Any], bool]]:
+    """The throughput rows: each built-in game at 4 players in its quick preset (``GameDef.quick_config``),
+    and again with the compact observation where the game declares one."""
+    from fiveplay_env import games
+
+    out = []
+    for g in games.BUILTIN:
+        label = f"{g.name} 4p {g.quick_preset or 'default'}"
+        out.append((g.name, label, g.quick_config(num_players=4), False))
+        if g.compact is not None:
+            out.append((g.name, label + ", compact obs", g.quick_config(num_players=4), True))
+    return out
 
 
 def throughput(game: str, config: dict[str, Any], compact: bool, device: str, num_envs: int, minibatch: int,
@@ -229,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             json.dump(res, f, indent=2, default=float)
         os.replace(dest + ".tmp", dest)
 
-    for game, label, config, compact in CASES:
+    for game, label, config, compact in cases():
         r = throughput(game, config, compact, str(dev), args.num_envs, args.minibatch_size, args.seconds)
         res["throughput"][label] = r
         sh = r["share"]
@@ -242,7 +249,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         from experiments.train import run as train_run
 
         t = train_run(TrainSpec(settings={
-            "game": "take5", "config": {"num_players": 4, "mode": "round"}, "device": str(dev.type),
+            "game": fiveplay_env.games.default_game(),
+            "config": fiveplay_env.games.get(fiveplay_env.games.default_game()).quick_config(num_players=4),
+            "device": str(dev.type),
             "num_envs": args.num_envs, "minibatch_size": args.minibatch_size, "total_decisions": 10 ** 10,
             "max_minutes": args.curve_minutes, "eval_interval": args.eval_interval, "eval_games": args.eval_games,
             "threads": torch.get_num_threads(), "out": args.out, "no_progress": True}))

@@ -28,11 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from fiveplay_env.games import default_game
+
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.jax_train_bench", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--game", default="take5")
-    ap.add_argument("--config", nargs="*", default=["num_players=4", "mode=round"], metavar="FIELD=VALUE")
+    ap.add_argument("--game", default=default_game(), help="the game (default: the first built-in game)")
+    ap.add_argument("--config", nargs="*", default=None, metavar="FIELD=VALUE",
+                    help="game config (default: the game's quick preset at 4 players, GameDef.quick_config)")
     ap.add_argument("--updates", type=int, default=6, help="updates per trainer after the warm-up (default 6)")
     ap.add_argument("--num-envs", type=int, default=None, help="games side by side (default: the trainer's)")
     ap.add_argument("--rollout-steps", type=int, default=None, help="steps per rollout (default: the trainer's)")
@@ -202,13 +205,14 @@ def _update_in_jax(trainer: Any, batch: dict[str, Any], reps: int = 3) -> dict[s
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
-    from agents.games import parse_config
+    from agents.games import get_game, parse_config
     from agents.learned.algorithms.ppo import PPOConfig
     from agents.learned.config import default_opponents, parse_opponents
     from agents.learned.trainer import Trainer
 
     torch.set_num_threads(1)
-    kw: dict[str, Any] = {"game": args.game, "config": parse_config(args.config),
+    kw: dict[str, Any] = {"game": args.game, "config": (parse_config(args.config) if args.config is not None
+                                     else get_game(args.game).quick_config(num_players=4)),
                           "opponents": parse_opponents(default_opponents(args.game)), "total_decisions": 10 ** 12}
     if args.num_envs:
         kw["num_envs"] = args.num_envs

@@ -37,8 +37,6 @@ from agents import games as games_mod
 from agents import search
 from experiments import rankings, runs, tournament
 
-DEFAULT_CONFIG: dict[str, dict[str, Any]] = {"take5": {"num_players": 4, "mode": "game"}, "five_alive": {"num_players": 4}}
-"""The ladder's game config when none is given (another game: its default config)."""
 GUIDED = search.GUIDED  # the game's policy-guided search setting (``agents.search.GUIDED``)
 
 
@@ -139,7 +137,7 @@ class LadderSpec:
     Attributes:
         game: the game (a key of ``agents.games.GAMES``).
         agents: the entrants (None: ``ladder_agents(game)``, every shipped agent); at least 2.
-        config: game config fields (None: ``DEFAULT_CONFIG[game]``).
+        config: game config fields (None: the game's default config).
         games: games in all; seed: the tournament seed; workers: processes playing games.
         out: the folder holding run folders; plots: write the PNG plots.
         progress: show a progress bar of the games played on stderr.
@@ -182,10 +180,8 @@ class LadderSpec:
     def config_or_default(self) -> dict[str, Any]:
         if self.config is not None:
             return dict(self.config)
-        if self.game in DEFAULT_CONFIG:
-            return dict(DEFAULT_CONFIG[self.game])
         game = games_mod.get_game(self.game)
-        return {"num_players": game.config_dict(game.make_config())["num_players"]}
+        return game.config_dict(game.make_config())  # the game's default config
 
     def to_argv(self) -> list[str]:
         """The ``python -m experiments.ladder`` arguments of this spec."""

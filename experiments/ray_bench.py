@@ -33,15 +33,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import games as games_mod
+from fiveplay_env.games import BUILTIN, default_game
 
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.ray_bench", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="take5", choices=sorted(games_mod.GAMES), help="tournament game (default take5)")
-    ap.add_argument("--agents", nargs="+", default=["take5-safest", "random", "take5-closest", "random"],
-                    help="tournament entrants (default take5-safest random take5-closest random)")
-    ap.add_argument("--config", nargs="*", default=["mode=game"], help="tournament game config (default mode=game)")
+    ap.add_argument("--game", default=default_game(), choices=sorted(games_mod.GAMES),
+                    help=f"tournament game (default {default_game()})")
+    ap.add_argument("--agents", nargs="+", default=None,
+                    help="tournament entrants (default: the game's two first heuristics, each beside random)")
+    ap.add_argument("--config", nargs="*", default=[], help="tournament game config (default: the game's default)")
     ap.add_argument("--games", type=int, default=400, help="tournament games (default 400)")
     ap.add_argument("--cpus", type=int, default=2, help="processes / Ray CPUs (default 2)")
     ap.add_argument("--rllib-batch", type=int, default=2000, help="env steps per RLlib iteration (default 2000)")
@@ -59,9 +61,9 @@ class RayBenchSpec:
         rllib_batch: env steps per RLlib iteration; skip_tournament, skip_rllib: leave those rows out.
     """
 
-    game: str = "take5"
-    agents: tuple[str, ...] = ("take5-safest", "random", "take5-closest", "random")
-    config: Mapping[str, Any] = field(default_factory=lambda: {"mode": "game"})
+    game: str = field(default_factory=default_game)
+    agents: tuple[str, ...] = ()
+    config: Mapping[str, Any] = field(default_factory=dict)
     games: int = 400
     cpus: int = 2
     rllib_batch: int = 2000
@@ -71,7 +73,7 @@ class RayBenchSpec:
     def __post_init__(self) -> None:
         if self.games < 1 or self.cpus < 1:
             raise ValueError(f"games and cpus: expected integers >= 1, got {self.games} and {self.cpus}")
-        object.__setattr__(self, "agents", tuple(self.agents))
+        object.__setattr__(self, "agents", tuple(self.agents) or default_entrants(self.game))
         self.tournament()  # validates the game, agents and config
 
     def tournament(self) -> Any:
@@ -79,6 +81,14 @@ class RayBenchSpec:
         from experiments.tournament import TournamentSpec
 
         return TournamentSpec(agents=self.agents, game=self.game, config=dict(self.config), games=self.games)
+
+
+def default_entrants(game: str) -> tuple[str, ...]:
+    """The game's best heuristic, random, another heuristic, random (its kit's; random alone without one)."""
+    kit = games_mod.kit(game)
+    first = kit.baseline
+    other = next((h for h in kit.heuristics if h != first), first)
+    return (first, "random", other, "random")
 
 
 def _tournament(spec: RayBenchSpec, out: str, workers: int = 1, ray: str | None = None) -> float:
@@ -106,7 +116,7 @@ def bench_tournament(spec: RayBenchSpec, out: str) -> list[tuple[str, float]]:
 
 
 def bench_overhead(games: int = 2000) -> tuple[float, float, float]:
-    """Seconds per game of a cheap tournament (2 random players, one Take 5 round) played in this process,
+    """Seconds per game of a cheap tournament (2 random players, the default game in its quick preset) played in this process,
     and played by one Ray task slot (warm) with the results streamed back (wall-clock: the difference is Ray's
     cost per game); and the driver's CPU seconds per game in the Ray run (what bounds a cluster's games/s)."""
     import ray
@@ -114,7 +124,9 @@ def bench_overhead(games: int = 2000) -> tuple[float, float, float]:
     from experiments.tournament import GameWorker, TournamentSpec, WorkerJob
     from experiments.tournament.ray_tasks import RayBackend
 
-    job = WorkerJob(TournamentSpec(agents=("random", "random"), game="take5", config={"mode": "round"}, games=games))
+    game = games_mod.get_game(default_game())
+    job = WorkerJob(TournamentSpec(agents=("random", "random"), game=game.name, config=game.quick_config(num_players=2),
+                                   games=games))
     worker = GameWorker(job)
     t = time.perf_counter()
     for g in range(games):
@@ -143,7 +155,7 @@ def bench_rllib(spec: RayBenchSpec) -> list[tuple[str, int, float]]:
     out = []
     ray.init(num_cpus=spec.cpus + 1, include_dashboard=False, log_to_driver=False)
     try:
-        for game, cfg in [("take5", {"num_players": 4, "mode": "round"}), ("five_alive", {"num_players": 4})]:
+        for game, cfg in [(g.name, g.quick_config(num_players=4)) for g in BUILTIN]:
             for runners in (1, 2):
                 config = ppo_config(game, env_config=cfg, num_env_runners=runners, seed=0).training(
                     train_batch_size_per_learner=spec.rllib_batch, minibatch_size=min(500, spec.rllib_batch), num_epochs=1)
@@ -201,7 +213,7 @@ def run(spec: RayBenchSpec) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Parse the command line into a ``RayBenchSpec`` and ``run`` it."""
     args = build_parser().parse_args(list(argv) if argv is not None else None)
-    return run(RayBenchSpec(game=args.game, agents=tuple(args.agents), config=games_mod.parse_config(args.config),
+    return run(RayBenchSpec(game=args.game, agents=tuple(args.agents or ()), config=games_mod.parse_config(args.config),
                             games=args.games, cpus=args.cpus, rllib_batch=args.rllib_batch,
                             skip_tournament=args.skip_tournament, skip_rllib=args.skip_rllib))
 

@@ -48,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m experiments.rllib_train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", choices=sorted(fiveplay_env.games.names()), default="take5", help="the game (default take5)")
+    ap.add_argument("--game", choices=sorted(fiveplay_env.games.names()),
+                    default=fiveplay_env.games.default_game(), help="the game (default: the first built-in game)")
     ap.add_argument("--config", nargs="*", default=[], metavar="FIELD=VALUE", help="game config, e.g. num_players=4 mode=round")
     ap.add_argument("--opponents", nargs="+", metavar="NAME", help="fixed agents in the other seats (default: self-play)")
     ap.add_argument("--iterations", type=int, default=None, help="PPO iterations (default: until --max-minutes, else 10)")

@@ -8,7 +8,12 @@ its environment and ``GAMES`` maps each name to its PettingZoo entry module.
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
+
+from fiveplay_env._layout import install_sibling_finder
+
+install_sibling_finder(Path(__file__).parent)  # a checkout: fiveplay_env.agents is ../agents (fiveplay_env._layout)
 
 from fiveplay_env import five_alive_v0, games, take5_v0
 from fiveplay_env.core.errors import CheckpointError, IllegalActionError, ResetNeededError

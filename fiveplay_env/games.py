@@ -120,6 +120,11 @@ def names() -> list[str]:
     return sorted(table())
 
 
+def default_game() -> str:
+    """The game a tool plays when none is named: the first built-in game."""
+    return BUILTIN[0].name
+
+
 def get(name: Any) -> GameDef:
     """The game called ``name``; ``ValueError`` listing the known games otherwise."""
     if isinstance(name, str) and name in _TABLE:

@@ -87,9 +87,6 @@ MAX_INT_DIGITS = 30         # any integer of a record fits (seeds: 20 digits)
 MAX_ACTIONS = 10**7         # actions in one record (above any max_steps a game is likely to be given)
 VALUES_PER_ACTION = 64      # JSON values a record may hold per action it may hold (thoughts in meta), counted
 HEADER_VALUES = 4096        # before decoding (``parse_records``), plus this many for the header
-V1_CONFIG_DEFAULTS: dict[str, dict[str, Any]] = {"five_alive": {"max_steps": None}}
-"""Config fields added after version 1: a version-1 record that does not name them replays as it was
-played then (5 Alive had no ``max_steps`` truncation)."""
 
 
 class RecordError(ValueError):
@@ -443,11 +440,11 @@ _HEX = re.compile(r"[0-9a-f]*")
 
 def record_config(rec: Mapping[str, Any], where: str = "<record>") -> Any:
     """The record's config object; ``RecordError`` naming the bad field otherwise. A version-1 record's
-    config gets ``V1_CONFIG_DEFAULTS`` for the fields it does not name."""
+    config gets its game's ``record_v1_defaults`` (``GameDef``) for the fields it does not name."""
     h = hooks(rec["game"])
     fields = dict(rec["config"])
     if rec.get("version") == 1:
-        fields = {**V1_CONFIG_DEFAULTS.get(rec["game"], {}), **fields}
+        fields = {**dict(games.get(rec["game"]).record_v1_defaults), **fields}
     try:
         return from_kwargs(h.config_cls, fields)
     except (ValueError, TypeError, OverflowError) as e:

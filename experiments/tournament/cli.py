@@ -46,6 +46,7 @@ from agents import games as games_mod
 from experiments import runs
 from experiments.tournament import runner
 from experiments.tournament.spec import RunOptions, TournamentSpec
+from fiveplay_env.games import default_game
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -86,7 +87,7 @@ def spec_from_args(args: argparse.Namespace) -> TournamentSpec:
     """The ``TournamentSpec`` of a new tournament's command line (``ValueError`` naming a bad value)."""
     if not args.agents:
         raise ValueError("agents: expected at least one agent name (--agents NAME ...)")
-    return TournamentSpec(agents=tuple(args.agents), game=args.game or "take5",
+    return TournamentSpec(agents=tuple(args.agents), game=args.game or default_game(),
                           config=games_mod.parse_config(args.config or []), players=args.players,
                           games=100 if args.games is None else args.games, seed=0 if args.seed is None else args.seed,
                           record=bool(args.record))

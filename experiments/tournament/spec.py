@@ -34,6 +34,7 @@ from agents import games as games_mod
 from agents.registry import make_agent
 from experiments.tournament.schedule import Schedule, entrant_labels
 from fiveplay_env.core import seeding
+from fiveplay_env.games import default_game
 
 FORMAT_VERSION = 2
 """The version of the run folder's files (``config.json``, ``games.csv``) this code writes; format 1
@@ -73,7 +74,7 @@ class TournamentSpec:
     """
 
     agents: tuple[str, ...]
-    game: str = "take5"
+    game: str = field(default_factory=default_game)
     config: Mapping[str, Any] = field(default_factory=dict)
     players: int | None = None
     games: int = 100

@@ -51,6 +51,10 @@ What a definition holds (the callables are plain functions of the game's config 
 | ``preset_labels``      | ``{preset: label}``: what people read for each of ``presets`` (menus, docs)    |
 | ``compact``            | ``"module:factory"`` of a compact observation layout (``factory(config)``:     |
 |                        | ``.size``, ``.decode(uint8[B, size]) -> float32[B, obs]``), or None            |
+| ``quick_preset``       | the preset a quick comparison plays (short games: benchmarks of clients, JAX    |
+|                        | training, OpenSpiel head to head), or None: the default config                |
+| ``record_v1_defaults`` | config fields added after records' version 1, with the value that replays a    |
+|                        | version-1 record as it was played (``fiveplay_env.records``)                  |
 | ``openspiel``          | import path of the game's OpenSpiel form (the ``openspiel`` extra: a module     |
 |                        | with ``GAME_NAME`` and ``load(config)``), or None                             |
 """
@@ -147,6 +151,8 @@ class GameDef:
     preset_labels: Mapping[str, str] = field(default_factory=dict)
     compact: str | None = None
     openspiel: str | None = None
+    quick_preset: str | None = None
+    record_v1_defaults: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.isidentifier():
@@ -164,6 +170,9 @@ class GameDef:
         if unknown:
             raise ValueError(f"GameDef.preset_labels: expected labels of presets {sorted(self.presets)}, "
                              f"got labels for {unknown}")
+        if self.quick_preset is not None and self.quick_preset not in self.presets:
+            raise ValueError(f"GameDef.quick_preset: expected one of the presets {sorted(self.presets)}, "
+                             f"got {self.quick_preset!r}")
         for key in ("batched", "compact"):
             value = getattr(self, key)
             if value is not None and ":" not in value:
@@ -234,6 +243,11 @@ class GameDef:
     def preset_label(self, name: str) -> str:
         """The label people read for preset ``name`` (its name with spaces when none is declared)."""
         return self.preset_labels.get(name) or name.replace("_", " ").capitalize()
+
+    def quick_config(self, **fields: Any) -> dict[str, Any]:
+        """The config fields of ``quick_preset`` (the default config without one), ``fields`` on top."""
+        base = self.presets[self.quick_preset] if self.quick_preset else self.make_config({})
+        return {**self.config_dict(base), **fields}
 
     def compact_layout(self, config: Any) -> Any:
         """The compact observation layout under ``config``, or None when the game declares none."""

@@ -49,6 +49,8 @@ GAME = GameDef(
     preset_labels={"standard": "Standard (4 players)", "two_player": "Two players", "six_player": "Six players",
                    "sudden_death": "Sudden death", "teams": "Teams (2 against 2)", "teams_6": "Teams of three",
                    "bomb_choice": "Bomb: 0 optional", "lives_reward": "Reward per life"},
+    openspiel="fiveplay_env.five_alive.openspiel",
+    record_v1_defaults={"max_steps": None},  # version-1 records: 5 Alive had no max_steps truncation yet
     history=((0, "first release (0.1): the rules of docs/rules.md section 2, every default a config field"),),
 )
 

@@ -45,6 +45,8 @@ GAME = GameDef(
                    "auto_rows": "Automatic row choice", "professional": "Professional (known cards)",
                    "professional_draft": "Professional with draft"},
     compact="fiveplay_env.take5.compact:layout_of",
+    openspiel="fiveplay_env.take5.openspiel",
+    quick_preset="single_round",
     history=((0, "first release (0.1): the rules of docs/rules.md section 1, every default a config field"),),
 )
 

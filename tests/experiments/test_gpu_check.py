@@ -19,7 +19,7 @@ def test_gpu_check_dry_run_on_cpu(tmp_path):
                     "--out", str(tmp_path)])
     finally:
         torch.set_num_threads(prev)
-    assert set(res["throughput"]) == {"take5 4p round", "take5 4p round, compact obs", "five_alive 4p"}
+    assert set(res["throughput"]) == {"take5 4p single_round", "take5 4p single_round, compact obs", "five_alive 4p default"}
     for r in res["throughput"].values():
         assert r["decisions_per_s"] > 0 and r["device"] == "cpu" and abs(sum(r["share"].values()) - 1) < 1e-9
     assert res["curve"]["rows"] and {r["baseline"] for r in res["curve"]["rows"]} == {"random", "take5-safest"}

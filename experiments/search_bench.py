@@ -22,6 +22,7 @@ from typing import Any
 
 from agents import games
 from agents.registry import make_agent
+from fiveplay_env.games import default_game
 
 DEFAULT_SIMS = 200
 
@@ -108,7 +109,7 @@ def report(result: dict[str, Any]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--game", default="take5", help="the game (default take5)")
+    ap.add_argument("--game", default=default_game(), help="the game (default: the first built-in game)")
     ap.add_argument("--config", nargs="*", default=[], metavar="KEY=VALUE", help="config values (default: 4 players)")
     ap.add_argument("--specs", nargs="*", default=None, help="search agent names; the first is the reference")
     ap.add_argument("--sims", type=int, default=DEFAULT_SIMS, help="the default specs' budget")

@@ -3,9 +3,12 @@
 ``play_game(game, config, agents, seed)`` seats ``agents[i]`` as ``player_i``, plays the game to its end
 (or the env's truncation), feeding search agents their information set (``observe_engine``) before each
 of their decisions and after every step, and returns a ``GameRecord`` with every seat's results and thinking time.
+``mean_ci`` is the one 95% interval of a mean that every report of games uses (tournaments, evaluation,
+experiments).
 """
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,6 +46,25 @@ class GameRecord:
     truncated: bool = False
     actions: list[int] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+Z95 = 1.959964
+"""The two-sided 95% quantile of the standard normal distribution."""
+
+
+def mean_ci(values: Sequence[float]) -> dict[str, Any]:
+    """Mean of independent samples with its 95% normal-approximation interval, mean +- Z95 s / sqrt(n):
+    ``{"mean", "ci95": [low, high], "half_width", "n"}`` as plain floats; ``mean`` is None without
+    samples, ``ci95`` and ``half_width`` are None with fewer than two."""
+    n = len(values)
+    if n == 0:
+        return {"mean": None, "ci95": None, "half_width": None, "n": 0}
+    m = float(sum(values) / n)
+    if n < 2:
+        return {"mean": m, "ci95": None, "half_width": None, "n": n}
+    var = sum((v - m) ** 2 for v in values) / (n - 1)
+    half = float(Z95 * math.sqrt(var / n))
+    return {"mean": m, "ci95": [m - half, m + half], "half_width": half, "n": n}
 
 
 def play_game(game: Game, config: Any, agents: Sequence[Agent], seed: int) -> GameRecord:

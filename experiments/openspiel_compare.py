@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena import Z95, mean_ci  # noqa: F401  (Z95: still read as openspiel_compare.Z95)
 from agents.games import get_game, parse_config
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import plain
@@ -51,7 +52,6 @@ DEFAULT_CONFIGS: dict[str, dict[str, Any]] = {"take5": {"num_players": 2, "mode"
 """The config of each game when ``--config`` gives none (head to head; Take 5 one round)."""
 DEFAULT_BUDGETS: dict[str, tuple[int, ...]] = {"take5": (20, 80), "five_alive": (5, 20)}
 MATCHES = ("sims", "ms")
-Z95 = 1.959963984540054
 _AGENT_SEED = 1 << 32
 
 
@@ -110,15 +110,6 @@ def play_pair(task: dict[str, Any]) -> dict[str, Any]:
             s[2] += agents[q].sims
     out["sides"] = sides
     return out
-
-
-def mean_ci(values: Sequence[float]) -> dict[str, Any]:
-    """Mean and 95% normal interval (1.96 standard errors) of independent samples."""
-    v = np.asarray(values, dtype=float)
-    if len(v) == 0:
-        return {"mean": None, "half_width": None, "n": 0}
-    half = Z95 * float(v.std(ddof=1)) / math.sqrt(len(v)) if len(v) > 1 else float("inf")
-    return {"mean": float(v.mean()), "half_width": half, "n": int(len(v))}
 
 
 def summarize(cell: dict[str, Any], pairs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -215,9 +206,10 @@ def run(game: str, config: dict[str, Any], budgets: Sequence[int], pairs: int, m
 def _fmt(ci: dict[str, Any], pct: bool = False) -> str:
     if ci["mean"] is None:
         return "-"
+    half = math.inf if ci["half_width"] is None else ci["half_width"]  # one pair: no interval
     if pct:
-        return f"{100 * ci['mean']:.0f}% ± {100 * ci['half_width']:.0f}"
-    return f"{ci['mean']:.1f} ± {ci['half_width']:.1f}"
+        return f"{100 * ci['mean']:.0f}% ± {100 * half:.0f}"
+    return f"{ci['mean']:.1f} ± {half:.1f}"
 
 
 def table(results: Sequence[dict[str, Any]]) -> str:

@@ -6,7 +6,7 @@ play a network).
 
 Game g deals seed ``derive(seed, g // n)`` with the learner in seat ``g % n``, so every deal is played
 from every seat. The result holds the learner's mean score, the baseline's mean score, their difference
-and the learner's win rate, each with a 95% confidence interval over deals (``mean_ci``).
+and the learner's win rate, each with a 95% confidence interval over deals (``agents.arena.mean_ci``).
 
 The learner is a network (greedy by default, or sampled with a ``torch.Generator`` seeded
 ``derive(seed, 2**50)``) or any agent with ``act_batch``. A baseline that needs the engine
@@ -24,21 +24,17 @@ from typing import Any
 
 import numpy as np
 
+from agents.arena import mean_ci
 from agents.learned import envs as envs_mod
 from agents.learned.defaults import score_info
 from fiveplay_env.core import seeding
 
-Z95 = 1.959964
 
-
-def mean_ci(x: np.ndarray) -> tuple[float, float]:
-    """(mean, half-width of the 95% normal-approximation confidence interval)."""
-    x = np.asarray(x, np.float64)
-    if x.size == 0:
-        return float("nan"), float("nan")
-    if x.size == 1:
-        return float(x[0]), float("nan")
-    return float(x.mean()), float(Z95 * x.std(ddof=1) / math.sqrt(x.size))
+def mean_half_width(x: np.ndarray) -> tuple[float, float]:
+    """``agents.arena.mean_ci`` as the result's ``(mean, half-width)`` pair, NaN where it is undefined."""
+    ci = mean_ci(np.asarray(x, np.float64).tolist())
+    mean, half = ci["mean"], ci["half_width"]
+    return (math.nan if mean is None else mean, math.nan if half is None else half)
 
 
 def _is_network(model: Any) -> bool:
@@ -138,7 +134,7 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     return {
         "baseline": baseline, "games": total, "deals": total // n, "score_name": sinfo.name,
         "lower_is_better": sinfo.lower_is_better, "greedy": greedy,
-        "score": mean_ci(deal(own_score)), "opp_score": mean_ci(deal(opp_score)), "diff": mean_ci(deal(diff)),
-        "win": mean_ci(deal(win)),
+        "score": mean_half_width(deal(own_score)), "opp_score": mean_half_width(deal(opp_score)),
+        "diff": mean_half_width(deal(diff)), "win": mean_half_width(deal(win)),
         "per_game": {"score": own_score, "opp_score": opp_score, "win": win, "seat": np.arange(total) % n},
     }

@@ -14,29 +14,12 @@
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from typing import Any
 
 from agents import games as games_mod
+from agents.arena import Z95, mean_ci
 from experiments.tournament.spec import TournamentSpec
 from experiments.tournament.store import Rows
-
-Z95 = 1.959964
-
-
-def mean_ci(values: Sequence[float]) -> dict[str, Any]:
-    """Mean with a 95% normal-approximation interval (None where it is undefined)."""
-    n = len(values)
-    if n == 0:
-        return {"mean": None, "ci95": None, "n": 0}
-    m = sum(values) / n
-    if n < 2:
-        return {"mean": m, "ci95": None, "n": n}
-    var = sum((v - m) ** 2 for v in values) / (n - 1)
-    half = Z95 * math.sqrt(var / n)
-    return {"mean": m, "ci95": [m - half, m + half], "half_width": half, "n": n}
-
 
 def summarize(spec: TournamentSpec, done: dict[int, Rows]) -> dict[str, Any]:
     """The summary of the finished games (entrants, ratings, head-to-head); a pure function of the rows."""

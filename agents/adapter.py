@@ -1,5 +1,6 @@
-"""Kept for old imports (0.2): a game's adapter is now its definition, ``fiveplay_env.core.gamedef.GameDef``
-(``fiveplay_env.games``), plus what agents add to it, ``agents.kit.AgentKit`` (``agents.games.kit``).
+"""Kept for old imports (0.2; removed in 0.3, see CHANGELOG.md): a game's adapter is now its definition,
+``fiveplay_env.core.gamedef.GameDef`` (``fiveplay_env.games``), plus what agents add to it,
+``agents.kit.AgentKit`` (``agents.games.kit``).
 
 ``Game`` is ``GameDef``; ``Metric``, ``placings`` and ``SEED_BOUND`` are re-exported from
 ``fiveplay_env.core.gamedef``. Determinization contract (``agents.base.InformationSet``):

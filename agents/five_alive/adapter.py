@@ -1,5 +1,6 @@
-"""Kept for old imports (0.2): the 5 Alive beliefs for the search agent's opponent model (``condition``,
-``sample_conditioned``, ``Conditioned``) moved to ``fiveplay_env.five_alive.determinize``.
+"""Kept for old imports (0.2; removed in 0.3, see CHANGELOG.md): the 5 Alive beliefs for the search agent's
+opponent model (``condition``, ``sample_conditioned``, ``Conditioned``) moved to
+``fiveplay_env.five_alive.determinize``.
 
 The game's definition is ``fiveplay_env.five_alive.GAME`` (results in ``fiveplay_env.five_alive.results``,
 determinization in ``fiveplay_env.five_alive.determinize``); ``GAME``, ``canonical``, ``results`` and

@@ -36,6 +36,8 @@ Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05
 """
 from __future__ import annotations
 
+import dataclasses
+
 import math
 import time as _time
 from typing import Any
@@ -44,47 +46,11 @@ import numpy as np
 
 from agents import games
 from agents.base import InformationSet
-from agents.search import NOISE_LEN, SearchAgent, SearchParams
+from agents.search import NOISE_LEN, SearchAgent
+from agents.search_params import MAX_SIMS, BatchSearchParams
 
 MAX_ROWS = 8192
 """The most (world, candidate) rows of one batch: bounds a decision's memory whatever its budget."""
-
-
-class BatchSearchParams(SearchParams):
-    """``SearchParams`` with the ``worlds`` budget; sequential halving only (no ``alloc``, ``cpuct``)."""
-
-    KEYS = tuple(k for k in SearchParams.KEYS if k not in ("alloc", "cpuct")) + ("worlds",)
-
-    def __init__(self, worlds: int | None = None, **kw: Any) -> None:
-        for key in ("alloc", "cpuct"):
-            if key in kw:
-                raise ValueError(f"{key}: not an option of bsearch (sequential halving only)")
-        if worlds is not None:
-            if isinstance(worlds, bool) or not isinstance(worlds, (int, np.integer)) or not 1 <= worlds <= 100_000:
-                raise ValueError(f"worlds: expected an integer in 1..100000, got {worlds!r}")
-            if kw.get("sims") is not None or kw.get("time") is not None:
-                raise ValueError(f"search budget: expected one of worlds, sims or time, got worlds={worlds!r} "
-                                 f"with sims={kw.get('sims')!r}, time={kw.get('time')!r}")
-            kw["sims"] = int(worlds)  # per decision: worlds x the candidates (BatchSearchAgent._halving)
-        super().__init__(**kw)
-        self.worlds = None if worlds is None else int(worlds)
-
-    @classmethod
-    def parse(cls, spec: str) -> "BatchSearchParams":
-        """``"worlds=64,rollout=policy"`` -> params (``ValueError`` naming a bad or unknown key)."""
-        kwargs: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in spec.split(","))):
-            key, sep, raw = (s.strip() for s in item.partition("="))
-            if not sep or key not in cls.KEYS:
-                raise ValueError(f"bsearch option: expected 'key=value' with key in {list(cls.KEYS)}, got {item!r}")
-            if key in ("rollout", "model", "prior"):
-                kwargs[key] = raw
-                continue
-            try:
-                kwargs[key] = int(raw) if key in ("sims", "depth", "topk", "worlds") else float(raw)
-            except ValueError:
-                raise ValueError(f"{key}: expected a number, got {raw!r}") from None
-        return cls(**kwargs)
 
 
 class BatchSearchAgent(SearchAgent):
@@ -113,12 +79,14 @@ class BatchSearchAgent(SearchAgent):
         self._config: Any = None
         self._rate: float | None = None  # simulations per second, measured on earlier decisions
         self._base_engine: Any = None
+        self._params_given = self.params
+        self._worlds = self.params.worlds
 
     # --- the budget -------------------------------------------------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
-        p = self.params
-        if p.worlds is not None:
-            p.sims = p.worlds * len(actions)
+        if self._worlds is not None:  # this decision's sims: worlds x its candidates (the params are frozen)
+            self.params = dataclasses.replace(self._params_given, worlds=None,
+                                              sims=min(MAX_SIMS, self._worlds * len(actions)))
         t0 = _time.perf_counter()
         if self._dealt(info):
             return self._batched_halving(info, actions)

@@ -132,33 +132,29 @@ searcher's D-th next decision, where the value head's estimate of the game's out
 the searcher's own observation: an input the policy was trained on) is the rollout's whole value; the
 lives lost on the way are in that observation. Cost: about 0.03 ms of network per row on one thread plus 0.7 ms per pass;
 ``sims=160,depth=1,value=1`` takes about 40 ms per Take 5 decision on this machine.
+
+The options are ``agents.search_params.SearchParams`` (a validated frozen dataclass); the best response by
+search is ``agents.best_response``. (Over 450 lines: a quarter is this description; the rest is the one
+search loop, whose allocation, worlds and rollouts share its state.)
 """
 from __future__ import annotations
 
 import copy
 import math
 import time as _time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 
 from agents import games
-from agents.base import Agent, InformationSet, SearchAgentBase
+from agents.base import InformationSet, SearchAgentBase
 from agents.kit import Rollout
+from agents.search_params import MAX_DEPTH, MAX_SIMS, MAX_TIME, MAX_TOPK, SearchParams  # noqa: F401 - re-exported
 from fiveplay_env.core.config import plain
 from fiveplay_env.games import GameMapping
 
 NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
-MAX_SIMS = 100_000
-"""The largest ``sims`` budget per decision (memory: ``alloc=ucb`` keeps a world per pull of its most pulled
-action, a few kB each)."""
-MAX_TIME = 3600.0
-"""The largest ``time`` budget per decision (seconds)."""
-MAX_DEPTH = 1000
-"""The largest ``depth`` (rollout length in tricks or turns; larger is the end of the round anyway)."""
-MAX_TOPK = 256
-"""The largest ``topk`` (no game here has more actions)."""
 CHECK_PAIRS = 16
 """Under a deadline, the most (world, candidate) rollouts evaluated between two looks at the clock."""
 MAX_CHUNK = 512
@@ -167,104 +163,6 @@ MAX_CHUNK = 512
 ROLLOUTS = GameMapping(lambda g: games.kit(g.name).search)
 """Each game's search hooks (``agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
 random playouts for a game without its own; a live view of the game table."""
-
-
-def _shown(v: Any) -> str:
-    """A number as an error message shows it (a huge integer by its size only)."""
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool) and int(v).bit_length() > 64:
-        return f"an integer of {int(v).bit_length()} bits"
-    return repr(v)
-
-
-class SearchParams:
-    """The search agent's options (see the module docstring); validated on construction."""
-
-    KEYS = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win", "depth", "alpha", "insure",
-            "prior", "topk", "cpuct", "value")
-
-    def __init__(self, sims: int | None = None, time: float | None = None, alloc: str = "halving",
-                 c: float = 0.7, eps: float = 0.1, rollout: str = "heuristic", rel: float = 1.0,
-                 model: str = "heuristic", win: float = 0.0, depth: int = 0, alpha: float = 0.0,
-                 insure: float = 1.0, prior: str | None = None, topk: int = 0, cpuct: float = 0.0,
-                 value: float = 0) -> None:
-        if sims is None and time is None:
-            sims = 200
-        if sims is not None and time is not None:
-            raise ValueError(f"search budget: expected sims or time, not both, got sims={sims!r} and time={time!r}")
-        if sims is not None and (isinstance(sims, bool) or not isinstance(sims, (int, np.integer))
-                                 or not 1 <= sims <= MAX_SIMS):
-            raise ValueError(f"sims: expected an integer in 1..{MAX_SIMS}, got {_shown(sims)}")
-        if time is not None and (isinstance(time, bool) or not isinstance(time, (int, float))
-                                 or not 0 < time <= MAX_TIME):
-            raise ValueError(f"time: expected a number of seconds > 0 and at most {MAX_TIME:g}, got {_shown(time)}")
-        if alloc not in ("halving", "ucb"):
-            raise ValueError(f"alloc: expected 'halving' or 'ucb', got {alloc!r}")
-        if rollout not in ("heuristic", "random", "policy"):
-            raise ValueError(f"rollout: expected 'heuristic', 'random' or 'policy', got {rollout!r}")
-        if model not in ("heuristic", "none"):
-            raise ValueError(f"model: expected 'heuristic' or 'none', got {model!r}")
-        for key, v, lo, hi in (("c", c, 0.0, 100.0), ("eps", eps, 0.0, 1.0), ("rel", rel, 0.0, 10.0),
-                               ("win", win, 0.0, 1000.0), ("alpha", alpha, 0.0, 10.0)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-                raise ValueError(f"{key}: expected a number in {lo}..{hi}, got {v!r}")
-        if isinstance(depth, bool) or not isinstance(depth, (int, np.integer)) or not 0 <= depth <= MAX_DEPTH:
-            raise ValueError(f"depth: expected an integer in 0..{MAX_DEPTH} (0: to the end of the round), "
-                             f"got {_shown(depth)}")
-        self.depth = int(depth)
-        self.sims = None if sims is None else int(sims)
-        self.time = None if time is None else float(time)
-        self.alloc = alloc
-        self.c = float(c)
-        self.eps = 1.0 if rollout == "random" else float(eps)
-        self.rollout = rollout
-        self.rel = float(rel)
-        self.model = model
-        self.win = float(win)
-        self.alpha = float(alpha)
-        if insure not in (0, 1):
-            raise ValueError(f"insure: expected 0 or 1, got {insure!r}")
-        self.insure = bool(insure)
-        if prior is not None and (not isinstance(prior, str) or not prior.strip()):
-            raise ValueError(f"prior: expected a policy name (pretrained:NAME, ckpt:PATH or NAME), got {prior!r}")
-        if isinstance(topk, bool) or not isinstance(topk, (int, np.integer)) or not 0 <= topk <= MAX_TOPK:
-            raise ValueError(f"topk: expected an integer in 0..{MAX_TOPK} (0: every legal action), got {_shown(topk)}")
-        if isinstance(cpuct, bool) or not isinstance(cpuct, (int, float)) or not 0.0 <= cpuct <= 100.0:
-            raise ValueError(f"cpuct: expected a number in 0.0..100.0, got {cpuct!r}")
-        if prior is None and (topk or cpuct):
-            raise ValueError("topk, cpuct: expected a prior=POLICY to go with them")
-        if prior is None and rollout == "policy":
-            raise ValueError("rollout=policy: expected a prior=POLICY to play the rollouts with")
-        if isinstance(value, bool) or value not in (0, 1):
-            raise ValueError(f"value: expected 0 or 1, got {value!r}")
-        if value and (rollout != "policy" or not depth):
-            raise ValueError(f"value=1: expected rollout=policy and a depth=D >= 1 (the value head scores the "
-                             f"rollout cut off after D tricks in Take 5, at the searcher's D-th next decision in "
-                             f"5 Alive), got rollout={rollout!r}, depth={depth!r}")
-        self.value = bool(value)
-        if cpuct and alloc != "ucb":
-            raise ValueError(f"cpuct: PUCT needs alloc=ucb, got alloc={alloc!r}")
-        self.prior = None if prior is None else (prior.strip() if ":" in prior else f"pretrained:{prior.strip()}")
-        self.topk = int(topk)
-        self.cpuct = float(cpuct)
-
-    @classmethod
-    def parse(cls, spec: str) -> "SearchParams":
-        """``"sims=200,eps=0.1"`` -> params (``ValueError`` naming a bad or unknown key)."""
-        kwargs: dict[str, Any] = {}
-        for item in filter(None, (s.strip() for s in spec.split(","))):
-            if "=" not in item:
-                raise ValueError(f"search option: expected 'key=value' with key in {list(cls.KEYS)}, got {item!r}")
-            key, raw = (s.strip() for s in item.split("=", 1))
-            if key not in cls.KEYS:
-                raise ValueError(f"search option: expected a key in {list(cls.KEYS)}, got {key!r}")
-            if key in ("alloc", "rollout", "model", "prior"):
-                kwargs[key] = raw
-                continue
-            try:
-                kwargs[key] = int(raw) if key in ("sims", "depth", "topk") else float(raw)
-            except ValueError:
-                raise ValueError(f"{key}: expected a number, got {raw!r}") from None
-        return cls(**kwargs)
 
 
 class _Guided(Mapping[str, str]):
@@ -695,161 +593,4 @@ class PolicyGuide:
         return out
 
 
-class BestResponseSearch(SearchAgentBase):
-    """An approximate best response by search: IS-MCTS that knows the fixed opponents' policy.
-
-    In the spirit of approximate best response (Timbers et al. 2022, "Approximate exploitability:
-    learning a best response"): the responder plays against opponents that all follow one known policy
-    (``opponent``: a factory ``seed -> Agent``, e.g. a registry name made into agents by the caller), and
-    it plans with that knowledge. Each simulation of a decision:
-
-    1. draws a world through the responder's ``InformationSet`` (``sample``: the cards it cannot see
-       re-dealt, later chance re-seeded);
-    2. plays it forward: at every opponent decision the model's copy for that seat chooses from that
-       seat's *own* observation of the world (a search opponent also gets ``observe_engine`` of the
-       world), i.e. the opponents' actions are sampled from their policy; at the responder's decisions
-       in the tree, UCB1 (``c`` times the range of the values seen) over the legal actions of a node
-       keyed by the responder's observation and mask (single-observer IS-MCTS: one node per
-       information set it can tell apart); the first decision outside the tree adds a node, the later
-       ones follow ``rollout`` (an ``Agent``, default uniform random);
-    3. scores the end of the game for the responder (``objective="win"``: its win share, ties shared;
-       ``"return"``: its rewards minus the mean of the others'), or after ``horizon`` decisions (all
-       seats; ``objective="return"`` only), and backs the value up the nodes visited.
-
-    The root's most visited action is played. The values and the tree are built anew for each decision.
-    Hidden choices the opponents made *before* the decision (Take 5: cards already chosen for the
-    current trick) come from the game's determinization, not from their policy, so at such decisions
-    the response is approximate even with unlimited simulations; where the responder acts before any
-    hidden opponent choice (the toy game's first seat) the simulations sample exactly the opponents'
-    behaviour, and enough of them reach the exact best response (``tests/experiments/test_best_response.py``).
-
-    | argument   | meaning                                                                      |
-    |------------|------------------------------------------------------------------------------|
-    | opponent   | ``seed -> Agent``: the fixed policy of every other seat (one copy per seat)  |
-    | game       | the game's name                                                              |
-    | sims       | simulations per decision (>= 1)                                              |
-    | c          | UCB1 exploration, times the range of the values seen [1.0]                   |
-    | rollout    | ``seed -> Agent`` for the responder's own moves outside the tree [random]    |
-    | objective  | ``"win"`` or ``"return"`` [win]                                              |
-    | horizon    | decisions (all seats) per simulation, None = to the end of the game [None]   |
-    """
-
-    name = "ismcts-br"
-    label = "ismcts-br"
-
-    def __init__(self, opponent: Callable[[int], Agent], game: str, seed: int | None = None, sims: int = 200,
-                 c: float = 1.0, rollout: Callable[[int], Agent] | None = None, objective: str = "win",
-                 horizon: int | None = None) -> None:
-        super().__init__(seed)
-        if not callable(opponent):
-            raise ValueError(f"opponent: expected a factory seed -> Agent, got {opponent!r}")
-        if isinstance(sims, bool) or not isinstance(sims, (int, np.integer)) or sims < 1:
-            raise ValueError(f"sims: expected an integer >= 1, got {sims!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not 0.0 <= c <= 100.0:
-            raise ValueError(f"c: expected a number in 0.0..100.0, got {c!r}")
-        if objective not in ("win", "return"):
-            raise ValueError(f"objective: expected 'win' or 'return', got {objective!r}")
-        if horizon is not None and (isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer))
-                                    or horizon < 1):
-            raise ValueError(f"horizon: expected an integer >= 1 or None (the end of the game), got {horizon!r}")
-        if horizon is not None and objective == "win":
-            raise ValueError("horizon: expected objective='return' with a horizon (a cut-off game has no winner)")
-        self.game = game
-        self._game = games.get_game(game)
-        self.sims, self.c, self.objective = int(sims), float(c), objective
-        self.horizon = None if horizon is None else int(horizon)
-        self._make_opponent = opponent
-        self._opponents: dict[int, Agent] = {}
-        from agents.random_agent import RandomAgent  # lazy: the registry's module imports this one
-
-        self._rollout_agent = (rollout or (lambda sd: RandomAgent(sd)))(0)
-        self.last_stats: dict[str, Any] = {}
-
-    def reset(self, seed: int | None = None) -> None:
-        super().reset(seed)
-        self._info = None
-        self._rollout_agent.reset(seed=int(self.rng.integers(2**31)))
-        for q, agent in self._opponents.items():
-            agent.reset(seed=int(self.rng.integers(2**31)) + q)
-
-    def _opponent(self, seat: int) -> Agent:
-        agent = self._opponents.get(seat)
-        if agent is None:
-            agent = self._make_opponent(int(self.rng.integers(2**31)) + seat)
-            self._opponents[seat] = agent
-        return agent
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal, info = self.take_information_set(action_mask)
-        if info is None:
-            return int(legal[0])
-        start = _time.perf_counter()
-        tree: dict[bytes, dict[str, Any]] = {}
-        bounds = [math.inf, -math.inf]
-        root = self._key(np.asarray(observation), np.asarray(action_mask))
-        for _ in range(self.sims):
-            path: list[tuple[dict[str, Any], int]] = []
-            v = self._simulate(info.sample(self.rng), info.player, tree, path, bounds)
-            bounds[0], bounds[1] = min(bounds[0], v), max(bounds[1], v)
-            for node, a in path:
-                node["N"] += 1
-                node["n"][a] += 1
-                node["w"][a] += v
-        node = tree.get(root)
-        self.last_stats = {"sims": self.sims, "seconds": _time.perf_counter() - start, "nodes": len(tree)}
-        if node is None:  # pragma: no cover - the root is always the first node of a simulation
-            return int(legal[0])
-        return int(max((int(a) for a in legal), key=lambda a: (node["n"][a], node["w"][a])))
-
-    @staticmethod
-    def _key(observation: np.ndarray, mask: np.ndarray) -> bytes:
-        return np.asarray(observation, np.float32).tobytes() + np.asarray(mask, np.int8).tobytes()
-
-    def _select(self, node: dict[str, Any], legal: np.ndarray, bounds: list[float]) -> int:
-        untried = [int(a) for a in legal if node["n"][a] == 0]
-        if untried:
-            return untried[int(self.rng.integers(len(untried)))]
-        span = bounds[1] - bounds[0] if bounds[1] > bounds[0] else 1.0
-        logn = math.log(max(node["N"], 1))
-        n, w = node["n"], node["w"]
-        return max((int(a) for a in legal), key=lambda a: w[a] / n[a] + self.c * span * math.sqrt(logn / n[a]))
-
-    def _simulate(self, world: Any, player: int, tree: dict[bytes, dict[str, Any]],
-                  path: list[tuple[dict[str, Any], int]], bounds: list[float]) -> float:
-        game = self._game
-        n = world.config.num_players
-        returns = [0.0] * n
-        in_tree = True
-        steps = 0
-        while not world.is_over and (self.horizon is None or steps < self.horizon):
-            p = world.current_player
-            mask = world.legal_mask()
-            obs = game.observe(world, p)
-            if p == player:
-                legal = np.flatnonzero(mask)
-                if in_tree:
-                    key = self._key(obs, mask)
-                    node = tree.get(key)
-                    if node is None:
-                        size = len(mask)
-                        node = tree[key] = {"N": 0, "n": np.zeros(size, np.int64), "w": np.zeros(size)}
-                        in_tree = False  # one new node per simulation; the rest is the rollout
-                    a = self._select(node, legal, bounds)
-                    path.append((node, a))
-                else:
-                    a = int(self._rollout_agent.act(obs, mask))
-            else:
-                opp = self._opponent(p)
-                if opp.uses_engine:
-                    opp.observe_engine(world, p)
-                a = int(opp.act(obs, mask))
-            for q, r in enumerate(world.step(a)):
-                returns[q] += r
-            steps += 1
-        if world.is_over and self.objective == "win":
-            return float(game.results(world, [None] * n)["win"][player])
-        others = [returns[q] for q in range(n) if q != player]
-        return returns[player] - (sum(others) / len(others) if others else 0.0)
-
-
-__all__ = ["BestResponseSearch", "NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]
+__all__ = ["NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]

@@ -376,7 +376,7 @@ def engine_choices(engine: object) -> int:
 def _search_agents(game_name: str) -> list[object]:
     """One of each search agent kind: ours, the best response by search, and OpenSpiel's (if installed)."""
     from agents.random_agent import RandomAgent
-    from agents.search import BestResponseSearch
+    from agents.best_response import BestResponseSearch
 
     out = [make_agent("ismcts:sims=4", game_name, seed=0),
            BestResponseSearch(lambda sd: RandomAgent(sd), game_name, seed=0, sims=4)]

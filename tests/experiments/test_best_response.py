@@ -1,4 +1,4 @@
-"""The search-based approximate best response (``agents.search.BestResponseSearch``) on the toy
+"""The search-based approximate best response (``agents.best_response.BestResponseSearch``) on the toy
 Goofspiel of ``tests/toy_game``, where the exact best response to a fixed opponent is computed here by
 brute force (expectimax over the prize order), and its use in ``experiments.exploit``."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from agents.arena import play_game
 from agents.base import Agent
 from agents.random_agent import RandomAgent
-from agents.search import BestResponseSearch
+from agents.best_response import BestResponseSearch
 from agents import games as table
 from fiveplay_env.core import seeding
 

@@ -79,7 +79,7 @@ def test_the_api_reference_documents_the_public_modules(site):
     every = "".join((out / "api").joinpath(p).read_text(encoding="utf-8") for p in
                     sorted(x.name for x in (out / "api").glob("*.html")))
     for module in ("fiveplay_env", "fiveplay_env.take5_v0", "fiveplay_env.five_alive_v0", "fiveplay_env.games",
-                   "fiveplay_env.vector", "fiveplay_env.records", "fiveplay_env.wrappers",
+                   "fiveplay_env.vector", "fiveplay_env.records", "fiveplay_env.testing", "fiveplay_env.wrappers",
                    "fiveplay_env.integrations.rllib", "fiveplay_env.integrations.sb3", "agents.base",
                    "agents.registry", "agents.search", "experiments.tournament", "experiments.train"):
         assert f'id="module-{module}"' in every, module

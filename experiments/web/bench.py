@@ -1,16 +1,19 @@
 """Measure the web app on 127.0.0.1: how long a bot's move takes to appear, and how many games it holds.
 
-``python -m experiments.web.bench [--bots take5-safest ismcts:sims=200] [--moves 10] [--games 500]``
+``python -m experiments.web.bench [--bots heuristic ismcts:sims=200] [--moves 10] [--games 500] [--game NAME]``
 
 Starts the app (uvicorn, in a thread, on a free port of 127.0.0.1 only), then:
 
-1. latency: for each ``--bots`` name, a Take 5 game (4 players, mode round) and a 5 Alive game (4 players)
-   with the human in seat 0 and that bot in the others; the human plays its first legal action
-   ``--moves`` times. Reported: the median and max wall time from sending the move to the answer
-   holding the bots' replies, per reply and per bot decision (the answer holds every bot move made
-   before the human's next turn);
-2. load: ``--clients`` threads open ``--games`` games (Take 5, random bots; one client id per game, so
-   the per-client cap does not apply), all held at once, then make one move in each and read each back. Reported: games held, failures, seconds, server RSS.
+1. latency: for each ``--bots`` name and each game the app serves (``experiments.web.games.served``: the
+   registered games, built-in first), a game of its quick preset (``GameDef.quick_preset``; Take 5: one
+   round of 4 players) with the human in seat 0 and that bot in the others (``heuristic``: the game's best heuristic,
+   ``AgentKit.baseline``); the human plays its first legal action ``--moves`` times. Reported: the median
+   and max wall time from sending the move to the answer holding the bots' replies, per reply and per bot
+   decision (the answer holds every bot move made before the human's next turn);
+2. load: ``--clients`` threads open ``--games`` games of ``--game`` (default: ``games.default_game()``,
+   its quick preset; random bots; one client id per game, so the per-client cap does not apply), all
+   held at once, then make one move in each and read each back (it must be one step further). Reported:
+   games held, failures, seconds, server RSS.
 
 Prints one JSON object. Bounded: at most ``--games`` games, everything on 127.0.0.1.
 """
@@ -44,14 +47,31 @@ def _serve(max_games: int) -> tuple[Any, str]:
     return server, f"http://127.0.0.1:{port}"
 
 
+def _config(game: str) -> dict[str, Any]:
+    """The config a bench game of ``game`` is played with: the game's quick preset (``GameDef.quick_config``:
+    short games), as the fields that differ from the defaults, and always ``num_players``."""
+    from agents import games as games_mod
+
+    g = games_mod.get_game(game)
+    defaults, quick = g.config_dict(g.make_config({})), g.quick_config()
+    return {k: v for k, v in quick.items() if k == "num_players" or v != defaults.get(k)}
+
+
+def bot_for(game: str, bot: str) -> str:
+    """``bot`` for ``game``: ``heuristic`` is the game's best heuristic (``AgentKit.baseline``)."""
+    from agents import games as games_mod
+
+    return games_mod.kit(game).baseline if bot == "heuristic" else bot
+
+
 def latency(url: str, bot: str, game: str, moves: int) -> dict[str, Any]:
     import httpx
 
-    bots = [bot] * 3
+    config = _config(game)
+    bots = [bot] * (config["num_players"] - 1)
     with httpx.Client(base_url=url, timeout=600) as c:
         t0 = time.perf_counter()
-        r = c.post("/api/games", json={"game": game, "config": {"mode": "round"} if game == "take5" else {},
-                                       "seat": 0, "bots": bots, "seed": 1})
+        r = c.post("/api/games", json={"game": game, "config": config, "seat": 0, "bots": bots, "seed": 1})
         r.raise_for_status()
         snap = r.json()
         h = {"X-Game-Token": snap["token"]}
@@ -73,13 +93,15 @@ def latency(url: str, bot: str, game: str, moves: int) -> dict[str, Any]:
                 per_decision.append(dt / decisions)
         c.delete(f"/api/games/{snap['id']}", headers=h)
     return {"bot": bot, "game": game, "replies": len(per_reply), "first_answer_s": round(first, 4),
-            "reply_median_s": round(statistics.median(per_reply), 4), "reply_max_s": round(max(per_reply), 4),
+            "reply_median_s": round(statistics.median(per_reply), 4) if per_reply else None,
+            "reply_max_s": round(max(per_reply), 4) if per_reply else None,
             "per_bot_decision_median_s": round(statistics.median(per_decision), 4) if per_decision else None}
 
 
-def load(url: str, games: int, clients: int) -> dict[str, Any]:
+def load(url: str, games: int, clients: int, game: str) -> dict[str, Any]:
     import httpx
 
+    config = _config(game)
     failures: list[str] = []
     ids: list[tuple[str, str]] = []
     lock = threading.Lock()
@@ -97,8 +119,9 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
 
     def open_one(i: int) -> None:
         c = client()
-        r = c.post("/api/games", json={"game": "take5", "config": {"mode": "round"}, "seat": 0,
-                                       "bots": ["random"] * 3, "seed": i}, headers={"X-Client": f"bench{i}"})
+        r = c.post("/api/games", json={"game": game, "config": config, "seat": 0,
+                                       "bots": ["random"] * (config["num_players"] - 1), "seed": i},
+                   headers={"X-Client": f"bench{i}"})
         with lock:
             if r.status_code == 201:
                 ids.append((r.json()["id"], r.json()["token"]))
@@ -115,7 +138,7 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
         snap = c.get(f"/api/games/{gid}", headers=h).json()
         r = c.post(f"/api/games/{gid}/act", json={"action": snap["legal"][0], "step": snap["steps"]}, headers=h)
         back = c.get(f"/api/games/{gid}", headers=h)
-        if r.status_code != 200 or back.status_code != 200 or back.json()["view"]["hand_sizes"][0] != 9:
+        if r.status_code != 200 or back.status_code != 200 or back.json()["steps"] <= snap["steps"]:
             with lock:
                 failures.append(f"move {r.status_code}/{back.status_code}")
 
@@ -124,28 +147,36 @@ def load(url: str, games: int, clients: int) -> dict[str, Any]:
     held = sum(client().get(f"/api/games/{gid}", headers={"X-Game-Token": tok}).status_code == 200 for gid, tok in ids)
     for c in clients_made:
         c.close()
-    return {"games_requested": games, "games_held": held, "failures": len(failures), "clients": clients,
+    return {"game": game, "games_requested": games, "games_held": held, "failures": len(failures), "clients": clients,
             "open_s": round(opened, 2), "total_s": round(time.perf_counter() - t0, 2),
             "rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(prog="python -m experiments.web.bench", description=__doc__.split("\n")[0])
-    ap.add_argument("--bots", nargs="+", default=["take5-safest", "ismcts:sims=200"],
-                    help="bots to time (5 Alive uses five-alive-attacker for a take5-* name)")
+    ap.add_argument("--bots", nargs="+", default=["heuristic", "ismcts:sims=200"],
+                    help="bots to time in every served game (heuristic: each game's best heuristic)")
     ap.add_argument("--moves", type=int, default=10, help="human moves per latency game")
     ap.add_argument("--games", type=int, default=500, help="games held at once in the load test (0: skip)")
     ap.add_argument("--clients", type=int, default=16, help="client threads in the load test")
+    ap.add_argument("--game", default=None, help="the game of the load test (default: the first built-in game)")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    from experiments.web import games as web_views
+
+    from fiveplay_env import games
+
+    served = web_views.served()
+    load_game = args.game or games.default_game()
+    if load_game not in served:
+        ap.error(f"--game: expected one of {served}, got {load_game!r}")
     server, url = _serve(max(args.games, 8))
     out: dict[str, Any] = {"url": url, "latency": []}
     try:
         for bot in args.bots:
-            for game in ("take5", "five_alive"):
-                name = bot.replace("take5-safest", "five-alive-attacker") if game == "five_alive" else bot
-                out["latency"].append(latency(url, name, game, args.moves))
+            for game in served:
+                out["latency"].append(latency(url, bot_for(game, bot), game, args.moves))
         if args.games:
-            out["load"] = load(url, args.games, args.clients)
+            out["load"] = load(url, args.games, args.clients, load_game)
     finally:
         server.should_exit = True
     print(json.dumps(out, indent=1))

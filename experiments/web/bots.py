@@ -36,7 +36,8 @@ from agents import games as games_mod
 from agents.base import Agent
 from agents.imported import is_import_path
 from agents.registry import known_agents, make_agent, nested_names
-from agents.search import GUIDED, SearchParams, guided_prior
+from agents.search import SearchParams, guided_prior
+from experiments.web import games as web_views
 
 MAX_NAME = 300
 """The longest bot name a request may send (characters)."""
@@ -70,13 +71,8 @@ def _short(name: str) -> str:
 
 
 def _heuristics(game: str) -> dict[str, type]:
-    if game == "take5":
-        from agents.take5.heuristics import TAKE5_HEURISTICS
-
-        return dict(TAKE5_HEURISTICS)
-    from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
-
-    return dict(FIVE_ALIVE_HEURISTICS)
+    """The game's heuristics by registry name (its kit's: ``agents.games.kit``)."""
+    return dict(games_mod.kit(game).heuristics)
 
 
 def _policies(game: str) -> dict[str, Any]:
@@ -86,13 +82,6 @@ def _policies(game: str) -> dict[str, Any]:
     from agents.learned import pretrained
 
     return {n: pretrained.MODELS[n] for n in pretrained.available() if pretrained.MODELS[n].game == game}
-
-
-GUIDED_ABOUT = {
-    "take5": "search guided by the {policy} policy (policy rollouts, value leaf): the ladder's strongest",
-    "five_alive": "search guided by the {policy} policy (its two best moves searched, value leaf)",
-}
-"""The bot picker's line about each game's guided search (the setting itself is ``agents.search.GUIDED``)."""
 
 
 def _check_options(base: str, query: str) -> None:
@@ -179,7 +168,7 @@ class BotPolicy:
     def checkpoint(self, path: str) -> str:
         """The absolute checkpoint file that ``path`` (relative to the runs folder, or absolute inside it)
         names; ``BotError`` unless it is a regular file inside the runs folder of at most ``MAX_CKPT_BYTES``."""
-        where = f"ckpt: expected a checkpoint inside the runs folder (a run folder such as train__take5__0__..., or " \
+        where = f"ckpt: expected a checkpoint inside the runs folder (a run folder such as train__GAME__0__..., or " \
                 f"a .pt file in it), got {_short(path)}"
         if not path or "\x00" in path:
             raise BotError(where)
@@ -242,7 +231,8 @@ class BotPolicy:
                 suits = [k for k in counts if n in pretrained.for_players(game, k, of_family=pretrained.family(n))]
                 out.append({"name": f"pretrained:{n}", "label": f"{n} (learned policy)", "group": "Shipped policies",
                             "about": m.summary, "players": None, "suits": suits, "family": pretrained.family(n)})
-        if GUIDED.get(game) and guided_prior(GUIDED[game]) in policies:
+        setting = games_mod.kit(game).guided  # the game's guided search (AgentKit.guided)
+        if setting and guided_prior(setting) in policies:
             from experiments import ladder
 
             guided: dict[str, list[int]] = {}
@@ -250,7 +240,7 @@ class BotPolicy:
                 guided.setdefault(ladder.guided_for(game, k), []).append(k)
             for name, suits in guided.items():
                 policy = guided_prior(name)
-                about = GUIDED_ABOUT.get(game, "search guided by the {policy} policy").format(policy=policy)
+                about = web_views.view(game).guided_about.format(policy=policy)
                 out.append({"name": name, "label": f"guided search ({policy})", "group": "Guided search",
                             "about": about, "players": None, "suits": suits})
         out += [{"name": "ismcts:sims=200", "label": "search, 200 simulations", "group": "Search",

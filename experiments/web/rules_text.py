@@ -1,7 +1,8 @@
 """The rules panel of the web app, read from the rule book the documentation site publishes (docs/rules.md).
 
 One source of truth: the web app shows the same text as the docs' rules page, parsed at run time, never
-a copy. ``rules(game)`` is one game's part of the book as plain data for the browser:
+a copy. ``rules(game)`` is one game's part of the book (its chapter: its web view's ``rules_chapter``,
+``experiments.web.games``) as plain data for the browser:
 
 | key       | what                                                                                          |
 |-----------|-----------------------------------------------------------------------------------------------|
@@ -10,7 +11,8 @@ a copy. ``rules(game)`` is one game's part of the book as plain data for the bro
 | intro     | the chapter's opening paragraphs (what the game is about)                                      |
 | sections  | its sections, each ``{"number", "title", "player", "blocks"}``; ``player`` is True for the     |
 |           | numbered sections a player needs (1.1..1.5, 2.1..2.8), False for the book's additions (1.A...) |
-| cards     | 5 Alive only: ``{kind id: explanation}`` for every card kind, from section 2.4 ("Card effects")|
+| ...       | what the game's web view adds from its chapter (``rules_extra``; 5 Alive: ``cards``, each card |
+|           | kind's explanation from section 2.4 "Card effects")                                           |
 | source    | where the text comes from ("docs/rules.md")                                                    |
 
 A block is ``{"p": text}``, ``{"list": [{"text", "items": [...]}], "ordered": bool}`` or
@@ -28,10 +30,11 @@ import os
 import re
 from typing import Any
 
+from experiments.web import games as web_views
+from fiveplay_env import games
+
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "rules.md")
 """docs/rules.md of the checkout this module runs from."""
-CHAPTERS = {"take5": "1", "five_alive": "2"}
-"""Each game's chapter number in the rule book."""
 
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _CODE = re.compile(r"`([^`]*)`")
@@ -169,53 +172,23 @@ def _parsed(path: str, mtime: float) -> dict[str, Any]:
     return chapters
 
 
-def _card_texts(section: dict[str, Any]) -> dict[int, str]:
-    """Each 5 Alive card kind's explanation: the item of "Card effects" whose head names it."""
-    from fiveplay_env.five_alive.state import ACTION_NAMES, BUST, NUM_NUMBERS
-
-    out: dict[int, str] = {}
-    items = [it for b in section["blocks"] if "list" in b for it in b["list"]]
-    for it in items:
-        text = re.sub(r"^\[[A-Z]\]\s*", "", it["text"])
-        head, _, body = text.partition(":")
-        names = [n.strip() for n in re.split(r"\s*/\s*|,\s*", head)]
-        for kind, name in enumerate(ACTION_NAMES[:BUST]):
-            if kind < NUM_NUMBERS:
-                if head.lower().startswith("a number"):
-                    out[kind] = f"Number {name}: " + re.sub(r"\bv\b", name, body.strip())
-            elif name in names:
-                out[kind] = f"{name}: {_pick(body.strip(), names.index(name), len(names))}"
-    return out
-
-
-def _pick(text: str, i: int, k: int) -> str:
-    """The text of an item that explains k cards at once ("Draw 1 / Draw 2: ... takes 1 / 2 cards",
-    "=21, =10, =0: T is set to 21, 10 or 0") said for its i-th card alone."""
-    if k == 1:
-        return text
-    slash = re.compile(r"\S+(?: / \S+){%d}" % (k - 1))
-    text = slash.sub(lambda m: m.group(0).split(" / ")[i], text, count=1)
-    words = r"[^\s,]+"
-    listed = re.compile(rf"{words}(?:, {words}){{{k - 2}}} or {words}")
-    text = listed.sub(lambda m: re.split(r", | or ", m.group(0))[i], text, count=1)
-    text = re.sub(r"\b1 cards\b", "1 card", text)
-    return text if text.endswith(".") else text + "."
-
-
 def rules(game: str, path: str | None = None) -> dict[str, Any]:
-    """``game``'s chapter of the rule book as data (module docstring)."""
+    """``game``'s chapter of the rule book as data (module docstring); a game without a chapter (its web
+    view names none: ``experiments.web.games``) gets its ``GameDef`` title and description instead."""
+    definition = games.get(game)  # ValueError naming the known games
+    v = web_views.view(game)
+    if v.rules_chapter is None:
+        intro = [{"p": plain(definition.describe)}] if definition.describe else []
+        return {"game": game, "title": definition.title, "intro": intro, "sections": [],
+                "source": "the game's own description (it has no chapter in the rule book)"}
     path = os.path.abspath(path or RULES_FILE)
-    number = CHAPTERS.get(game)
-    if number is None:
-        raise ValueError(f"game: expected one of {sorted(CHAPTERS)}, got {game!r}")
     try:
-        chapter = _parsed(path, os.path.getmtime(path))[number]
+        chapter = _parsed(path, os.path.getmtime(path))[v.rules_chapter]
     except (OSError, KeyError):
         return {"game": game, "missing": "The rule book (docs/rules.md) is not installed here: read it in the "
                                          "project's documentation, page \"The rules of Take 5 and 5 Alive\"."}
     out = {"game": game, "title": chapter["title"], "intro": chapter["intro"], "sections": chapter["sections"],
            "source": "docs/rules.md"}
-    if game == "five_alive":
-        effects = next((s for s in chapter["sections"] if s["title"].lower() == "card effects"), None)
-        out["cards"] = {str(k): v for k, v in sorted(_card_texts(effects).items())} if effects else {}
+    if v.rules_extra is not None:
+        out.update(v.rules_extra(chapter))
     return out

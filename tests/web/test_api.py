@@ -93,7 +93,11 @@ def test_index_static_and_meta(client):
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/style.css").status_code == 200
     meta = client.get("/api/meta").json()
-    assert set(meta["games"]) == {"take5", "five_alive"}
+    from fiveplay_env import games
+
+    assert list(meta["games"])[:2] == ["take5", "five_alive"]  # the table's order: the built-in games first
+    assert set(meta["games"]) == set(games.names())  # and every registered game (the toy game: the generic view)
+    assert meta["games"]["take5"]["view"]["kind"] == "rows" and meta["games"]["toybid"]["view"]["kind"] == "generic"
     t5 = meta["games"]["take5"]
     assert t5["defaults"]["num_players"] == 4 and t5["presets"][0]["config"]["mode"] == "round"
     names = [b["name"] for b in t5["bots"]]
@@ -299,9 +303,8 @@ def test_hints(client):
 
 @pytest.mark.parametrize("body, message", [
     ({"game": "chess", "seat": 0, "bots": []}, "game: expected one of"),
-    ({"game": ["take5"], "seat": 0, "bots": []}, "game: expected one of ['five_alive', 'take5'] (the games the web app draws), got list"),
-    ({"game": "toybid", "seat": 0, "bots": []},  # registered (tests/toy_game) but without a view
-     "game: expected one of ['five_alive', 'take5'] (the games the web app draws), got 'toybid'"),
+    ({"game": ["take5"], "seat": 0, "bots": []},  # every registered game: the toy game of tests/toy_game too
+     "game: expected one of ['five_alive', 'take5', 'toybid'] (the games the web app draws), got list"),
     ({"game": "take5", "config": {"colour": 1}, "seat": 0, "bots": ["random"] * 3}, "unknown config field 'colour'"),
     ({"game": "take5", "config": {"num_players": 99}, "seat": 0, "bots": []}, "num_players: expected an integer in 2..10"),
     ({"game": "take5", "config": {"num_players": "4"}, "seat": 0, "bots": []}, "num_players"),
@@ -765,5 +768,6 @@ def test_bench_script_runs_bounded_on_localhost():
 
     out = bench.main(["--bots", "random", "--moves", "2", "--games", "6", "--clients", "2"])
     assert out["url"].startswith("http://127.0.0.1:")
-    assert [r["game"] for r in out["latency"]] == ["take5", "five_alive"]
+    assert [r["game"] for r in out["latency"]] == ["take5", "five_alive", "toybid"]  # every served game
+    assert out["load"]["game"] == "take5"
     assert out["load"]["games_held"] == 6 and out["load"]["failures"] == 0

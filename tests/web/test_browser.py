@@ -242,7 +242,7 @@ def test_take5_whole_game_by_mouse(page, server, tmp_path):
     shot(page, tmp_path, "new_game")
     page.click("#setup-advanced > summary")
     shot(page, tmp_path, "new_game_advanced")
-    start_game(page, "take5", preset="round4", seed=1)  # seed 1: playing the lowest card, you must once take a row
+    start_game(page, "take5", preset="single_round", seed=1)  # seed 1: playing the lowest card, you must once take a row
     assert page.locator("#hand button.card").count() == 10 and page.locator("#play-area .row").count() == 4
     assert "choose a card" in page.inner_text("#turn-bar")
     check(page, "take5 start")
@@ -281,7 +281,7 @@ def test_take5_whole_game_by_mouse(page, server, tmp_path):
 
 def test_take5_whole_game_by_keyboard(page, server, tmp_path):
     open_app(page, server)
-    start_game(page, "take5", preset="round4", seed=1)
+    start_game(page, "take5", preset="single_round", seed=1)
     assert page.evaluate("document.activeElement.closest('#hand') !== null")  # focus on your hand at once
     seen = play_by_keyboard(page)
     assert seen["rows"] >= 1 and seen["enter"] == 10 and "Game over" in page.inner_text("#result")
@@ -289,7 +289,7 @@ def test_take5_whole_game_by_keyboard(page, server, tmp_path):
 
 def test_few_tabs_reach_the_first_card(desktop, server):
     open_app(desktop, server)
-    start_game(desktop, "take5", preset="round4")
+    start_game(desktop, "take5", preset="single_round")
     desktop.evaluate("document.activeElement.blur(); window.scrollTo(0, 0)")
     for tabs in range(1, 12):
         desktop.keyboard.press("Tab")
@@ -322,20 +322,20 @@ def test_the_picker_offers_the_policy_and_guided_search_of_the_player_count(desk
         return desktop.input_value("#setup-bot"), guided
 
     g4 = GUIDED["take5"]
-    assert pick("take5", "game4") == ("pretrained:take5-game-4p", [g4])
-    assert pick("take5", "game4", 6) == ("pretrained:take5-game-6p", [g4.replace("prior=take5-game-4p", "prior=take5-game-6p")])
-    assert pick("take5", "game4", 9) == ("pretrained:take5-game-10p", [g4.replace("prior=take5-game-4p", "prior=take5-game-10p")])
-    assert pick("take5", "crowd")[0] == "pretrained:take5-round-4p"  # the only round-mode policy, adapted to 7
+    assert pick("take5", "standard") == ("pretrained:take5-game-4p", [g4])
+    assert pick("take5", "standard", 6) == ("pretrained:take5-game-6p", [g4.replace("prior=take5-game-4p", "prior=take5-game-6p")])
+    assert pick("take5", "standard", 9) == ("pretrained:take5-game-10p", [g4.replace("prior=take5-game-4p", "prior=take5-game-10p")])
+    assert pick("take5", "single_round", 7)[0] == "pretrained:take5-round-4p"  # the only round-mode policy, adapted to 7
     f4 = GUIDED["five_alive"]
-    assert pick("five_alive", "duel") == ("pretrained:five-alive-2p", [f4.replace("prior=five-alive-4p", "prior=five-alive-2p")])
-    assert pick("five_alive", "duel", 3) == ("pretrained:five-alive-3p", [f4.replace("prior=five-alive-4p", "prior=five-alive-3p")])
-    assert pick("five_alive", "duel", 4) == ("pretrained:five-alive-4p", [f4])
-    assert pick("five_alive", "duel", 6)[0] == "pretrained:five-alive-6p"
+    assert pick("five_alive", "two_player") == ("pretrained:five-alive-2p", [f4.replace("prior=five-alive-4p", "prior=five-alive-2p")])
+    assert pick("five_alive", "two_player", 3) == ("pretrained:five-alive-3p", [f4.replace("prior=five-alive-4p", "prior=five-alive-3p")])
+    assert pick("five_alive", "two_player", 4) == ("pretrained:five-alive-4p", [f4])
+    assert pick("five_alive", "two_player", 6)[0] == "pretrained:five-alive-6p"
 
 
 def test_five_alive_whole_game_by_mouse(page, server, tmp_path):
     open_app(page, server)
-    preset, seed = ("standard4", 24) if page.viewport_name == "desktop" else ("duel", 13)  # short games with a BUST
+    preset, seed = ("standard", 24) if page.viewport_name == "desktop" else ("two_player", 13)  # short games with a BUST
     start_game(page, "five_alive", preset=preset, seed=seed, bot="five-alive-attacker")
     assert "/ 21" in page.inner_text("#total") and "play a card" in page.inner_text("#turn-bar")
     check(page, "five alive start")
@@ -360,14 +360,14 @@ def test_five_alive_whole_game_by_mouse(page, server, tmp_path):
 
 def test_five_alive_whole_game_by_keyboard(page, server):
     open_app(page, server)
-    start_game(page, "five_alive", preset="duel", seed=13, bot="five-alive-attacker")
+    start_game(page, "five_alive", preset="two_player", seed=13, bot="five-alive-attacker")
     seen = play_by_keyboard(page)
     assert seen["moves"] >= 3 and seen["busts"] >= 1 and "Game over" in page.inner_text("#result")
 
 
 def test_five_alive_moves_play_one_at_a_time(desktop, server, tmp_path):
     open_app(desktop, server, speed="fast")
-    start_game(desktop, "five_alive", preset="six", seed=2, bot="five-alive-attacker")
+    start_game(desktop, "five_alive", preset="six_player", seed=2, bot="five-alive-attacker")
     texts: list[str] = []
     for _ in range(2):  # two of your moves; after each the five bots' moves are shown one by one
         if wait_turn(desktop) != "turn":
@@ -387,7 +387,7 @@ def test_five_alive_moves_play_one_at_a_time(desktop, server, tmp_path):
 
 def test_take5_trick_is_revealed_then_placed_card_by_card(desktop, server, tmp_path):
     open_app(desktop, server, speed="fast")
-    start_game(desktop, "take5", preset="round4", seed=3)
+    start_game(desktop, "take5", preset="single_round", seed=3)
     desktop.locator("#hand button.legal").last.click()
     desktop.wait_for_function("() => document.querySelectorAll('#trick .slot').length === 4")
     shot(desktop, tmp_path, "take5_trick_revealed", full=False)
@@ -403,7 +403,7 @@ def test_take5_trick_is_revealed_then_placed_card_by_card(desktop, server, tmp_p
 
 def test_hint_and_the_bots_view(page, server, tmp_path):
     open_app(page, server)
-    start_game(page, "take5", preset="round4", seed=4)
+    start_game(page, "take5", preset="single_round", seed=4)
     page.click("#hint-btn")
     page.wait_for_function("() => document.querySelector('#hint-text').textContent.startsWith('hint (')")
     assert page.locator("#hand button.card.suggested").count() == 1
@@ -427,8 +427,8 @@ def test_hint_and_the_bots_view(page, server, tmp_path):
 
 def test_reload_resumes_your_games(desktop, server):
     open_app(desktop, server)
-    start_game(desktop, "five_alive", preset="standard4", seed=6, bot="random")
-    start_game(desktop, "take5", preset="round4", seed=7)
+    start_game(desktop, "five_alive", preset="standard", seed=6, bot="random")
+    start_game(desktop, "take5", preset="single_round", seed=7)
     desktop.locator("#hand button.legal").last.click()  # the highest card: no row to take
     wait_turn(desktop)
     hand = desktop.inner_text("#hand")
@@ -450,7 +450,7 @@ def test_reload_resumes_your_games(desktop, server):
 
 def test_finished_game_replay_with_thoughts_share_link_and_rematch(page, server, tmp_path):
     open_app(page, server)
-    start_game(page, "take5", preset="round4", seed=8)  # bots: the shipped policy, whose thoughts are recorded
+    start_game(page, "take5", preset="single_round", seed=8)  # bots: the shipped policy, whose thoughts are recorded
     first_hand = page.inner_text("#hand")
     play_by_mouse(page)
     href = page.get_attribute("#watch-replay", "href")

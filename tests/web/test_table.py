@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from experiments.web import rules_text, views
+from experiments.web.games import take5 as take5_web
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.state import ACTION_NAMES, BUST
 from fiveplay_env.take5.state import BULL
@@ -59,7 +60,7 @@ def test_take5_events_carry_the_table_as_of_each_event(row_pick):
                     assert "reason" not in e
         last = events[-1]
         if last["type"] in ("draft", "choose_row") or (last["type"] == "place" and after.round == before.round):
-            want = views._t5_table(after)
+            want = take5_web.table_numbers(after)
             got = dict(last["table"])
             if last["type"] == "choose_row":  # the trick waits: the placed cards' penalties are already counted
                 assert got["round_penalty"] == list(after.round_pen)
@@ -75,12 +76,12 @@ def test_take5_events_carry_the_table_as_of_each_event(row_pick):
     assert [sum(col) for col in zip(*sheet)] == list(final.scores)  # the score sheet adds up to the scores
     over = steps[-1][3][-1]
     assert over["type"] == "game_over" and "reached" in over["reason"] and "66 or more" in over["reason"]
-    assert over["ranking"] == views.ranking(list(final.scores))
+    assert over["ranking"] == take5_web.ranking(list(final.scores))
     assert takes["sixth"] > 0 and takes["low"] > 0
 
 
 def test_ranking_shares_places():
-    assert views.ranking([12, 30, 12, 7]) == [2, 4, 2, 1]
+    assert take5_web.ranking([12, 30, 12, 7]) == [2, 4, 2, 1]
 
 
 def test_five_alive_events_name_the_round_they_were_played_in():

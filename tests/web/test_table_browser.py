@@ -88,7 +88,7 @@ def test_take5_follow_every_trick(page, server, tmp_path):
     that event (never the step's end); takes are shown with their reason, longer than a placement; the
     last trick of a round stays on the table; the score sheet's numbers are the record's."""
     open_app(page, server, speed="fast")
-    _open_setup(page, "take5", "round4")
+    _open_setup(page, "take5", "single_round")
     _set_field(page, "mode", "rounds:2")
     _start(page, 11)
     page.evaluate("() => { window.fiveplayShown = []; }")
@@ -171,7 +171,7 @@ def test_phone_trick_in_view_during_a_reveal(browser, server, tmp_path, kind):
     ctx, page = _page(browser, "phone") if kind == "phone" else _touch_page(browser)
     try:
         open_app(page, server, speed="slow")
-        start_game(page, "take5", preset="round4", seed=3)
+        start_game(page, "take5", preset="single_round", seed=3)
         page.evaluate("() => window.scrollTo(0, document.body.scrollHeight)")  # scrolled down to the rows and hand
         page.locator("#hand button.legal").last.click()
         if kind == "touch":
@@ -211,7 +211,7 @@ def test_touch_tap_selects_and_a_second_tap_plays(browser, server, tmp_path):
     try:
         open_app(page, server)
         assert page.evaluate("() => document.body.classList.contains('touch')")
-        start_game(page, "take5", preset="round4", seed=4)
+        start_game(page, "take5", preset="single_round", seed=4)
         assert page.is_checked("#confirm-toggle")
         assert page.locator("#hand .badge.key").count() == 0 and page.inner_text("#dock-keys") == ""
         small = page.evaluate("""() => Array.from(document.querySelectorAll('#hand button, .dock-tools button, .dock-tools label, .game-tab button'))
@@ -238,7 +238,7 @@ def test_touch_tap_selects_and_a_second_tap_plays(browser, server, tmp_path):
         assert page.locator("#hand button.card").count() == 8
         # 5 Alive: a selected special card says what it does, in the rule book's words
         rules = page.evaluate("async () => (await fetch('/api/rules/five_alive')).json()")
-        start_game(page, "five_alive", preset="standard4", seed=5, bot="random")
+        start_game(page, "five_alive", preset="standard", seed=5, bot="random")
         special = page.locator("#hand button.legal").evaluate_all("bs => bs.map(b => Number(b.dataset.action)).filter(a => a >= 8 && a < 18)")
         if special:
             page.locator(f"#hand button[data-action='{special[0]}']").tap()
@@ -253,7 +253,7 @@ def test_touch_tap_selects_and_a_second_tap_plays(browser, server, tmp_path):
 def test_rules_at_hand_and_special_cards_explained(page, server, tmp_path):
     open_app(page, server)
     rules = page.evaluate("async () => (await fetch('/api/rules/five_alive')).json()")
-    start_game(page, "five_alive", preset="standard4", seed=24, bot="five-alive-attacker")
+    start_game(page, "five_alive", preset="standard", seed=24, bot="five-alive-attacker")
     # in the hand: every card's tooltip is its explanation from the rule book
     titles = page.locator("#hand button.card").evaluate_all("bs => bs.map(b => [Number(b.dataset.action), b.querySelector('svg title').textContent])")
     assert titles and all(t == rules["cards"][str(a)] for a, t in titles)
@@ -309,7 +309,7 @@ def test_rules_at_hand_and_special_cards_explained(page, server, tmp_path):
 def test_skip_to_the_result_once_out(desktop, server, tmp_path):
     """Out of a 5 Alive game (here by busting on purpose), the player skips the bots' remaining moves."""
     open_app(desktop, server, speed="normal")
-    _open_setup(desktop, "five_alive", "standard4")
+    _open_setup(desktop, "five_alive", "standard")
     _set_field(desktop, "allow_voluntary_bust", True)
     desktop.select_option("#setup-bot", "five-alive-attacker")
     _start(desktop, 31)
@@ -340,7 +340,7 @@ def test_skip_to_the_result_once_out(desktop, server, tmp_path):
 
 def test_delete_of_a_game_in_progress_asks_first(page, server, tmp_path):
     open_app(page, server)
-    start_game(page, "take5", preset="round4", seed=9)
+    start_game(page, "take5", preset="single_round", seed=9)
     gid, token = page.evaluate("() => [cur().id, cur().token]")
     ids = lambda: page.evaluate("() => JSON.parse(localStorage.getItem('fiveplay.games')).map(g => g.id)")  # noqa: E731
     page.locator(f".game-tab[data-id='{gid}'] button.close").click()
@@ -360,7 +360,7 @@ def test_delete_of_a_game_in_progress_asks_first(page, server, tmp_path):
 
 def test_hint_from_the_opponents_bot_with_a_reason(desktop, server):
     open_app(desktop, server)
-    start_game(desktop, "take5", preset="game4", seed=12)  # opponents: the game-to-66 policy
+    start_game(desktop, "take5", preset="standard", seed=12)  # opponents: the game-to-66 policy
     desktop.click("#hint-btn")
     desktop.wait_for_function("() => document.querySelector('#hint-text').textContent.startsWith('hint (')")
     text = desktop.inner_text("#hint-text")
@@ -371,7 +371,7 @@ def test_a_stale_tab_says_so_in_a_players_words(browser, server):
     ctx, a = _page(browser, "desktop")
     try:
         open_app(a, server)
-        start_game(a, "take5", preset="round4", seed=14)
+        start_game(a, "take5", preset="single_round", seed=14)
         b = ctx.new_page()
         b.goto(f"{server.url}/?speed=instant#play")
         b.wait_for_selector("body[data-ready='1']")
@@ -441,7 +441,7 @@ def test_results_pages_show_no_server_path(browser, tmp_path):
 
 def test_the_log_beside_the_table_and_kept_across_a_reload(page, server):
     open_app(page, server)
-    start_game(page, "take5", preset="round4", seed=15)
+    start_game(page, "take5", preset="single_round", seed=15)
     for _ in range(2):
         wait_turn(page)
         page.locator("#hand button.legal").last.click()
@@ -464,7 +464,7 @@ def test_five_alive_labels_follow_the_moves(desktop, server):
     """5 Alive at "fast": each move is shown with the round it was played in (a round-ending move under
     its own round, not the next) and the lives as that move left them, compared with the record."""
     open_app(desktop, server, speed="fast")
-    start_game(desktop, "five_alive", preset="standard4", seed=24, bot="five-alive-attacker")
+    start_game(desktop, "five_alive", preset="standard", seed=24, bot="five-alive-attacker")
     desktop.evaluate("() => { window.fiveplayShown = []; }")
     play_by_mouse(desktop)
     g = _game(desktop)

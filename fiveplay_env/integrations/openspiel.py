@@ -12,7 +12,12 @@ installs ``pyspiel``); ``fiveplay_env`` itself never imports it. Importing this 
 games with ``pyspiel.register_game`` (worker processes that load them by name import it first).
 
 **Games and parameters.** ``FORMS`` lists the games of the game table (``fiveplay_env.games``) that
-have an OpenSpiel form, by table name (``form(name)``: a clear error for any other game). Every
+have an OpenSpiel form, by table name (``form(name)``: a clear error for any other game): each game
+declares its form's module (``GameDef.openspiel``: ``fiveplay_env/<game>/openspiel.py``, whose ``FORM``
+is an ``OpenSpielForm``); this module holds what the forms share (parameters, observers, strings, the
+game type, determinization helpers, the turn-based positions) and finds each game's form through its
+definition, never by its name. The forms' own names (``Take5Game``, ``FiveAliveState``, ``TAKE5_TYPE``
+...) are importable from here too. Every
 parameter is a field of the game's config class (the table's ``config_cls``; ``players`` is
 ``num_players``), with the config's default; values are validated by the config class, so a bad one
 raises its ``ValueError`` (for example ``mode: expected 'game', 'round' or 'rounds:K' ...``).
@@ -114,15 +119,19 @@ position of one of our engine states (for example a determinization drawn throug
 ``turn_based_from_engine(tb_game, game, engine_state)`` is the same position in the turn-based Take 5
 (our AEC env's choices already made in the trick become the turn-based game's buffered actions).
 ``agents.openspiel_agent`` plays OpenSpiel's bots in our tournaments this way.
+
+**A game's form** (``fiveplay_env/<game>/openspiel.py``, a module with ``FORM``, ``GAME_NAME`` and
+``load(config)``) builds on the parts every form shares, ``fiveplay_env.core.openspiel`` (the game type,
+the observer, the history lines, parameters, the turn-based wrapper; a game's package imports nothing
+above the core); they are importable from here too. This module finds the forms through the game table
+(``GameDef.openspiel``), registers them with ``pyspiel`` and looks a game's form up by name, config or
+game object. Over 450 lines only because this docstring is the reference for both games.
 """
 from __future__ import annotations
 
-import bisect
-import dataclasses
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Union
-
-import numpy as np
+import importlib
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 try:
     import pyspiel
@@ -133,129 +142,37 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
                       "'openspiel' extra: " + _extras.install_hint("openspiel"), name="pyspiel") from exc
 
 from fiveplay_env import games
-from fiveplay_env.core import seeding
-from fiveplay_env.core.errors import IllegalActionError
-from fiveplay_env.five_alive import engine as faeng
-from fiveplay_env.five_alive import observation as faobs
-from fiveplay_env.five_alive import state as fastate
-from fiveplay_env.five_alive.config import KIND_KEYS, KIND_NAMES, LIVES, NUM_KINDS, FiveAliveConfig
-from fiveplay_env.five_alive.config import MAX_PLAYERS as FA_MAX_PLAYERS
-from fiveplay_env.five_alive.config import MIN_PLAYERS as FA_MIN_PLAYERS
-from fiveplay_env.five_alive.render import describe_event, hand_text
-from fiveplay_env.take5 import engine as t5eng
-from fiveplay_env.take5 import observation as t5obs
-from fiveplay_env.take5 import state as t5state
-from fiveplay_env.take5.config import MAX_PLAYERS as T5_MAX_PLAYERS
-from fiveplay_env.take5.config import MIN_PLAYERS as T5_MIN_PLAYERS
-from fiveplay_env.take5.config import Take5Config
-
-TAKE5 = "python_fiveplay_take5"
-FIVE_ALIVE = "python_fiveplay_five_alive"
-
-MAX_CYCLES = 1000
-"""5 Alive's ``max_cycles`` when none is given (OpenSpiel needs a finite game length)."""
-ENGINE_SEED = 0
-"""Seed of the engine state inside every OpenSpiel state: the cards come from chance nodes, the seed
-only orders the draw pile of the one implicit case (see the module docstring)."""
-
-_CHANCE = int(pyspiel.PlayerId.CHANCE)
-_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
-_SIMULTANEOUS = int(pyspiel.PlayerId.SIMULTANEOUS)
-
-T5_NUM_ACTIONS = t5state.ACTION_WAIT  # 108: the WAIT id of our parallel env is never needed here
-_T5_DEAL = t5state.HAND_SIZE  # cards per hand
+from fiveplay_env.core.openspiel import (  # noqa: F401 - the shared parts, importable from here too
+    CHANCE, ENGINE_SEED, MAX_CYCLES, SIMULTANEOUS, TERMINAL, Event, Observer, OpenSpielForm, config_of_params,
+    game_type, history_text, observation_layout, param_spec, params_of_config, resampled_events, seed_from,
+    turn_based_state,
+)
 
 
-# --- parameters ----------------------------------------------------------------------------------------
-def _field_defaults(cls: type) -> dict[str, Any]:
-    return {f.name: f.default for f in dataclasses.fields(cls)}
-
-
-def _deck_string(counts: Sequence[int]) -> str:
-    return " ".join(str(int(c)) for c in counts)
-
-
-def _parse_deck(text: object) -> object:
-    """The ``deck_counts`` parameter as what ``FiveAliveConfig`` takes (18 counts or a mapping); a value
-    that is not a string is passed on as it is, for the config to judge."""
-    if not isinstance(text, str):
-        return text
-    items = text.replace(",", " ").split()
-    if items and all(":" in item for item in items):
-        out: dict[str, object] = {}
-        for item in items:
-            key, _, raw = item.partition(":")
-            out[key] = int(raw) if raw.strip().lstrip("-").isdigit() else raw
-        return out
-    if all(item.lstrip("-").isdigit() for item in items):
-        return tuple(int(item) for item in items)
-    raise ValueError(f"deck_counts: expected 18 counts separated by spaces, or kind:count items with kinds "
-                     f"among {list(KIND_KEYS)}, got {text!r}")
-
-
-def _param(field: str, value: Any) -> tuple[str, Any]:
-    """One config field as an OpenSpiel parameter (name, value): ``num_players`` is ``players``,
-    ``deck_counts`` its string, ``max_cycles`` None is ``MAX_CYCLES``."""
-    if field == "num_players":
-        return "players", value
-    if field == "deck_counts":
-        return field, _deck_string(value)
-    if field == "max_cycles" and value is None:
-        return field, MAX_CYCLES
-    return field, value
-
-
-def _param_spec(config_cls: type) -> dict[str, Any]:
-    """OpenSpiel's parameter specification of a config class: every field, with its default."""
-    return dict(_param(k, v) for k, v in _field_defaults(config_cls).items())
-
-
-def form(game: str) -> "OpenSpielForm":
-    """The OpenSpiel form of the game called ``game`` in the game table (``fiveplay_env.games``):
-    ``ValueError`` listing the table's games for an unknown name, or the games with an OpenSpiel form
-    for a game of the table without one."""
-    games.get(game)
-    if game not in FORMS:
-        raise ValueError(f"game: expected a game with an OpenSpiel form, one of {sorted(FORMS)}; "
-                         f"{game!r} has none")
-    return FORMS[game]
-
-
-def form_of_config(config: object) -> "OpenSpielForm":
-    """The OpenSpiel form of the game whose config class (in the game table) ``config`` is."""
-    for f in FORMS.values():
-        if type(config) is games.get(f.game).config_cls:
-            return f
-    raise ValueError(f"config: expected the config of a game with an OpenSpiel form ({sorted(FORMS)}), "
-                     f"got {type(config).__name__}")
-
-
+# --- parameters and games --------------------------------------------------------------------------------
 def config_from_params(game: str, params: Mapping[str, Any]) -> Any:
     """Our validated config from OpenSpiel parameters (``game``: a name of the game table with an
-    OpenSpiel form, ``"take5"`` or ``"five_alive"``).
+    OpenSpiel form, ``FORMS``).
 
     ``players`` is ``num_players``; missing keys take the defaults; bad values raise the config's
     ``ValueError``.
     """
     f = form(game)
-    gdef = games.get(f.game)
-    values = {**_param_spec(gdef.config_cls), **dict(params)}
-    fields = {("num_players" if k == "players" else k): v for k, v in values.items()}
-    if "deck_counts" in fields:
-        fields["deck_counts"] = _parse_deck(fields["deck_counts"])
-    return gdef.make_config(fields)
+    return config_of_params(games.get(f.game).config_cls, params, f.params_encode, f.params_decode)
 
 
 def params_from_config(config: Any) -> dict[str, Any]:
-    """OpenSpiel parameters of our config (``deck_counts`` as its string, ``max_cycles`` None as
-    ``MAX_CYCLES``): ``pyspiel.load_game(name, params_from_config(config))`` is that game."""
-    return dict(_param(f.name, getattr(config, f.name)) for f in dataclasses.fields(config))
+    """OpenSpiel parameters of our config (a field its game's form encodes, e.g. 5 Alive's ``deck_counts``,
+    as its string, ``max_cycles`` None as ``MAX_CYCLES``): ``pyspiel.load_game(name, params_from_config(config))``
+    is that game."""
+    f = _form_of_config_or_none(config)
+    return params_of_config(config, f.params_encode if f is not None else None)
 
 
 def load(game: str, config: Any = None, **fields: Any) -> Any:
-    """The OpenSpiel game of ``game`` (a name of the game table with an OpenSpiel form: ``"take5"`` or
-    ``"five_alive"``) under ``config`` or the config ``fields`` (``num_players=4, mode="round"``);
-    ``ValueError`` for an unknown game, a game without an OpenSpiel form, or a bad field."""
+    """The OpenSpiel game of ``game`` (a name of the game table with an OpenSpiel form, ``FORMS``) under
+    ``config`` or the config ``fields`` (``num_players=4, mode="round"``); ``ValueError`` for an unknown
+    game, a game without an OpenSpiel form, or a bad field."""
     f = form(game)
     gdef = games.get(game)
     if config is None:
@@ -267,981 +184,135 @@ def load(game: str, config: Any = None, **fields: Any) -> Any:
     return pyspiel.load_game(f.short_name, params_from_config(config))
 
 
-def _seed_from(sampler: Any) -> int:
-    """A 64-bit seed from a sampler of uniform floats (``pyspiel.UniformProbabilitySampler`` or any
-    callable), an int, or a ``np.random.Generator``."""
-    if isinstance(sampler, (int, np.integer)) and not isinstance(sampler, bool):
-        return int(sampler) % 2**64
-    if isinstance(sampler, np.random.Generator):
-        return int(sampler.integers(2**63))
-    if not callable(sampler):
-        raise ValueError(f"sampler: expected a callable returning uniform floats in [0, 1), an int or a "
-                         f"numpy Generator, got {type(sampler).__name__}")
-    return (int(float(sampler()) * 2**32) << 32) ^ int(float(sampler()) * 2**32)
+def _declared() -> dict[str, str]:
+    """Game name -> the module of its OpenSpiel form (``GameDef.openspiel``), for the games that declare one."""
+    return {name: g.openspiel for name, g in games.table().items() if g.openspiel}
 
 
-Event = Union[str, tuple[int, str]]
-"""A history line: a public event (a str) or a private one, ``(player, text)``, seen by that player only."""
+def _module_form(module: str) -> OpenSpielForm:
+    """The ``FORM`` of a game's OpenSpiel module."""
+    f = getattr(importlib.import_module(module), "FORM", None)
+    if not isinstance(f, OpenSpielForm):
+        raise ValueError(f"{module}.FORM: expected an OpenSpielForm, got {type(f).__name__}")
+    return f
 
 
-def _history(events: list[Event], player: int) -> str:
-    """``player``'s history: the public events and its own private ones, in order, one per line."""
-    return "\n".join([e if e.__class__ is str else e[1] for e in events if e.__class__ is str or e[0] == player])
+class _Forms(Mapping[str, OpenSpielForm]):
+    """A read-only live view, game name -> ``OpenSpielForm``, of the games that declare one (their forms'
+    modules imported on first use)."""
 
+    def __getitem__(self, name: str) -> OpenSpielForm:
+        module = _declared().get(name) if isinstance(name, str) else None
+        if not module:
+            raise KeyError(name)
+        return _module_form(module)
 
-def _resampled_events(events: list[Event], player: int, n: int, token: Callable[[int], str]) -> list[Event]:
-    """The history of a determinization for ``player``: its own private events kept, every other
-    player's replaced by one line, ``token(q)`` (its sampled hand), after the public ones."""
-    kept = [e for e in events if e.__class__ is str or e[0] == player]
-    return kept + [(q, token(q)) for q in range(n) if q != player]
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(_declared()))
 
+    def __len__(self) -> int:
+        return len(_declared())
 
-# --- observers (tensors and strings) -----------------------------------------------------------------
-class _Observer:
-    """OpenSpiel's Python observer for our games: ``tensor`` is our observation vector, ``dict`` its
-    named pieces (views), ``string_from`` the observation string or (``perfect_recall``) the
-    information-state string."""
+    def __repr__(self) -> str:
+        return f"FORMS({sorted(_declared())})"
 
-    def __init__(self, game: Any, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> None:
-        if params:
-            raise ValueError(f"observer params: expected none, got {dict(params)}")
-        if iig_obs_type is not None and (not iig_obs_type.public_info
-                                         or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER):
-            raise ValueError("observation type: expected public information and the observer's private "
-                             f"information (PrivateInfoType.SINGLE_PLAYER), got {iig_obs_type}")
-        self.perfect_recall = bool(iig_obs_type is not None and iig_obs_type.perfect_recall)
-        size, pieces = game.observation_layout()
-        self.tensor = np.zeros(size, np.float32)
-        self.dict: dict[str, np.ndarray] = {}
-        for name, (off, length, shape) in pieces.items():
-            self.dict[name] = self.tensor[off:off + length].reshape(shape)
 
-    def set_from(self, state: Any, player: int) -> None:
-        self.tensor[:] = state.observation_vector(player)
+FORMS: Mapping[str, OpenSpielForm] = _Forms()
+"""The games of the game table (``fiveplay_env.games``) that have an OpenSpiel form, by table name."""
 
-    def string_from(self, state: Any, player: int) -> str:
-        return state.info_string(player) if self.perfect_recall else state.obs_string(player)
 
+class _ShortNames(Mapping[str, str]):
+    """Our game names -> OpenSpiel short names (a live view of ``FORMS``)."""
 
-def _layout(pieces: Mapping[str, tuple[int, int]], shapes: Mapping[str, tuple[int, ...]],
-            size: int) -> tuple[int, dict[str, tuple[int, int, tuple[int, ...]]]]:
-    """Pieces in offset order (contiguous, as OpenSpiel's allocator writes them) with their shapes."""
-    out: dict[str, tuple[int, int, tuple[int, ...]]] = {}
-    pos = 0
-    for name, (off, length) in sorted(pieces.items(), key=lambda kv: kv[1][0]):
-        if off != pos:  # pragma: no cover - our layouts are contiguous
-            raise ValueError(f"observation layout: piece {name!r} at {off}, expected {pos}")
-        out[name] = (off, length, shapes.get(name, (length,)))
-        pos += length
-    if pos != size:  # pragma: no cover
-        raise ValueError(f"observation layout: pieces cover {pos} of {size} values")
-    return size, out
+    def __getitem__(self, name: str) -> str:
+        return FORMS[name].short_name
 
+    def __iter__(self) -> Iterator[str]:
+        return iter(FORMS)
 
-def _game_type(short_name: str, long_name: str, dynamics: Any, min_players: int, max_players: int,
-               config_cls: type) -> Any:
-    """An OpenSpiel game type of this module: chance deals explicit, imperfect information, general-sum
-    terminal rewards, every information/observation string and tensor provided, parameters from
-    ``config_cls``; only the name, the dynamics and the players range differ between the games."""
-    return pyspiel.GameType(
-        short_name=short_name,
-        long_name=long_name,
-        dynamics=dynamics,
-        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-        utility=pyspiel.GameType.Utility.GENERAL_SUM,
-        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-        max_num_players=max_players,
-        min_num_players=min_players,
-        provides_information_state_string=True,
-        provides_information_state_tensor=True,
-        provides_observation_string=True,
-        provides_observation_tensor=True,
-        parameter_specification=_param_spec(config_cls),
-        default_loadable=True,
-        provides_factored_observation_string=False,
-    )
+    def __len__(self) -> int:
+        return len(FORMS)
 
+    def __repr__(self) -> str:
+        return repr(dict(self))
 
-# --- Take 5 --------------------------------------------------------------------------------------------
-TAKE5_TYPE = _game_type(TAKE5, "fiveplay Take 5 (6 nimmt!)", pyspiel.GameType.Dynamics.SIMULTANEOUS,
-                        T5_MIN_PLAYERS, T5_MAX_PLAYERS, Take5Config)
-"""The Take 5 game type (see the module docstring's table)."""
 
+GAME_NAMES: Mapping[str, str] = _ShortNames()
+"""Our game names -> OpenSpiel short names."""
 
-def _take5_bounds(config: Take5Config) -> tuple[int, int]:
-    """(the highest final score possible, the most decisions in a game), for the game info.
 
-    Every round gives someone at least one bull head (4 rows take at most 16 more cards without a take,
-    and at least 20 cards are played), so in ``mode="game"`` the scores' sum grows each round and the
-    game ends within n (end_score - 1) + 1 rounds (n end_score + 1 when the threshold is exclusive)."""
-    n = config.num_players
-    per_round = int(t5state.BULLHEADS[:config.deck_size].sum())
-    k = config.num_rounds
-    if k is None:
-        top = config.end_score - (1 if config.end_inclusive else 0) + per_round
-        k = n * (config.end_score - (1 if config.end_inclusive else 0)) + 1
-    else:
-        top = k * per_round
-    per = t5state.NUM_TRICKS * 2 + (n * t5state.HAND_SIZE if config.draft else 0)  # tricks, row choices, picks
-    return top, k * per
+def form(game: str) -> OpenSpielForm:
+    """The OpenSpiel form of the game called ``game`` in the game table (``fiveplay_env.games``):
+    ``ValueError`` listing the table's games for an unknown name, or the games with an OpenSpiel form
+    for a game of the table without one."""
+    games.get(game)
+    if game not in _declared():
+        raise ValueError(f"game: expected a game with an OpenSpiel form, one of {sorted(FORMS)}; "
+                         f"{game!r} has none")
+    return FORMS[game]
 
 
-class _Take5Core:
-    """Everything a Take 5 OpenSpiel state holds (one object, so that OpenSpiel's clone deep-copies one
-    attribute, with our engine's cheap ``clone``).
+def _form_of_config_or_none(config: object) -> OpenSpielForm | None:
+    for name in FORMS:
+        if type(config) is games.get(name).config_cls:
+            return FORMS[name]
+    return None
 
-    ``st``: our engine state; ``deal``: the undealt cards (sorted) while a deal is in progress, else
-    None; ``dealt``: cards dealt so far in it; ``events``: the history (public and private lines).
-    """
 
-    def __init__(self, config: Take5Config, st: t5state.Take5State, deal: list[int] | None, dealt: int,
-                 events: list[Event]) -> None:
-        self.config = config
-        self.st = st
-        self.deal = deal
-        self.dealt = dealt
-        self.events = events
+def form_of_config(config: object) -> OpenSpielForm:
+    """The OpenSpiel form of the game whose config class (in the game table) ``config`` is."""
+    f = _form_of_config_or_none(config)
+    if f is None:
+        raise ValueError(f"config: expected the config of a game with an OpenSpiel form ({sorted(FORMS)}), "
+                         f"got {type(config).__name__}")
+    return f
 
-    def copy(self) -> "_Take5Core":
-        return _Take5Core(self.config, self.st.clone(), None if self.deal is None else self.deal[:], self.dealt,
-                          self.events[:])
 
-    def __deepcopy__(self, memo: dict[int, Any]) -> "_Take5Core":
-        return self.copy()
+def _form_of_game(game: Any) -> OpenSpielForm:
+    f = _form_of_config_or_none(getattr(game, "config", None))
+    if f is None or not isinstance(game, f.game_cls):
+        raise ValueError(f"game: expected a game of {sorted(GAME_NAMES.values())}, got {game}")
+    return f
 
 
-class Take5Game(pyspiel.Game):
-    """Take 5 as an OpenSpiel game (``python_fiveplay_take5``); ``config`` is our ``Take5Config``."""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        config = config_from_params("take5", params or {})
-        top, length = _take5_bounds(config)
-        super().__init__(
-            TAKE5_TYPE,
-            pyspiel.GameInfo(num_distinct_actions=T5_NUM_ACTIONS, max_chance_outcomes=t5state.NUM_CARDS,
-                             num_players=config.num_players, min_utility=-float(top), max_utility=0.0,
-                             utility_sum=None, max_game_length=length),
-            params_from_config(config),
-        )
-        self.config = config
-        st = t5eng.new_game(config, ENGINE_SEED)
-        deal = None
-        if not config.draft:
-            deal = _undo_take5_deal(config, st)
-        self._template = _Take5Core(config, st, deal, 0, [])
-        self._injected: list[Any] = []
-        n = config.num_players
-        shapes = {"rows": (t5state.NUM_ROWS, t5state.NUM_CARDS), "row_stats": (t5state.NUM_ROWS, 3)}
-        if config.draft:
-            shapes["others"] = (n - 1, t5state.NUM_CARDS)
-        self._layout = _layout(t5obs.pieces(n, config.draft), shapes, t5obs.observation_size(n, config.draft))
-
-    def new_initial_state(self) -> "Take5State":
-        """A new game (its first deal is the first chance node; a draft has none)."""
-        if self._injected:
-            return self._injected.pop()
-        return Take5State(self, self._template.copy())
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> _Observer:
-        return _Observer(self, iig_obs_type, params)
-
-    def observation_layout(self) -> tuple[int, dict[str, tuple[int, int, tuple[int, ...]]]]:
-        """(size, {piece: (offset, length, shape)}) of the observation tensor."""
-        return self._layout
-
-
-def _undo_take5_deal(config: Take5Config, st: t5state.Take5State) -> list[int]:
-    """Take back the engine's deal of a new round; return the undealt cards (the whole deck)."""
-    st.hands[:] = 0
-    st.hand_size = [0] * st.num_players
-    st.rows = []
-    st.seen[:] = 0
-    st.set_aside = []
-    st.view = None
-    return list(range(config.deck_size))
-
-
-def _take5_text(config: Take5Config, obs: np.ndarray) -> str:
-    """Take 5 observation vector in words (decoded from the vector: it shows nothing more)."""
-    n = config.num_players
-    pc = t5obs.pieces(n, config.draft)
-
-    def cards(name: str, start: int = 0, size: int = t5state.NUM_CARDS) -> str:
-        off = pc[name][0] + start
-        got = np.flatnonzero(obs[off:off + size]) + 1
-        return " ".join(str(int(c)) for c in got) if len(got) else "-"
-
-    def ints(name: str, scale: float) -> str:
-        off, size = pc[name]
-        return " ".join(str(int(round(float(x) * scale))) for x in obs[off:off + size])
-
-    seat = int(np.argmax(obs[pc["seat"][0]:pc["seat"][0] + n]))
-    ph = obs[pc["phase"][0]:pc["phase"][0] + 3]
-    phase = t5state.PHASE_NAMES[int(np.argmax(ph))] if ph.any() else "over"
-    trick = int(round(float(obs[pc["tricks"][0]]) * t5state.NUM_TRICKS))
-    rows = " | ".join(cards("rows", r * t5state.NUM_CARDS) for r in range(t5state.NUM_ROWS))
-    lines = [f"seat {seat}, {phase}, tricks done {trick}",
-             f"hand: {cards('hand')}",
-             f"rows: {rows}",
-             f"scores (from seat {seat} on): {ints('scores', config.end_score)}",
-             f"this round: {ints('round_pen', config.end_score)}",
-             f"seen: {cards('seen')}",
-             f"trick: {cards('trick')}"]
-    if config.draft:
-        lines.append(f"pool: {cards('pool')}")
-        for i in range(1, n):
-            lines.append(f"seat +{i} holds: {cards('others', (i - 1) * t5state.NUM_CARDS)}")
-    return "\n".join(lines)
-
-
-class Take5State(pyspiel.State):
-    """A Take 5 OpenSpiel state over our reference engine (see the module docstring)."""
-
-    def __init__(self, game: Take5Game, core: _Take5Core | None = None) -> None:
-        super().__init__(game)
-        self._c = core if core is not None else game._template.copy()
-
-    # --- OpenSpiel API -----------------------------------------------------------------------------
-    def current_player(self) -> int:
-        c = self._c
-        if c.deal is not None:
-            return _CHANCE
-        phase = c.st.phase
-        if phase == t5state.PLAY:
-            return _SIMULTANEOUS
-        if phase == t5state.OVER:
-            return _TERMINAL
-        return c.st.current
-
-    def _legal_actions(self, player: int) -> list[int]:
-        st = self._c.st
-        if st.phase == t5state.PLAY:
-            return np.flatnonzero(st.hands[player, :t5state.NUM_CARDS]).tolist()
-        if player != st.current:
-            return []
-        return t5eng.legal_actions(st)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        left = self._c.deal
-        if left is None:
-            raise ValueError("chance_outcomes: expected a chance node (a deal in progress), got a player node")
-        p = 1.0 / len(left)
-        return [(c, p) for c in left]
-
-    def _apply_action(self, action: int) -> None:
-        c = self._c
-        if c.deal is not None:
-            self._deal_card(int(action))
-            return
-        st = c.st
-        p, phase, rnd = st.current, st.phase, st.round
-        a = int(action)
-        t5eng.step(c.config, st, a)  # IllegalActionError (state untouched) for an illegal action
-        if phase == t5state.ROW_CHOICE:
-            self._public(f"p{p} takes row {a - t5state.ACTION_ROW0}")
-        else:
-            self._public(f"p{p} drafts {a + 1}")
-        self._after(rnd)
-
-    def _apply_actions(self, actions: Sequence[int]) -> None:
-        c = self._c
-        st = c.st
-        n = st.num_players
-        acts = [int(a) for a in actions]
-        if len(acts) != n:
-            raise ValueError(f"joint action: expected {n} actions (one per player), got {len(acts)}")
-        for p, a in enumerate(acts):  # all checked first: a bad one changes nothing
-            if not (0 <= a < t5state.NUM_CARDS and st.hands[p, a]):
-                raise IllegalActionError(f"player_{p}", a, self._legal_actions(p))
-        rnd, trick = st.round, st.trick
-        for a in acts:
-            t5eng.step(c.config, st, a)
-        self._public(f"trick {trick + 1}: " + " ".join(f"p{p}={a + 1}" for p, a in enumerate(acts)))
-        self._after(rnd)
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        if player == _CHANCE:
-            return f"deal {action + 1}"
-        if action >= t5state.ACTION_ROW0:
-            return f"take row {action - t5state.ACTION_ROW0}"
-        if self._c.st.phase == t5state.DRAFT:
-            return f"draft {action + 1}"
-        return f"play {action + 1} ({t5state.BULL[action]} bull heads)" if 0 <= action < t5state.NUM_CARDS \
-            else f"action {action}"
-
-    def is_terminal(self) -> bool:
-        return self._c.deal is None and self._c.st.phase == t5state.OVER
-
-    def returns(self) -> list[float]:
-        st = self._c.st
-        if self.is_terminal():
-            return [float(-s) for s in st.scores]
-        return [0.0] * st.num_players
-
-    def __str__(self) -> str:
-        c = self._c
-        st = c.st
-        lines = [f"round {st.round}, trick {st.trick}, {t5state.PHASE_NAMES[st.phase]}, current {st.current}"]
-        for p in range(st.num_players):
-            lines.append(f"p{p}: hand {[x + 1 for x in st.hand(p)]} pending "
-                         f"{st.pending[p] + 1 if st.pending[p] >= 0 else '-'} score {st.scores[p]} "
-                         f"round {st.round_pen[p]} taken {[x + 1 for x in st.taken[p]]}")
-        lines.append("rows: " + " | ".join(" ".join(str(x + 1) for x in r) for r in st.rows))
-        lines.append(f"queue: {[(x + 1, q) for x, q in st.queue]} set aside: {[x + 1 for x in st.set_aside]}")
-        if st.phase == t5state.DRAFT:
-            lines.append(f"pool: {[int(x) + 1 for x in np.flatnonzero(st.pool[:t5state.NUM_CARDS])]}")
-        if c.deal is not None:
-            lines.append(f"dealing: {c.dealt} dealt, {len(c.deal)} left")
-        return "\n".join(lines)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "Take5State":
-        """A state with every card ``player_id`` cannot see re-dealt (our ``sample_world``), drawn with
-        randomness from ``probability_sampler`` (see the module docstring)."""
-        c = self._c
-        n = c.st.num_players
-        if not isinstance(player_id, (int, np.integer)) or not 0 <= int(player_id) < n:
-            raise ValueError(f"player_id: expected a seat in 0..{n - 1}, got {player_id!r}")
-        if c.deal is not None:
-            raise ValueError("resample_from_infostate: expected a decision, simultaneous or terminal node, "
-                             "got a chance node (a deal in progress)")
-        rng = np.random.default_rng(_seed_from(probability_sampler))
-        world = t5eng.sample_world(c.config, c.st, int(player_id), rng)
-        events = _resampled_events(c.events, int(player_id), n,
-                                   lambda q: "sampled hand " + " ".join(str(x + 1) for x in world.hand(q)))
-        core = _Take5Core(c.config, world, None, 0, events)
-        return Take5State(self.get_game(), core)
-
-    # --- our helpers -------------------------------------------------------------------------------
-    @property
-    def engine_state(self) -> t5state.Take5State:
-        """Our engine state inside (not a copy: do not change it)."""
-        return self._c.st
-
-    @property
-    def config(self) -> Take5Config:
-        return self._c.config
-
-    def chance_slot(self) -> tuple[str, int] | None:
-        """What the pending chance node deals: ``("hand", player)`` or ``("row", r)``; None if none."""
-        c = self._c
-        if c.deal is None:
-            return None
-        k = c.dealt
-        n = c.st.num_players
-        return ("hand", k // _T5_DEAL) if k < _T5_DEAL * n else ("row", k - _T5_DEAL * n)
-
-    def observation_vector(self, player: int) -> np.ndarray:
-        """float32: ``player``'s observation (our ``take5.observation.observe``). While the row starters
-        are dealt (the last chance nodes of a deal) the table has fewer than 4 rows, which the engine
-        never shows: the rows dealt so far are filled in as the observation fills in a full table (their
-        cards and statistics), the rows still to come left at zero."""
-        st = self._c.st
-        if not 0 < len(st.rows) < t5state.NUM_ROWS:
-            return t5obs.observe(self._c.config, st, player)
-        bare = st.clone(view=False)
-        bare.rows = []
-        obs = t5obs.observe(self._c.config, bare, player)
-        end, size, bull = t5obs.ROW_STAT_DIVS
-        for r, row in enumerate(st.rows):
-            obs[[t5obs.ROWS + t5state.NUM_CARDS * r + c for c in row]] = 1.0
-            obs[t5obs.ROW_STATS + 3 * r:t5obs.ROW_STATS + 3 * r + 3] = (
-                (row[-1] + 1) / end, len(row) / size, sum(int(t5state.BULL[c]) for c in row) / bull)
-        return obs
-
-    def obs_string(self, player: int) -> str:
-        return _take5_text(self._c.config, self.observation_vector(player))
-
-    def info_string(self, player: int) -> str:
-        return f"{_history(self._c.events, player)}\n{self.obs_string(player)}"
-
-    def _public(self, token: str) -> None:
-        self._c.events.append(token)
-
-    def _after(self, rnd: int) -> None:
-        """A step ended a round and began the next one: its deal goes through chance nodes."""
-        c = self._c
-        st = c.st
-        if st.round != rnd and st.phase != t5state.OVER and not c.config.draft:
-            self._public(f"round {st.round + 1}")
-            c.deal = _undo_take5_deal(c.config, st)
-            c.dealt = 0
-
-    def _deal_card(self, card: int) -> None:
-        c = self._c
-        st = c.st
-        left = c.deal or []
-        i = bisect.bisect_left(left, card)
-        if i == len(left) or left[i] != card:
-            raise ValueError(f"chance outcome: expected an undealt card id in {left[:3]}..., got {card}")
-        del left[i]
-        n = st.num_players
-        k = c.dealt
-        if k < _T5_DEAL * n:
-            q = k // _T5_DEAL
-            st.hands[q, card] = 1
-            st.hand_size[q] += 1
-        else:
-            st.rows.append([card])
-            st.seen[card] = 1
-        st.view = None
-        c.dealt = k + 1
-        if c.dealt == _T5_DEAL * n + t5state.NUM_ROWS:
-            st.set_aside = left
-            c.deal = None
-            c.dealt = 0
-            self._public("rows " + " | ".join(str(r[0] + 1) for r in st.rows))
-            c.events.extend((p, "dealt " + " ".join(str(x + 1) for x in st.hand(p))) for p in range(n))
-
-
-# --- 5 Alive -------------------------------------------------------------------------------------------
-FIVE_ALIVE_TYPE = _game_type(FIVE_ALIVE, "fiveplay 5 Alive", pyspiel.GameType.Dynamics.SEQUENTIAL,
-                             FA_MIN_PLAYERS, FA_MAX_PLAYERS, FiveAliveConfig)
-"""The 5 Alive game type (see the module docstring's table)."""
-
-
-def _five_alive_utilities(config: FiveAliveConfig) -> tuple[float, float]:
-    """(min, max) of a player's return under ``config.reward``."""
-    if config.reward == "win_loss":
-        return -1.0, 1.0
-    if config.reward == "lives":
-        return -float(LIVES), 0.0
-    return -1.0 - LIVES, 1.0
-
-
-class _FiveAliveCore:
-    """Everything a 5 Alive OpenSpiel state holds (see ``_Take5Core``).
-
-    ``queue``: pending chance nodes, ``("card", player, source)`` or ``("first", -1, "")``;
-    ``sources``: the multisets (counts per kind) they draw from (``"deal"``, ``"pile"``, ``"old"``);
-    ``pile``: the source that becomes the draw pile when the queue is empty (or ""); ``got``: what each
-    player received in the pending chance events; ``acc``: each player's rewards so far; ``decisions``:
-    per player; ``truncated``: ended by ``max_cycles``; ``events``: the history (public and private
-    lines); ``dirty``: derived engine fields need a refresh.
-    """
-
-    def __init__(self, config: FiveAliveConfig, st: fastate.FiveAliveState, queue: list[tuple[str, int, str]],
-                 sources: dict[str, list[int]], pile: str, got: list[list[int]], acc: list[float],
-                 decisions: list[int], truncated: bool, events: list[Event], dirty: bool) -> None:
-        self.config = config
-        self.st = st
-        self.queue = queue
-        self.sources = sources
-        self.pile = pile
-        self.got = got
-        self.acc = acc
-        self.decisions = decisions
-        self.truncated = truncated
-        self.events = events
-        self.dirty = dirty
-
-    def copy(self) -> "_FiveAliveCore":
-        return _FiveAliveCore(self.config, self.st.clone(), self.queue[:],
-                              {k: v[:] for k, v in self.sources.items()}, self.pile, [g[:] for g in self.got],
-                              self.acc[:], self.decisions[:], self.truncated, self.events[:], self.dirty)
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> "_FiveAliveCore":
-        return self.copy()
-
-
-class FiveAliveGame(pyspiel.Game):
-    """5 Alive as an OpenSpiel game (``python_fiveplay_five_alive``); ``config`` is our ``FiveAliveConfig``."""
-
-    def __init__(self, params: Mapping[str, Any] | None = None) -> None:
-        config = config_from_params("five_alive", params or {})
-        lo, hi = _five_alive_utilities(config)
-        n = config.num_players
-        super().__init__(
-            FIVE_ALIVE_TYPE,
-            pyspiel.GameInfo(num_distinct_actions=fastate.NUM_ACTIONS, max_chance_outcomes=max(NUM_KINDS, n),
-                             num_players=n, min_utility=lo, max_utility=hi, utility_sum=None,
-                             max_game_length=n * (config.max_cycles or MAX_CYCLES)),
-            params_from_config(config),
-        )
-        self.config = config
-        st = faeng.new_game(config, ENGINE_SEED)
-        core = _FiveAliveCore(config, st, [], {}, "", [[] for _ in range(n)], [0.0] * n, [0] * n, False, [],
-                              False)
-        _five_alive_deal(core)
-        if config.first_player == "random":
-            core.queue.append(("first", -1, ""))
-        self._template = core
-        self._injected: list[Any] = []
-        self._layout = _layout(faobs.pieces(n), {}, faobs.observation_size(n))
-
-    def new_initial_state(self) -> "FiveAliveState":
-        """A new game: the first deal (and the first player) are its first chance nodes."""
-        if self._injected:
-            return self._injected.pop()
-        return FiveAliveState(self, self._template.copy())
-
-    def make_py_observer(self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None) -> _Observer:
-        return _Observer(self, iig_obs_type, params)
-
-    def observation_layout(self) -> tuple[int, dict[str, tuple[int, int, tuple[int, ...]]]]:
-        """(size, {piece: (offset, length, shape)}) of the observation tensor."""
-        return self._layout
-
-
-def _counts(kinds: Sequence[int]) -> list[int]:
-    out = [0] * NUM_KINDS
-    for k in kinds:
-        out[k] += 1
-    return out
-
-
-def _five_alive_deal(core: _FiveAliveCore) -> None:
-    """The engine has just dealt a round: every survivor's cards and the draw pile go back into one
-    source, dealt again through chance nodes (the rest becomes the draw pile)."""
-    st = core.st
-    pool = st.draw_counts()
-    queue = core.queue
-    for q in range(st.num_players):
-        if st.alive[q]:
-            h = st.hands[q]
-            for k in range(NUM_KINDS):
-                pool[k] += h[k]
-            queue.extend([("card", q, "deal")] * st.hand_size[q])
-            st.hands[q] = [0] * NUM_KINDS
-    st.draw = []
-    core.sources = {"deal": pool}
-    core.pile = "deal"
-    core.dirty = True
-
-
-class FiveAliveState(pyspiel.State):
-    """A 5 Alive OpenSpiel state over our reference engine (see the module docstring)."""
-
-    def __init__(self, game: FiveAliveGame, core: _FiveAliveCore | None = None) -> None:
-        super().__init__(game)
-        self._c = core if core is not None else game._template.copy()
-
-    # --- OpenSpiel API -----------------------------------------------------------------------------
-    def current_player(self) -> int:
-        c = self._c
-        if c.queue:
-            return _CHANCE
-        if c.truncated or c.st.phase == fastate.OVER:
-            return _TERMINAL
-        return c.st.current
-
-    def _legal_actions(self, player: int) -> list[int]:
-        c = self._c
-        if player != c.st.current:
-            return []
-        self._sync()
-        return faeng.legal_actions(c.st)
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        c = self._c
-        if not c.queue:
-            raise ValueError("chance_outcomes: expected a chance node, got a player node")
-        kind, _, src = c.queue[0]
-        if kind == "first":
-            n = c.st.num_players
-            return [(q, 1.0 / n) for q in range(n)]
-        counts = c.sources[src]
-        total = sum(counts)
-        return [(k, x / total) for k, x in enumerate(counts) if x]
-
-    def _apply_action(self, action: int) -> None:
-        c = self._c
-        a = int(action)
-        if c.queue:
-            self._resolve(a)
-            return
-        self._sync()
-        st = c.st
-        p, phase, rnd = st.current, st.phase, st.round
-        snap = None
-        if phase == fastate.PLAY and a in (fastate.DRAW1, fastate.DRAW2):
-            snap = (st.draw[:], [h[:] for h in st.hands])
-        redeal = phase == fastate.PLAY and a == fastate.REDEAL and st.hand_size[p] > 1
-        rewards = faeng.step(c.config, st, a)  # IllegalActionError (state untouched) for an illegal action
-        for q, r in enumerate(rewards):
-            if r:
-                c.acc[q] += r
-        c.decisions[p] += 1
-        self._public(describe_event(st))
-        if st.phase == fastate.OVER:
-            return
-        if c.config.max_cycles is not None and c.decisions[p] >= c.config.max_cycles:
-            c.truncated = True  # the end (our env truncates here): the step's cards stay as dealt
-            self._public("truncated: max_cycles decisions")
-        elif st.round != rnd:
-            _five_alive_deal(c)
-        elif redeal:
-            self._redeal()
-        elif snap is not None and st.ev_drawn:
-            self._draws(*snap)
-
-    def _action_to_string(self, player: int, action: int) -> str:
-        if player == _CHANCE:
-            c = self._c
-            if c.queue and c.queue[0][0] == "first":
-                return f"player {action} starts"
-            return KIND_NAMES[action] if 0 <= action < NUM_KINDS else f"outcome {action}"
-        if self._c.st.phase == fastate.BOMB_ANSWER:
-            return "discard a 0" if action == fastate.N0 else "lose a life"
-        return fastate.ACTION_NAMES[action] if 0 <= action < fastate.NUM_ACTIONS else f"action {action}"
-
-    def is_terminal(self) -> bool:
-        c = self._c
-        return not c.queue and (c.truncated or c.st.phase == fastate.OVER)
-
-    def returns(self) -> list[float]:
-        c = self._c
-        if self.is_terminal():
-            return [float(x) for x in c.acc]
-        return [0.0] * c.st.num_players
-
-    def __str__(self) -> str:
-        c = self._c
-        self._sync()
-        st = c.st
-        lines = [f"round {st.round}, {fastate.PHASE_NAMES[st.phase]}, current {st.current}, T {st.total}, "
-                 f"direction {st.direction:+d}, top {KIND_NAMES[st.top] if st.top >= 0 else '-'}"]
-        for p in range(st.num_players):
-            lines.append(f"p{p}: lives {st.lives[p]}{'' if st.alive[p] else ' (out)'} hand {hand_text(st.hands[p])}")
-        lines.append(f"draw pile ({len(st.draw)}): {hand_text(st.draw_counts())}")
-        lines.append(f"discard ({st.discard_size}): {hand_text(st.discard)}")
-        if c.queue:
-            lines.append(f"chance: {len(c.queue)} pending, next {c.queue[0][:2]}")
-        if c.truncated:
-            lines.append("truncated (max_cycles)")
-        return "\n".join(lines)
-
-    def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> "FiveAliveState":
-        """A state with every card ``player_id`` cannot see re-dealt (our ``sample_world``: the other
-        hands and the draw pile, honouring the public facts), drawn with randomness from
-        ``probability_sampler`` (see the module docstring)."""
-        c = self._c
-        n = c.st.num_players
-        if not isinstance(player_id, (int, np.integer)) or not 0 <= int(player_id) < n:
-            raise ValueError(f"player_id: expected a seat in 0..{n - 1}, got {player_id!r}")
-        if c.queue:
-            raise ValueError("resample_from_infostate: expected a decision or terminal node, got a chance node")
-        self._sync()
-        rng = np.random.default_rng(_seed_from(probability_sampler))
-        world = faeng.sample_world(c.config, c.st, int(player_id), rng)
-        core = c.copy()
-        core.st = world
-        core.events = _resampled_events(c.events, int(player_id), n,
-                                        lambda q: "sampled hand " + hand_text(world.hands[q]))
-        return FiveAliveState(self.get_game(), core)
-
-    # --- our helpers -------------------------------------------------------------------------------
-    @property
-    def engine_state(self) -> fastate.FiveAliveState:
-        """Our engine state inside (not a copy: do not change it)."""
-        self._sync()
-        return self._c.st
-
-    @property
-    def config(self) -> FiveAliveConfig:
-        return self._c.config
-
-    def chance_slot(self) -> tuple[str, int] | None:
-        """What the pending chance node decides: ``("card", player)`` (a card dealt or drawn to that
-        player), ``("first", -1)`` (the first player); None if none is pending."""
-        c = self._c
-        if not c.queue:
-            return None
-        kind, q, _ = c.queue[0]
-        return (kind, q)
-
-    def observation_vector(self, player: int) -> np.ndarray:
-        """float32: ``player``'s observation (our ``five_alive.observation.observe``)."""
-        self._sync()
-        return faobs.observe(self._c.config, self._c.st, player)
-
-    def obs_string(self, player: int) -> str:
-        return _five_alive_text(self._c.config, self.observation_vector(player))
-
-    def info_string(self, player: int) -> str:
-        return f"{_history(self._c.events, player)}\n{self.obs_string(player)}"
-
-    def _sync(self) -> None:
-        c = self._c
-        if c.dirty:
-            faeng.refresh(c.st)
-            c.dirty = False
-
-    def _public(self, token: str) -> None:
-        self._c.events.append(token)
-
-    def _resolve(self, a: int) -> None:
-        c = self._c
-        st = c.st
-        kind, q, src = c.queue[0]
-        if kind == "first":
-            if not 0 <= a < st.num_players:
-                raise ValueError(f"chance outcome: expected a first player in 0..{st.num_players - 1}, got {a}")
-            st.current = a
-            self._public(f"player_{a} starts")
-        else:
-            counts = c.sources[src]
-            if not (0 <= a < NUM_KINDS and counts[a] > 0):
-                raise ValueError(f"chance outcome: expected a kind among {[k for k, x in enumerate(counts) if x]}, "
-                                 f"got {a}")
-            counts[a] -= 1
-            st.hands[q][a] += 1
-            c.got[q].append(a)
-        c.queue.pop(0)
-        c.dirty = True
-        if not c.queue:
-            self._finish()
-
-    def _finish(self) -> None:
-        """The pending chance events are resolved: the draw pile is what is left of its source (in an
-        order drawn from the state's seed), and each player's private log gets what it received."""
-        c = self._c
-        st = c.st
-        if c.pile:
-            cards = [k for k in range(NUM_KINDS) for _ in range(c.sources[c.pile][k])]
-            perm = seeding.permutation(st.seed, st.counter, len(cards)).tolist()
-            st.counter += 1
-            st.draw = [cards[i] for i in perm]
-        c.sources = {}
-        c.pile = ""
-        for q, got in enumerate(c.got):
-            if got:
-                c.events.append((q, "got " + hand_text(_counts(got))))
-                c.got[q] = []
-        faeng.refresh(st)
-        c.dirty = False
-
-    def _redeal(self) -> None:
-        """Hand In & Re-Deal: the survivors' new hands go back into one source, dealt again by chance
-        (each keeps its number of cards; which card goes where is all that chance decides)."""
-        c = self._c
-        st = c.st
-        pool = [0] * NUM_KINDS
-        for q in range(st.num_players):
-            if st.alive[q] and st.hand_size[q]:
-                h = st.hands[q]
-                for k in range(NUM_KINDS):
-                    pool[k] += h[k]
-                c.queue.extend([("card", q, "deal")] * st.hand_size[q])
-                st.hands[q] = [0] * NUM_KINDS
-        c.sources = {"deal": pool}
-        c.pile = ""
-        c.dirty = True
-
-    def _draws(self, pre_draw: list[int], pre_hands: list[list[int]]) -> None:
-        """Draw 1 / Draw 2 (the round goes on): the cards drawn are taken back and drawn again by chance,
-        in the same order, from the old pile and, after a reshuffle, from the reshuffled cards."""
-        c = self._c
-        st = c.st
-        drawers = st.ev_drawn[:]
-        received = [0] * NUM_KINDS
-        for q in set(drawers):
-            h, before = st.hands[q], pre_hands[q]
-            for k in range(NUM_KINDS):
-                d = h[k] - before[k]
-                if d:
-                    received[k] += d
-                    h[k] = before[k]
-        pile = st.draw_counts()
-        old = _counts(pre_draw)
-        if st.ev_reshuffled:  # the old pile was drawn to its last card, then the reshuffled one
-            d0 = len(pre_draw)
-            c.sources = {"old": old, "pile": [pile[k] + received[k] - old[k] for k in range(NUM_KINDS)]}
-            c.queue.extend([("card", q, "old") for q in drawers[:d0]] + [("card", q, "pile") for q in drawers[d0:]])
-        else:
-            c.sources = {"pile": [pile[k] + received[k] for k in range(NUM_KINDS)]}
-            c.queue.extend([("card", q, "pile") for q in drawers])
-        st.draw = []
-        c.pile = "pile"
-        c.dirty = True
-
-
-def _five_alive_text(config: FiveAliveConfig, obs: np.ndarray) -> str:
-    """5 Alive observation vector in words (decoded from the vector: it shows nothing more)."""
-    n = config.num_players
-    v = [int(x) for x in obs.tolist()]  # every value is a small integer
-    H, D, TOP, TOT, DIR, DRAW, PH, S = (faobs.HAND, faobs.DISCARD, faobs.TOP, faobs.TOTAL, faobs.DIRECTION,
-                                        faobs.DRAW_PILE, faobs.PHASE, faobs.SEATS)
-    top = v[TOP:TOP + NUM_KINDS]
-    ph = v[PH:PH + 2]
-    turn = v[S:S + n]
-    phase = fastate.PHASE_NAMES[ph.index(1)] if 1 in ph else "over"
-    who = f"seat +{turn.index(1)}" if 1 in turn else "-"
-    return (f"{phase}, turn {who}, T {v[TOT:TOT + 22].index(1)}, "
-            f"{'clockwise' if v[DIR] else 'counter-clockwise'}, draw pile {v[DRAW]}\n"
-            f"hand: {hand_text(v[H:H + NUM_KINDS])}\n"
-            f"top: {KIND_NAMES[top.index(1)] if 1 in top else '-'}\n"
-            f"discard: {hand_text(v[D:D + NUM_KINDS])}\n"
-            f"lives (from this seat on): {' '.join(map(str, v[S + n:S + 2 * n]))}\n"
-            f"hand sizes: {' '.join(map(str, v[S + 2 * n:S + 3 * n]))}")
-
-
-# --- positions from our engines, and the turn-based Take 5 --------------------------------------------
-
-
-
+# --- positions from our engines ----------------------------------------------------------------------------
 def state_from_engine(game: Any, engine_state: Any) -> Any:
-    """An OpenSpiel state of ``game`` at the position of our engine state ``engine_state`` (copied).
+    """An OpenSpiel state of ``game`` at the position of our engine state ``engine_state`` (copied), by the
+    game's form (``OpenSpielForm.state_from_engine``).
 
     Take 5: our AEC state may be in the middle of a trick (the players before the acting one have
     chosen); the OpenSpiel state is the trick's simultaneous node, those cards back in their hands
     (``turn_based_from_engine`` keeps them as chosen). The history is one line, "position" (each
     information-state string is then that line, what follows, and the player's observation); a 5 Alive
-    state's returns count the results and lives already lost. Raises ``ValueError`` for another game's state or another number of players.
+    state's returns count the results and lives already lost. Raises ``ValueError`` for another game's
+    state or another number of players.
     """
-    config = getattr(game, "config", None)
-    if isinstance(config, Take5Config):
-        if not isinstance(engine_state, t5state.Take5State) or engine_state.num_players != config.num_players:
-            raise ValueError(f"engine_state: expected a {config.num_players}-player Take5State, "
-                             f"got {type(engine_state).__name__}")
-        st = engine_state.clone(view=False)
-        for q, card in enumerate(st.pending):
-            if card >= 0:
-                st.hands[q, card] = 1
-                st.hand_size[q] += 1
-                st.pending[q] = -1
-        if st.phase == t5state.PLAY:
-            st.current = 0
-        state = Take5State(game, _Take5Core(config, st, None, 0, ["position"]))
-    elif isinstance(config, FiveAliveConfig):
-        if not isinstance(engine_state, fastate.FiveAliveState) or engine_state.num_players != config.num_players:
-            raise ValueError(f"engine_state: expected a {config.num_players}-player FiveAliveState, "
-                             f"got {type(engine_state).__name__}")
-        n = config.num_players
-        st = engine_state.clone()
-        acc = [0.0] * n
-        for q in range(n):
-            if config.reward != "lives":
-                acc[q] += st.result[q]
-            if config.reward != "win_loss":
-                acc[q] -= LIVES - st.lives[q]
-        state = FiveAliveState(game, _FiveAliveCore(config, st, [], {}, "", [[] for _ in range(n)], acc, [0] * n,
-                                                    False, ["position"], False))
-    else:
-        raise ValueError(f"game: expected a game of {sorted(GAME_NAMES.values())}, got {game}")
-    return state
+    return _form_of_game(game).state_from_engine(game, engine_state)
 
 
-def _turn_based(tb_game: Any, game: Take5Game, state: Take5State, chosen: Sequence[int]) -> Any:
-    """The turn-based state wrapping ``state``, with the players 0..k-1 of the trick having chosen
-    ``chosen`` (OpenSpiel builds the wrapper around ``game.new_initial_state()``, so that one call hands
-    it ``state``)."""
-    game._injected.append(state)
-    try:
-        tb = tb_game.new_initial_state()
-        consumed = not game._injected
-    finally:
-        game._injected.clear()
-    if not consumed:
-        raise ValueError("tb_game: expected pyspiel.convert_to_turn_based(game) of this very game object "
-                         "(a turn-based game loaded separately wraps another one)")
-    for a in chosen:
-        tb.apply_action(int(a))
-    return tb
+def _turn_based_form(game: Any) -> OpenSpielForm:
+    f = _form_of_game(game)
+    if f.turn_based_from_engine is None or f.turn_based_resampler is None:
+        have = sorted(x.short_name for x in FORMS.values() if x.turn_based_from_engine is not None)
+        raise ValueError(f"game: expected a game with a turn-based form ({' or '.join(have)}), got {game}")
+    return f
 
 
-def turn_based_from_engine(tb_game: Any, game: Take5Game, engine_state: t5state.Take5State) -> Any:
-    """A state of ``tb_game = pyspiel.convert_to_turn_based(game)`` at the position of our Take 5 engine
-    state (our AEC order and the turn-based one agree: in each trick players 0..n-1 choose in turn, each
-    seeing none of the earlier choices; the cards already chosen are its buffered actions)."""
-    if not isinstance(game, Take5Game):
-        raise ValueError(f"game: expected a {TAKE5} game, got {game}")
-    chosen = [c for c in engine_state.pending if c >= 0] if engine_state.phase == t5state.PLAY else []
-    if chosen and any(c < 0 for c in engine_state.pending[:len(chosen)]):  # pragma: no cover
-        raise ValueError("engine_state: expected the cards of a trick chosen in seat order")
-    return _turn_based(tb_game, game, state_from_engine(game, engine_state), chosen)
+def turn_based_from_engine(tb_game: Any, game: Any, engine_state: Any) -> Any:
+    """A state of ``tb_game = pyspiel.convert_to_turn_based(game)`` at the position of our engine state, for a
+    simultaneous game (Take 5: our AEC order and the turn-based one agree: in each trick players 0..n-1
+    choose in turn, each seeing none of the earlier choices; the cards already chosen are its buffered
+    actions)."""
+    return _turn_based_form(game).turn_based_from_engine(tb_game, game, engine_state)
 
 
-def turn_based_resampler(game: Take5Game, tb_game: Any, seed: int = 0) -> Callable[[Any, int], Any]:
+def turn_based_resampler(game: Any, tb_game: Any, seed: int = 0) -> Callable[[Any, int], Any]:
     """A resampler for OpenSpiel's Python IS-MCTS on ``tb_game = pyspiel.convert_to_turn_based(game)``
     (``bot.set_resampler(turn_based_resampler(game, tb_game))``): OpenSpiel's conversion does not forward
     ``resample_from_infostate``, so this rebuilds our state from the turn-based state's history, re-deals
-    what the player cannot see (the other hands and the cards chosen before it in the trick: our
-    ``sample_world``, with a generator seeded by ``seed``) and wraps it again. The states it returns have
-    an empty history (they are for search, not to be resampled again)."""
-    if not isinstance(game, Take5Game):
-        raise ValueError(f"game: expected a {TAKE5} game, got {game}")
-    cache: dict[str, Any] = {}
-    rng = np.random.default_rng(seed)
-
-    def resample(tb_state: Any, player: int) -> Any:
-        history = tuple(tb_state.history())
-        if cache.get("history") != history:
-            inner, chosen = _replay_turn_based(game, history)
-            cache.update(history=history, inner=inner, chosen=chosen)
-        inner, chosen = cache["inner"], cache["chosen"]
-        c = inner._c
-        st = c.st.clone(view=False)
-        for q, card in enumerate(chosen):
-            st.hands[q, card] = 0
-            st.hand_size[q] -= 1
-            st.pending[q] = card
-        if chosen:
-            st.current = len(chosen)
-        world = t5eng.sample_world(c.config, st, int(player), rng)
-        events = _resampled_events(c.events, int(player), st.num_players,
-                                   lambda q: "sampled hand " + " ".join(str(x + 1) for x in world.hand(q)))
-        again = [card for card in world.pending if card >= 0]
-        for q, card in enumerate(world.pending):
-            if card >= 0:
-                world.hands[q, card] = 1
-                world.hand_size[q] += 1
-                world.pending[q] = -1
-        if world.phase == t5state.PLAY:
-            world.current = 0
-        world.view = None
-        state = Take5State(game, _Take5Core(c.config, world, None, 0, events))
-        return _turn_based(tb_game, game, state, again)
-
-    return resample
-
-
-def _replay_turn_based(game: Take5Game, history: Sequence[int]) -> tuple[Take5State, list[int]]:
-    """Our simultaneous state after a turn-based history, and the cards chosen so far in the current
-    trick (the turn-based game's buffered actions)."""
-    state = game.new_initial_state()
-    n = game.config.num_players
-    chosen: list[int] = []
-    for a in history:
-        player = state.current_player()
-        if player == _SIMULTANEOUS:
-            chosen.append(int(a))
-            if len(chosen) == n:
-                state._apply_actions(chosen)
-                chosen = []
-        else:
-            state._apply_action(int(a))
-    return state, chosen
-
-
-@dataclasses.dataclass(frozen=True)
-class OpenSpielForm:
-    """A game of the game table (``fiveplay_env.games``) as an OpenSpiel game.
-
-    | field            | what                                                                      |
-    |------------------|---------------------------------------------------------------------------|
-    | ``game``         | its name in the game table (``"take5"``)                                  |
-    | ``short_name``   | OpenSpiel's name (``pyspiel.load_game(short_name)``)                      |
-    | ``game_type``    | the ``pyspiel.GameType`` (declared once; its parameters are the config's) |
-    | ``game_cls``     | the ``pyspiel.Game`` subclass                                              |
-    | ``simultaneous`` | OpenSpiel's searches play it through ``pyspiel.convert_to_turn_based``    |
-    """
-
-    game: str
-    short_name: str
-    game_type: Any
-    game_cls: type
-    simultaneous: bool
-
-
-FORMS: dict[str, OpenSpielForm] = {f.game: f for f in (
-    OpenSpielForm("take5", TAKE5, TAKE5_TYPE, Take5Game, True),
-    OpenSpielForm("five_alive", FIVE_ALIVE, FIVE_ALIVE_TYPE, FiveAliveGame, False),
-)}
-"""The games of the game table (``fiveplay_env.games``) that have an OpenSpiel form, by table name."""
-
-GAME_NAMES: dict[str, str] = {name: f.short_name for name, f in FORMS.items()}
-"""Our game names -> OpenSpiel short names."""
+    what the player cannot see (our ``sample_world``, with a generator seeded by ``seed``) and wraps it
+    again. The states it returns have an empty history (they are for search, not to be resampled again)."""
+    return _turn_based_form(game).turn_based_resampler(game, tb_game, seed)
 
 
 def register() -> None:
@@ -1250,11 +321,20 @@ def register() -> None:
     for f in FORMS.values():
         if f.short_name not in known:
             pyspiel.register_game(f.game_type, f.game_cls)
+            known.add(f.short_name)
+
+
+def __getattr__(name: str) -> Any:
+    """A name of a game's form (``Take5Game``, ``FiveAliveState``, ``TAKE5_TYPE`` ...): every form module's
+    ``__all__`` is importable from here, as before the forms moved to their games."""
+    for module in _declared().values():
+        mod = importlib.import_module(module)
+        if name in getattr(mod, "__all__", ()) and name not in ("FORM", "GAME_NAME", "load"):
+            return getattr(mod, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 register()
 
-__all__ = ["FIVE_ALIVE", "FIVE_ALIVE_TYPE", "FORMS", "GAME_NAMES", "MAX_CYCLES", "TAKE5", "TAKE5_TYPE",
-           "FiveAliveGame", "FiveAliveState", "OpenSpielForm", "Take5Game", "Take5State", "config_from_params",
-           "form", "form_of_config", "load", "params_from_config",
-           "register", "state_from_engine", "turn_based_from_engine", "turn_based_resampler"]
+__all__ = ["FORMS", "GAME_NAMES", "MAX_CYCLES", "OpenSpielForm", "config_from_params", "form", "form_of_config", "load",
+           "params_from_config", "register", "state_from_engine", "turn_based_from_engine", "turn_based_resampler"]

@@ -7,7 +7,8 @@ every error is a JSON ``{"error": message}`` with a 4xx status, never a 500 for 
 |-------------------------------------|---------------------------------------------------------------------|
 | GET /                               | the single-page app (Play, Replays, Results)                        |
 | GET /static/FILE                    | its script and styles (package data)                                |
-| GET /api/meta                       | games, config fields, defaults, presets, the bot list, the limits   |
+| GET /api/meta                       | the games (each: title, defaults, presets, choices, the bot list,   |
+|                                     | its web view's kind, script and data), the limits                   |
 | POST /api/games                     | ``{game, config, seat, bots, seed?}``: start a game -> its snapshot  |
 |                                     | with its ``id`` and secret ``token``                               |
 | GET /api/games/ID?since=N           | the game from the human's seat, events from index N on              |

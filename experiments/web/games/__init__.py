@@ -119,9 +119,9 @@ def register_view(v: WebView, *, replace: bool = False) -> WebView:
 
 def view(name: str) -> WebView:
     """The web view of game ``name`` (a game of the table; ``ValueError`` listing them otherwise)."""
+    _table.get(name)  # a game of the table now (its name an identifier: GameDef checks it); ValueError otherwise
     if name in _VIEWS:
         return _VIEWS[name]
-    _table.get(name)  # validates the name (an identifier: GameDef checks it)
     module = f"{__name__}.{name}"
     if importlib.util.find_spec(module) is not None:
         found = getattr(importlib.import_module(module), "VIEW", None)
@@ -142,14 +142,15 @@ def served() -> list[str]:
 def generic_view(name: str) -> WebView:
     """The view of a game without one of its own (module docstring): nothing but what the ``GameDef``
     declares. A seat sees its own observation (``GameDef.observe_state``: by the env contract, exactly
-    what that seat may see) and its legal actions; another seat's move is told by the public event only."""
-    game = _table.get(name)
+    what that seat may see) and its legal actions; another seat's move is told by the public event only.
+    The definition is looked up at each call (a game registered again with ``replace=True`` is followed)."""
+    _table.get(name)
 
     def engine(config: Any, state: Any) -> Any:
-        return game.engine_cls(config, state=state)
+        return _table.get(name).engine_cls(config, state=state)
 
     def winners(e: Any) -> list[int]:
-        win = game.results(e, [None] * e.config.num_players)["win"]
+        win = _table.get(name).results(e, [None] * e.config.num_players)["win"]
         return [p for p, w in enumerate(win) if w > 0]
 
     def label(action: int) -> str:
@@ -161,6 +162,7 @@ def generic_view(name: str) -> WebView:
         out: dict[str, Any] = {"game": name, "num_players": config.num_players, "over": over,
                                "current": -1 if over else int(e.current_player), "winners": [], "outcome": None,
                                "actions": {}, "observation": None}
+        game = _table.get(name)
         if over:
             out["winners"] = winners(e)
             out["outcome"] = plain(game.summary(state))
@@ -173,7 +175,7 @@ def generic_view(name: str) -> WebView:
 
     def events(config: Any, before: Any, action: int, after: Any) -> list[dict[str, Any]]:
         player = int(engine(config, before).current_player)
-        public = game.public_event(after)
+        public = _table.get(name).public_event(after)
         text = public.get("text") if isinstance(public, dict) else None
         ev: dict[str, Any] = {"type": "move", "player": player,
                               "text": text if isinstance(text, str) else f"P{player} has moved"}

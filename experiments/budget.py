@@ -6,6 +6,7 @@ Usage::
     fiveplay budget --game five_alive --field ismcts:sims=200 --sims 50 100 200 --games 200
     fiveplay budget --game take5 --series "ismcts:sims={sims}" --sims 4 8 --games 8 --no-plots
     fiveplay budget --game take5 --profile --sims 160 --profile-games 4
+    fiveplay budget --together curves.png runs/budget__take5__.../budget.json runs/budget__five_alive__.../budget.json
 
 In code: ``run(BudgetSpec(game="take5", sims=(25, 50, 100)))`` (``main(argv)`` parses the command line
 into a ``BudgetSpec`` and calls ``run``).
@@ -273,6 +274,36 @@ def plot(out: dict[str, Any], path: str) -> str:
     return runs.save_figure(fig, path)
 
 
+def plot_together(outs: Sequence[Mapping[str, Any]], path: str) -> str:
+    """One figure of several runs' curves (``budget.json`` of each, e.g. one per game): a panel per run,
+    win rate against CPU ms per decision (log x), every series of the run in its panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(outs), figsize=(6 * len(outs), 4.4), squeeze=False)
+    for ax, out in zip(axes[0], outs):
+        for series in dict.fromkeys(r["series"] for r in out["points"]):
+            rows = [r for r in out["points"] if r["series"] == series]
+            y = [100 * r["win_rate"] for r in rows]
+            err = [[100 * (r["win_rate"] - r["win_lo"]) for r in rows],
+                   [100 * (r["win_hi"] - r["win_rate"]) for r in rows]]
+            xs = [r.get("cpu_ms_per_decision") or r["ms_per_decision"] or 0.0 for r in rows]
+            ax.errorbar(xs, y, yerr=err, marker="o", capsize=3, label=series.replace("{sims}", "N"))
+            for x, yy, r in zip(xs, y, rows):
+                ax.annotate(str(r["sims"]), (x, yy), textcoords="offset points", xytext=(3, 3), fontsize=6)
+        ax.axhline(100.0 / out["players"], color="grey", linestyle="--", linewidth=1, label="parity")
+        ax.set_xscale("log")
+        ax.set_xlabel("CPU ms per decision (labels: sims)")
+        ax.set_ylabel(f"win rate (%) vs {out['players'] - 1} x {out['field']}")
+        ax.set_title(f"{out['game']} ({out['points'][0]['games']} games per point)", fontsize=9)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6, loc="lower right")
+    fig.tight_layout()
+    return runs.save_figure(fig, path)
+
+
 def profile_point(spec: BudgetSpec, agent: str) -> dict[str, Any]:
     """Where ``agent``'s decisions spend their time over ``spec.profile_games`` games against the field
     (its seat rotating): ms per decision and the share of each part (``PROFILE_KEYS``)."""
@@ -396,6 +427,14 @@ def run(spec: BudgetSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Parse the command line into a ``BudgetSpec`` and ``run`` it."""
     argv = list(argv) if argv is not None else sys.argv[1:]
+    if argv[:1] == ["--together"]:  # budget --together OUT.png RUN.json ...: one figure of finished runs
+        if len(argv) < 3:
+            raise ValueError("--together: expected OUT.png and at least one budget.json")
+        outs = []
+        for name in argv[2:]:
+            with open(name, encoding="utf-8") as f:
+                outs.append(json.load(f))
+        return {"plot": plot_together(outs, argv[1])}
     a = build_parser().parse_args(argv)
     spec = BudgetSpec(game=a.game, config=games_mod.parse_config(a.config) if a.config is not None else None,
                       field=a.field, series=tuple(a.series) if a.series else None, sims=tuple(a.sims), games=a.games,

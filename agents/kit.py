@@ -5,31 +5,31 @@ them up by game name, and a game without a kit (a third-party game registered on
 ``fiveplay_env.games``) gets ``default_kit(name)``: the random agent, a random-playout search and
 generic training defaults, so every tool works with it unchanged.
 
-| field              | what                                                                          |
-|--------------------|-------------------------------------------------------------------------------|
-| ``game``           | the game's name in ``fiveplay_env.games``                                     |
-| ``heuristics``     | registry name -> ``Agent`` class (made with ``cls(seed)``)                     |
-| ``best_heuristic`` | the strongest of them: the baseline training evaluates against first          |
-| ``rollout``        | the search agent's hooks (``Rollout``), or None for random playouts           |
-| ``batch_search``   | the batched search's hooks (``BatchRollout``): its worlds in the game's      |
-|                    | batched engine, the vectorized rollout policy; None: no batched search        |
-| ``training``       | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines`` |
-| ``network``        | the network architecture the game trains with by default                      |
-| ``networks``       | the game's own network architectures: name -> ``"module:Class"`` (a torch      |
-|                    | ``agents.learned.nets.MaskedActorCritic`` subclass, imported on first use);    |
-|                    | ``agents.learned.nets.ARCHS`` is ``mlp`` plus every kit's networks. A          |
-|                    | checkpoint records the name, so a name once shipped stays                     |
-| ``obs_scale``      | ``(num_players, obs_dim) -> list[float] | None``: per-feature multipliers that   |
-|                    | bring the observation to about [0, 1] for a network (None: as it is)          |
-| ``adapt_observation`` | ``(obs [B, D], num_players) -> obs [B, D']``: observations of another width |
-|                    | (another player count, a variant's extra pieces) as a network trained for      |
-|                    | ``num_players`` players reads them (``ValueError`` for a width the game never  |
-|                    | has); None: none (the network's shape check names a mismatch)                 |
-| ``jax_heuristics`` | agent name -> ``"module:factory"``: the heuristics the JAX trainer seats        |
-|                    | (``factory(num_players) -> act(obs, mask, key) -> int32 [B]``, jit-able; the    |
-|                    | optional ``jax`` extra, imported on first use): ``agents.learned.jax.heuristics`` |
-| ``guided``         | the recommended policy-guided search (a registry name, ``ismcts:...,prior=...``), |
-|                    | or None: ``agents.search.GUIDED`` lists the games that have one               |
+| field                 | what                                                                              |
+|-----------------------|-----------------------------------------------------------------------------------|
+| ``game``              | the game's name in ``fiveplay_env.games``                                         |
+| ``heuristics``        | registry name -> ``Agent`` class (made with ``cls(seed)``)                        |
+| ``best_heuristic``    | the strongest of them: the baseline training evaluates against first              |
+| ``rollout``           | the search agent's hooks (``Rollout``), or None for random playouts               |
+| ``batch_search``      | the batched search's hooks (``BatchRollout``): its worlds in the game's           |
+|                       | batched engine, the vectorized rollout policy; None: no batched search            |
+| ``training``          | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines``  |
+| ``network``           | the network architecture the game trains with by default                          |
+| ``networks``          | the game's own network architectures: name -> ``"module:Class"`` (a torch         |
+|                       | ``agents.learned.nets.MaskedActorCritic`` subclass, imported on first use);       |
+|                       | ``agents.learned.nets.ARCHS`` is ``mlp`` plus every kit's networks. A             |
+|                       | checkpoint records the name, so a name once shipped stays                         |
+| ``obs_scale``         | ``(num_players, obs_dim) -> list[float] | None``: per-feature multipliers that    |
+|                       | bring the observation to about [0, 1] for a network (None: as it is)              |
+| ``adapt_observation`` | ``(obs [B, D], num_players) -> obs [B, D']``: observations of another width       |
+|                       | (another player count, a variant's extra pieces) as a network trained for         |
+|                       | ``num_players`` players reads them (``ValueError`` for a width the game never     |
+|                       | has); None: none (the network's shape check names a mismatch)                     |
+| ``jax_heuristics``    | agent name -> ``"module:factory"``: the heuristics the JAX trainer seats          |
+|                       | (``factory(num_players) -> act(obs, mask, key) -> int32 [B]``, jit-able; the      |
+|                       | optional ``jax`` extra, imported on first use; ``agents.learned.jax.heuristics``) |
+| ``guided``            | the recommended policy-guided search (a registry name such as                     |
+|                       | ``ismcts:sims=100,prior=NAME,...``), or None; ``agents.search.GUIDED`` lists them |
 """
 from __future__ import annotations
 

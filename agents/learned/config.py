@@ -31,6 +31,7 @@ from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
 from fiveplay_env.core.config import plain
+from fiveplay_env.games import default_game
 
 SPECIAL_KINDS = ("self", "pool")
 """Opponent kinds that are not agent names: the learner itself, and its past snapshots."""
@@ -120,7 +121,7 @@ class TrainConfig:
     algo: ClassVar[str] = ""
     """The algorithm's name in ``agents.learned.algorithms.ALGORITHMS`` (set by each algorithm's config)."""
 
-    game: str = option(help="the game", choices=_game_names, group=GAME_GROUP, cli_default="take5")
+    game: str = option(help="the game", choices=_game_names, group=GAME_GROUP, cli_default=default_game())
     config: dict[str, Any] = option(help="game config fields, e.g. num_players=4 mode=round", group=GAME_GROUP,
                                     nargs="*", metavar="FIELD=VALUE", cli_default=[], cli_default_text="",
                                     parse=_parse_config)

@@ -200,3 +200,25 @@ def test_information_set_hides_the_engine() -> None:
         InformationSet(engine, 4)
     with pytest.raises(ValueError, match="engine"):
         InformationSet(object(), 0)
+
+
+def test_kit_slots_are_checked_and_read_by_the_learner() -> None:
+    """A kit's networks, JAX heuristics and guided search are declared as data (bad forms are clear errors);
+    the learner's architecture table and observation adaptation read them."""
+    from agents.kit import AgentKit
+
+    for kw, match in (({"networks": {"big": "no_colon"}}, "AgentKit.networks"),
+                      ({"networks": {"mlp": "m:C"}}, "'mlp' is the generic network"),
+                      ({"jax_heuristics": {"x": ""}}, "AgentKit.jax_heuristics"),
+                      ({"guided": "sims=5"}, "AgentKit.guided")):
+        with pytest.raises(ValueError, match=match):
+            AgentKit(game="toybid", **kw)
+    pytest.importorskip("torch")
+    from agents.learned import defaults, nets
+
+    assert list(nets.ARCHS) == ["mlp", *sorted(a for g in games.GAMES for a in games.kit(g).networks)]
+    assert nets.ARCHS["take5"].__module__ == "agents.take5.nets" and nets.Take5ActorCritic is nets.ARCHS["take5"]
+    with pytest.raises(ValueError, match=r"arch: expected one of \['mlp'"):
+        nets.build_model("chess", {"obs_dim": 3, "num_actions": 2})
+    obs = np.zeros((2, 7), np.float32)
+    assert defaults.adapt_observation("toybid", obs, 2, 5) is obs  # no adapter: as it is

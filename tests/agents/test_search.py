@@ -413,3 +413,18 @@ def test_every_search_agent_takes_one_information_set_per_decision(game_name: st
         only = np.zeros_like(mask)
         only[np.flatnonzero(mask)[-1]] = 1
         assert agent.act(obs, only) == int(np.flatnonzero(mask)[-1])
+
+
+def test_the_guided_searches_and_the_game_are_the_kits() -> None:
+    """``GUIDED`` is a live view of the kits' guided searches (a game without one, the toy game, is absent),
+    and a search agent must be told its game."""
+    from agents.openspiel_agent import OpenSpielAgent
+    from agents.search import GUIDED, SearchAgent, guided_prior
+
+    assert dict(GUIDED) == {name: games.kit(name).guided for name in ("five_alive", "take5")}
+    assert "toybid" in games.GAMES and "toybid" not in GUIDED and GUIDED.get("toybid") is None
+    assert guided_prior(GUIDED["take5"]) == "take5-game-4p"
+    for cls in (SearchAgent, OpenSpielAgent):
+        with pytest.raises(ValueError, match="game: expected"):
+            cls(0)
+    assert SearchAgent(0, "toybid").game == "toybid"

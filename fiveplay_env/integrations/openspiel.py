@@ -125,7 +125,7 @@ position of one of our engine states (for example a determinization drawn throug
 the observer, the history lines, parameters, the turn-based wrapper; a game's package imports nothing
 above the core); they are importable from here too. This module finds the forms through the game table
 (``GameDef.openspiel``), registers them with ``pyspiel`` and looks a game's form up by name, config or
-game object. Over 450 lines only because this docstring is the reference for both games.
+game object.
 """
 from __future__ import annotations
 

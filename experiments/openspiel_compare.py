@@ -42,15 +42,34 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import Z95, mean_ci  # noqa: F401  (Z95: still read as openspiel_compare.Z95)
+from agents.arena import Z95, mean_ci  # noqa: F401 - Z95: still read as openspiel_compare.Z95
 from agents.games import get_game, parse_config
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import plain
 
-DEFAULT_CONFIGS: dict[str, dict[str, Any]] = {"take5": {"num_players": 2, "mode": "round"},
-                                              "five_alive": {"num_players": 2}}
-"""The config of each game when ``--config`` gives none (head to head; Take 5 one round)."""
-DEFAULT_BUDGETS: dict[str, tuple[int, ...]] = {"take5": (20, 80), "five_alive": (5, 20)}
+DEFAULT_BUDGETS: tuple[int, ...] = (10, 40)
+"""OpenSpiel's simulation budgets when ``--budgets`` gives none and the game's OpenSpiel form declares no
+``COMPARE_BUDGETS`` of its own."""
+
+
+def openspiel_games() -> list[str]:
+    """The games that have an OpenSpiel form (``GameDef.openspiel``)."""
+    from fiveplay_env import games
+
+    return sorted(g.name for g in games.table().values() if g.openspiel)
+
+
+def default_config(game: str) -> dict[str, Any]:
+    """Head to head in the game's quick preset (``GameDef.quick_config``: Take 5 one round)."""
+    return get_game(game).quick_config(num_players=2)
+
+
+def default_budgets(game: str) -> tuple[int, ...]:
+    """The game's OpenSpiel form's ``COMPARE_BUDGETS`` (about equal work per decision across games), or
+    ``DEFAULT_BUDGETS``."""
+    import importlib
+
+    return tuple(getattr(importlib.import_module(get_game(game).openspiel), "COMPARE_BUDGETS", DEFAULT_BUDGETS))
 MATCHES = ("sims", "ms")
 _AGENT_SEED = 1 << 32
 
@@ -239,11 +258,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m experiments.openspiel_compare",
                                  description="OpenSpiel's IS-MCTS against our ismcts at equal simulations and "
                                              "equal milliseconds per decision (see the module docstring)")
-    ap.add_argument("--game", choices=sorted(DEFAULT_CONFIGS), help="the game to play")
+    ap.add_argument("--game", choices=openspiel_games(), help="the game to play")
     ap.add_argument("--config", nargs="*", default=None, help="config fields, field=value (default: head to head, "
                     "Take 5 mode=round)")
     ap.add_argument("--budgets", nargs="+", type=int, default=None,
-                    help="OpenSpiel simulation budgets (default: take5 20 80, five_alive 5 20)")
+                    help="OpenSpiel simulation budgets (default: the game's OpenSpiel form's COMPARE_BUDGETS)")
     ap.add_argument("--pairs", type=int, default=200, help="at most this many pairs (2 games) per cell [200]")
     ap.add_argument("--minutes", type=float, default=5.0, help="start no pair after this many minutes [5]")
     ap.add_argument("--workers", type=int, default=2, help="processes [2]")
@@ -267,9 +286,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any] | str:
         print(text)
         return text
     if args.game is None:
-        raise SystemExit("--game: expected take5 or five_alive (or --table FILES)")
-    config = parse_config(args.config) if args.config is not None else DEFAULT_CONFIGS[args.game]
-    budgets = args.budgets or list(DEFAULT_BUDGETS[args.game])
+        raise SystemExit(f"--game: expected one of {openspiel_games()} (or --table FILES)")
+    config = parse_config(args.config) if args.config is not None else default_config(args.game)
+    budgets = args.budgets or list(default_budgets(args.game))
     res = run(args.game, config, budgets, args.pairs, args.minutes, args.workers, args.seed, args.calibrate,
               args.quiet)
     out = args.out or os.path.join("runs", "openspiel_compare", f"{args.game}.json")

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from fiveplay_env import games as fiveplay_games
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("fiveplay_env", "agents", "experiments")
 NOT_GAMES = ("core", "integrations")
@@ -280,3 +282,56 @@ def test_no_source_file_points_outside_the_repository() -> None:
              if OUTSIDE_FILES.search(line) and p.name != "test_architecture.py"]
     assert OUTSIDE_FILES.search("see RULES.md 2.4") and not OUTSIDE_FILES.search("see docs/rules.md 2.4")
     assert found == [], found
+
+
+# --- no game by name outside its folders ---------------------------------------------------------------
+GAME_NAMES = frozenset(g.name for g in fiveplay_games.BUILTIN)
+NAME_ALLOWLIST = {
+    # file (relative to the root) -> why it may name a game
+    "experiments/demo.py": "the demo plays one tournament of each built-in game by design",
+    "experiments/baselines.py": "a single-game script: the 5 Alive ladder of heuristics and policies",
+    "agents/learned/pretrained/__init__.py": "the shipped policies' table: each file is trained for one game",
+}
+
+
+def _game_folder(rel: Path) -> bool:
+    """``fiveplay_env/<game>/``, ``agents/<game>/`` or a file named after one game (``take5_v0.py``, ...)."""
+    parts = rel.parts
+    return any(part in GAME_NAMES for part in parts[:-1]) or parts[-1].startswith(tuple(GAME_NAMES))
+
+
+def game_name_sites(root: Path = ROOT, names: frozenset[str] = GAME_NAMES) -> list[str]:
+    """``file:line`` of every string literal equal to a built-in game's name in the packages' code outside
+    the game folders and the allowlist (a game's name is data the game table holds, not code's to know)."""
+    out = []
+    for top in PACKAGES:
+        for path in sorted((root / top).rglob("*.py")):
+            rel = path.relative_to(root)
+            if _game_folder(rel) or rel.as_posix() in NAME_ALLOWLIST:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names:
+                    out.append(f"{rel.as_posix()}:{node.lineno}")
+    return out
+
+
+def test_no_code_outside_a_game_names_the_game() -> None:
+    """Code reads what a game declares (``GameDef``, ``AgentKit``) instead of branching on its name; the
+    game's own folders, files named after it and ``NAME_ALLOWLIST`` (each with its reason) may name it."""
+    assert game_name_sites() == []
+
+
+def test_the_name_finder_finds_a_name(tmp_path: Path) -> None:
+    (tmp_path / "experiments").mkdir()
+    (tmp_path / "experiments" / "tool.py").write_text('GAME = "take5"\nDOC = "take5 is a game"\n')
+    (tmp_path / "agents" / "take5").mkdir(parents=True)
+    (tmp_path / "agents" / "take5" / "x.py").write_text('NAME = "take5"\n')
+    assert game_name_sites(tmp_path) == ["experiments/tool.py:1"]
+
+
+def test_every_allowlisted_file_exists_and_still_needs_it() -> None:
+    for rel in NAME_ALLOWLIST:
+        path = ROOT / rel
+        assert path.is_file(), rel
+        assert any(isinstance(n, ast.Constant) and n.value in GAME_NAMES
+                   for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))), f"{rel}: no longer names a game"

@@ -245,9 +245,15 @@ class GameDef:
         return self.preset_labels.get(name) or name.replace("_", " ").capitalize()
 
     def quick_config(self, **fields: Any) -> dict[str, Any]:
-        """The config fields of ``quick_preset`` (the default config without one), ``fields`` on top."""
-        base = self.presets[self.quick_preset] if self.quick_preset else self.make_config({})
-        return {**self.config_dict(base), **fields}
+        """The config fields by which ``quick_preset`` differs from the default config (none without one),
+        ``fields`` on top: ``quick_config(num_players=2)`` -> ``{"num_players": 2, "mode": "round"}``."""
+        default = self.config_dict(self.make_config({}))
+        preset = self.config_dict(self.presets[self.quick_preset]) if self.quick_preset else default
+        out = dict(fields)
+        for k, v in preset.items():
+            if v != default[k]:
+                out.setdefault(k, v)
+        return out
 
     def compact_layout(self, config: Any) -> Any:
         """The compact observation layout under ``config``, or None when the game declares none."""

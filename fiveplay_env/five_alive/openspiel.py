@@ -40,6 +40,8 @@ from fiveplay_env.core.openspiel import (
 
 FIVE_ALIVE = "python_fiveplay_five_alive"
 GAME_NAME = FIVE_ALIVE
+COMPARE_BUDGETS = (5, 20)
+"""``fiveplay openspiel-compare``'s OpenSpiel budgets for this game (a 5 Alive game is long)."""
 """OpenSpiel's name of the game (``pyspiel.load_game(GAME_NAME)``)."""
 
 

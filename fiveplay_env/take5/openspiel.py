@@ -40,6 +40,8 @@ from fiveplay_env.take5.config import Take5Config
 
 TAKE5 = "python_fiveplay_take5"
 GAME_NAME = TAKE5
+COMPARE_BUDGETS = (20, 80)
+"""``fiveplay openspiel-compare``'s OpenSpiel budgets for this game (a Take 5 simulation is cheap)."""
 """OpenSpiel's name of the game (``pyspiel.load_game(GAME_NAME)``)."""
 
 T5_NUM_ACTIONS = t5state.ACTION_WAIT  # 108: the WAIT id of our parallel env is never needed here

@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml | $(PY)
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(PY) -m experiments.demo
+	$(PY) -m fiveplay_env.experiments.demo
 
 # The whole suite (about 1,450 tests): about 5 minutes on a quiet 2-core machine (CI: 282 s), 10-25 when
 # other jobs share the cores. Two worker processes (pytest-xdist), a test file per worker at a time
@@ -34,10 +34,10 @@ test: $(STAMP)
 
 # The local web app (play against the bots, replays, results): http://127.0.0.1:8000
 play: $(STAMP)
-	$(PY) -m experiments.web --runs runs --port 8000
+	$(PY) -m fiveplay_env.experiments.web --runs runs --port 8000
 
 bench: $(STAMP)
-	$(PY) -m experiments.bench
+	$(PY) -m fiveplay_env.experiments.bench
 
 # The documentation site into docs/_build/html: warnings are errors (nitpicky: every internal reference
 # resolves), and the offline link check of README.md and the Markdown sources (docs/_ext/fiveplay_docs)

@@ -1,6 +1,6 @@
 """Agents for both games: the Agent protocol, a random agent, heuristics, and a determinized search.
 
-    from agents import make_agent, play_game, get_game
+    from fiveplay_env.agents import make_agent, play_game, get_game
     game = get_game("take5")
     agents = [make_agent(name, "take5", seed=i) for i, name in
               enumerate(["ismcts:sims=200", "take5-safest", "random", "random"])]
@@ -21,15 +21,19 @@ file names.
 | ``take5/``, ``five_alive/`` | ``heuristics.py``, ``adapter.py`` (``GAME``), ``rollouts.py`` (search hooks) |
 | ``learned/``           | torch: networks, PPO, checkpoints, the ``ckpt:`` agent                        |
 
-``agents.take5_heuristics``, ``agents.five_alive_heuristics`` and ``agents.five_alive_support`` are
+``fiveplay_env.agents.take5_heuristics``, ``fiveplay_env.agents.five_alive_heuristics`` and ``fiveplay_env.agents.five_alive_support`` are
 deprecated aliases of the modules that replaced them (they warn; removed in 0.3).
 """
 from __future__ import annotations
 
-from agents.arena import GameRecord, play_game
-from agents.base import Agent, InformationSet
-from agents.games import get_game
-from agents.registry import known_agents, make_agent, register_prefix
+from fiveplay_env._layout import refuse_bare_name
+
+refuse_bare_name(__name__)  # this folder is fiveplay_env.agents, in a checkout too (fiveplay_env._layout)
+
+from fiveplay_env.agents.arena import GameRecord, play_game
+from fiveplay_env.agents.base import Agent, InformationSet
+from fiveplay_env.agents.games import get_game
+from fiveplay_env.agents.registry import known_agents, make_agent, register_prefix
 
 __all__ = ["Agent", "InformationSet", "GameRecord", "play_game", "get_game", "known_agents", "make_agent",
            "register_prefix"]

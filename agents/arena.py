@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents.base import Agent
+from fiveplay_env.agents.base import Agent
 from fiveplay_env.core.gamedef import GameDef as Game
 
 

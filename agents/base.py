@@ -35,7 +35,7 @@ A tournament (or any env loop) feeds search agents like this::
         if other.uses_engine:
             other.observe_engine(engine, seat)
 
-Training runs seat search agents as opponents, one per game and seat (``agents.learned.engine_seats``);
+Training runs seat search agents as opponents, one per game and seat (``fiveplay_env.agents.learned.engine_seats``);
 to checkpoint such a run in the middle of games, an agent says what it carries between calls with
 ``get_state()`` (plain data: seed, generator state, per-game memory) and takes it back with
 ``set_state(state)``; an agent whose ``get_state()`` is None (the default) makes such a run refuse to resume.
@@ -91,7 +91,7 @@ class Agent(ABC):
         """Engine-using agents: everything the agent carries from one call to the next (its seed, its
         generator's state, its per-game memory) as plain data (dicts, lists, numbers, strings), so that
         a training run seating it in games in progress can be checkpointed and resumed exactly
-        (``agents.learned.engine_seats``); None (the default) when the agent cannot say it: such a run
+        (``fiveplay_env.agents.learned.engine_seats``); None (the default) when the agent cannot say it: such a run
         then refuses to resume."""
         return None
 
@@ -229,7 +229,7 @@ class SearchAgentBase(Agent):
             return legal, None
         if info is None:
             raise ValueError(f"{self.label}: expected observe_engine(engine, player) before act(): a search "
-                             "agent needs its information set (see agents.base)")
+                             "agent needs its information set (see fiveplay_env.agents.base)")
         if not np.array_equal(np.flatnonzero(info.legal_mask()), legal):
             raise ValueError(f"{self.label}: the action mask does not match the engine given to observe_engine")
         return legal, info

@@ -1,5 +1,5 @@
 """An approximate best response by search (``BestResponseSearch``): IS-MCTS that knows the fixed
-opponents' policy, the search half of ``experiments.exploit``'s exploitability estimate."""
+opponents' policy, the search half of ``fiveplay_env.experiments.exploit``'s exploitability estimate."""
 from __future__ import annotations
 
 import math
@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
-from agents import games
-from agents.base import Agent, SearchAgentBase
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import Agent, SearchAgentBase
 
 
 class BestResponseSearch(SearchAgentBase):
@@ -78,7 +78,7 @@ class BestResponseSearch(SearchAgentBase):
         self.horizon = None if horizon is None else int(horizon)
         self._make_opponent = opponent
         self._opponents: dict[int, Agent] = {}
-        from agents.random_agent import RandomAgent  # lazy: the registry's module imports this one
+        from fiveplay_env.agents.random_agent import RandomAgent  # lazy: the registry's module imports this one
 
         self._rollout_agent = (rollout or (lambda sd: RandomAgent(sd)))(0)
         self.last_stats: dict[str, Any] = {}

@@ -1,6 +1,6 @@
 """The batched search agent (``bsearch``): today's determinized search, its worlds rolled out as one batch.
 
-It is ``agents.search.SearchAgent`` (the same information-set discipline, worlds from
+It is ``fiveplay_env.agents.search.SearchAgent`` (the same information-set discipline, worlds from
 ``InformationSet.sample``, the game's opponent model, common random numbers across candidates,
 sequential halving, the same value of a rollout) with one change: the (world, candidate) pairs of a
 round of sequential halving are not played one at a time in Python but **together**, in the game's
@@ -19,13 +19,13 @@ numpy batched engine. Per round of halving:
 With the same seed, sims budget and rollout policy it draws the same worlds and random numbers as
 ``ismcts``, so its values are those ``ismcts`` computes (``tests/agents/test_bsearch.py``; with
 ``rollout=policy`` up to the last bits of the network's float sums, as batches of other sizes round
-differently). Only the speed differs (``experiments.budget --profile`` and ``experiments.bench``).
+differently). Only the speed differs (``fiveplay_env.experiments.budget --profile`` and ``fiveplay_env.experiments.bench``).
 
-The game's part is its kit's ``batch_search`` hooks (``agents.kit.BatchRollout``,
+The game's part is its kit's ``batch_search`` hooks (``fiveplay_env.agents.kit.BatchRollout``,
 ``agents/<game>/bsearch.py``); a game without them has no batched search.
 
 Registry names: ``bsearch:worlds=64``, ``bsearch:sims=600``, ``bsearch:time=0.05``, with the keys of
-``ismcts`` (``agents.search``) except ``alloc`` and ``cpuct`` (sequential halving only), and
+``ismcts`` (``fiveplay_env.agents.search``) except ``alloc`` and ``cpuct`` (sequential halving only), and
 
 | key     | meaning                                                                              |
 |---------|--------------------------------------------------------------------------------------|
@@ -44,10 +44,10 @@ from typing import Any
 
 import numpy as np
 
-from agents import games
-from agents.base import InformationSet
-from agents.search import NOISE_LEN, SearchAgent
-from agents.search_params import MAX_SIMS, BatchSearchParams
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import InformationSet
+from fiveplay_env.agents.search import NOISE_LEN, SearchAgent
+from fiveplay_env.agents.search_params import MAX_SIMS, BatchSearchParams
 
 MAX_ROWS = 8192
 """The most (world, candidate) rows of one batch: bounds a decision's memory whatever its budget."""
@@ -263,7 +263,7 @@ class BatchSearchAgent(SearchAgent):
 def rollout(hooks: Any, engine: Any, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
             player: int, params: Any, guide: Any, deadline: float | None = None) -> np.ndarray | None:
     """Roll every row of ``engine`` out from its candidate ``actions[r]`` to the game's horizon with the
-    game's batched hooks (``agents.kit.BatchRollout``); returns each row's value for ``player`` (None if
+    game's batched hooks (``fiveplay_env.agents.kit.BatchRollout``); returns each row's value for ``player`` (None if
     the ``perf_counter`` time ``deadline`` passed first: the batch is abandoned, as one unfinished world)."""
     R = engine.batch_size
     ctx, rewards = hooks.begin(engine, worlds, plans, noise, actions, player, params)

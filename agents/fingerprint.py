@@ -1,5 +1,5 @@
 """Content hashes of the files an agent reads (``file_fingerprint``): the fingerprint hooks of
-``agents.registry.register_prefix`` use them so that a resumed tournament refuses a file that changed.
+``fiveplay_env.agents.registry.register_prefix`` use them so that a resumed tournament refuses a file that changed.
 A module of its own (standard library only) so that any agent module can use it without importing the
 registry."""
 from __future__ import annotations

@@ -3,9 +3,9 @@
 ``GAMES`` is a live view of the game table ``fiveplay_env.games`` (name -> ``GameDef``: config,
 engine, observation, determinization, results and metrics); ``get_game`` looks one up with a clear
 error, ``game_of_engine`` finds the definition of a reference engine. ``kit(name)`` is the game's
-``agents.kit.AgentKit`` (heuristics, best heuristic, search hooks, training defaults): the built-in
+``fiveplay_env.agents.kit.AgentKit`` (heuristics, best heuristic, search hooks, training defaults): the built-in
 games' ``agents/<game>/__init__.py: KIT``, kits registered with ``register_kit`` or through the
-entry-point group ``fiveplay.agent_kits``, and for any other game ``agents.kit.default_kit``.
+entry-point group ``fiveplay.agent_kits``, and for any other game ``fiveplay_env.agents.kit.default_kit``.
 ``Metric`` and ``placings`` are re-exported from ``fiveplay_env.core.gamedef``; ``parse_config`` turns
 command-line ``field=value`` items into config values.
 """
@@ -16,9 +16,9 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from agents.five_alive import KIT as FIVE_ALIVE_KIT
-from agents.kit import AgentKit, default_kit
-from agents.take5 import KIT as TAKE5_KIT
+from fiveplay_env.agents.five_alive import KIT as FIVE_ALIVE_KIT
+from fiveplay_env.agents.kit import AgentKit, default_kit
+from fiveplay_env.agents.take5 import KIT as TAKE5_KIT
 from fiveplay_env import games as _table
 from fiveplay_env.core.gamedef import SEED_BOUND, GameDef, Metric, placings
 
@@ -48,7 +48,7 @@ def game_of_engine(engine: Any) -> GameDef:
 def register_kit(k: AgentKit, *, replace: bool = False) -> AgentKit:
     """Add the agents-layer kit of a game (``ValueError`` if one is there already, unless ``replace``)."""
     if not isinstance(k, AgentKit):
-        raise ValueError(f"register_kit: expected an AgentKit (agents.kit), got {type(k).__name__}")
+        raise ValueError(f"register_kit: expected an AgentKit (fiveplay_env.agents.kit), got {type(k).__name__}")
     if k.game in _KITS and _KITS[k.game] is not k and not replace:
         raise ValueError(f"register_kit: game {k.game!r} has a kit already (pass replace=True to replace it)")
     _KITS[k.game] = k

@@ -20,7 +20,7 @@ action_mask) -> int``. The module is imported in the process that asks for the a
 worker processes (``--workers N``) import it too: it must be importable there (installed, or on
 ``PYTHONPATH``; spawned workers also inherit the parent's ``sys.path``).
 
-Objects that are not ``agents.base.Agent`` instances are wrapped in ``ProtocolAgent``, which supplies
+Objects that are not ``fiveplay_env.agents.base.Agent`` instances are wrapped in ``ProtocolAgent``, which supplies
 what the tools call and the object lacks (``reset``, ``act_batch`` as a loop over ``act``). Errors are
 ``ValueError``s that say what was wrong: the module cannot be imported (with the import error), the
 attribute is missing or private, the object is not an agent class or factory (its kind, e.g.
@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from agents.base import Agent
+from fiveplay_env.agents.base import Agent
 
 IMPORT_PATH = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 """What an import-path agent name looks like: ``package.module:Attribute`` (dotted on both sides)."""
@@ -139,7 +139,7 @@ def check_agent_object(name: str, obj: Any) -> None:
         return
     what = "a function that is not marked as an agent factory" if inspect.isfunction(obj) else f"a {kind}"
     raise ValueError(f"agent {name!r}: expected an Agent class or a factory (a class with act(observation, "
-                     f"action_mask), or a function decorated with @agents.imported.agent_factory or annotated "
+                     f"action_mask), or a function decorated with @fiveplay_env.agents.imported.agent_factory or annotated "
                      f"to return an agent class), got {what}; nothing was called")
 
 

@@ -1,6 +1,6 @@
 """``AgentKit``: what the agents layer knows about one game, beside its ``GameDef``.
 
-Each game's agents package exports one (``agents/<game>/__init__.py``: ``KIT``); ``agents.games`` looks
+Each game's agents package exports one (``agents/<game>/__init__.py``: ``KIT``); ``fiveplay_env.agents.games`` looks
 them up by game name, and a game without a kit (a third-party game registered only in
 ``fiveplay_env.games``) gets ``default_kit(name)``: the random agent, a random-playout search and
 generic training defaults, so every tool works with it unchanged.
@@ -16,8 +16,8 @@ generic training defaults, so every tool works with it unchanged.
 | ``training``          | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines``  |
 | ``network``           | the network architecture the game trains with by default                          |
 | ``networks``          | the game's own network architectures: name -> ``"module:Class"`` (a torch         |
-|                       | ``agents.learned.nets.MaskedActorCritic`` subclass, imported on first use);       |
-|                       | ``agents.learned.nets.ARCHS`` is ``mlp`` plus every kit's networks. A             |
+|                       | ``fiveplay_env.agents.learned.nets.MaskedActorCritic`` subclass, imported on first use);       |
+|                       | ``fiveplay_env.agents.learned.nets.ARCHS`` is ``mlp`` plus every kit's networks. A             |
 |                       | checkpoint records the name, so a name once shipped stays                         |
 | ``obs_scale``         | ``(num_players, obs_dim) -> list[float] | None``: per-feature multipliers that    |
 |                       | bring the observation to about [0, 1] for a network (None: as it is)              |
@@ -27,9 +27,9 @@ generic training defaults, so every tool works with it unchanged.
 |                       | has); None: none (the network's shape check names a mismatch)                     |
 | ``jax_heuristics``    | agent name -> ``"module:factory"``: the heuristics the JAX trainer seats          |
 |                       | (``factory(num_players) -> act(obs, mask, key) -> int32 [B]``, jit-able; the      |
-|                       | optional ``jax`` extra, imported on first use; ``agents.learned.jax.heuristics``) |
+|                       | optional ``jax`` extra, imported on first use; ``fiveplay_env.agents.learned.jax.heuristics``) |
 | ``guided``            | the recommended policy-guided search (a registry name such as                     |
-|                       | ``ismcts:sims=100,prior=NAME,...``), or None; ``agents.search.GUIDED`` lists them |
+|                       | ``ismcts:sims=100,prior=NAME,...``), or None; ``fiveplay_env.agents.search.GUIDED`` lists them |
 """
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ Observe = Callable[[Any, dict[str, Any], Any], None]
 
 @dataclass(frozen=True)
 class Rollout:
-    """A game's search hooks (the search agent, ``agents.search``, is written once over them).
+    """A game's search hooks (the search agent, ``fiveplay_env.agents.search``, is written once over them).
 
     ``observe(info, memory, params)`` (optional): follow the public event of the last step and update
     the agent's per-game ``memory``; ``memory["facts"]``, if present, holds beliefs about hidden hands
@@ -97,7 +97,7 @@ def random_playout(world: Any, action: int, player: int, noise: list[float], pla
 
 @dataclass(frozen=True)
 class BatchRollout:
-    """A game's hooks for the batched search (``agents.bsearch``, written once over them): the rollouts of
+    """A game's hooks for the batched search (``fiveplay_env.agents.bsearch``, written once over them): the rollouts of
     many (world, candidate) pairs run as one batch in the game's batched engine.
 
     ``engine(config, size) -> engine``: a batched engine of ``size`` slots (``load_states`` and ``gather``:
@@ -177,7 +177,7 @@ class AgentKit:
                 if not (isinstance(name, str) and name and module and sep and attr):
                     raise ValueError(f"AgentKit.{slot}: expected name -> 'module:attribute', got {name!r}: {path!r}")
         if "mlp" in self.networks:
-            raise ValueError("AgentKit.networks: 'mlp' is the generic network (agents.learned.nets); "
+            raise ValueError("AgentKit.networks: 'mlp' is the generic network (fiveplay_env.agents.learned.nets); "
                              "expected another name")
         if self.guided is not None and (not isinstance(self.guided, str) or ":" not in self.guided):
             raise ValueError(f"AgentKit.guided: expected a search setting such as 'ismcts:sims=100,prior=NAME', "

@@ -1,6 +1,6 @@
 """OpenSpiel's searches as agents of our tournaments: the ``openspiel:`` registry names.
 
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
     agent = make_agent("openspiel:ismcts:sims=100", "five_alive", seed=0)
     fiveplay tournament --game take5 --config mode=round \\
         --agents openspiel:ismcts:sims=100 ismcts:sims=100 --games 100 --workers 1
@@ -24,7 +24,7 @@ Options (``key=value`` separated by commas; defaults in brackets):
 |          | information-state string (OpenSpiel's ``use_observation_string``) [0]                 |
 
 How it plays our game, seeing only what its seat may see: ``observe_engine`` wraps the engine in an
-``agents.base.InformationSet`` (as ``agents.search`` does) and the agent touches nothing else. Every
+``fiveplay_env.agents.base.InformationSet`` (as ``fiveplay_env.agents.search`` does) and the agent touches nothing else. Every
 OpenSpiel state the bot sees, the root included, is built from a determinization drawn through that
 information set (``InformationSet.sample``: the cards the seat cannot see re-dealt, later deals
 re-seeded) and converted by ``fiveplay_env.integrations.openspiel.state_from_engine`` (5 Alive) or
@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import SearchAgentBase
-from agents.registry import register_prefix
+from fiveplay_env.agents.base import SearchAgentBase
+from fiveplay_env.agents.registry import register_prefix
 from fiveplay_env.core.config import plain
 
 ALGORITHMS = ("ismcts", "mcts")

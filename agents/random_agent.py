@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import Agent, check_batch, check_mask
+from fiveplay_env.agents.base import Agent, check_batch, check_mask
 
 
 class RandomAgent(Agent):

@@ -5,32 +5,32 @@ Names:
 | name                        | game       | agent                                                   |
 |-----------------------------|------------|---------------------------------------------------------|
 | ``random``                  | both       | ``RandomAgent``: a uniformly random legal action        |
-| ``take5-safest`` ...        | take5      | the Take 5 heuristics (``agents.take5.heuristics``)     |
-| ``five-alive-...``          | five_alive | the 5 Alive heuristics (``agents.five_alive.heuristics``) |
-|                             | any game   | its kit's heuristics (``agents.games.kit(game)``)       |
+| ``take5-safest`` ...        | take5      | the Take 5 heuristics (``fiveplay_env.agents.take5.heuristics``)     |
+| ``five-alive-...``          | five_alive | the 5 Alive heuristics (``fiveplay_env.agents.five_alive.heuristics``) |
+|                             | any game   | its kit's heuristics (``fiveplay_env.agents.games.kit(game)``)       |
 | ``ismcts[:k=v,...]``        | any game   | ``SearchAgent``; options ``sims=N`` or ``time=SECONDS``, |
 |                             |            | and ``alloc``, ``c``, ``eps``, ``rollout``, ``rel``,     |
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
-|                             |            | ``agents.search``); ``ismcts`` alone is ``sims=200``     |
+|                             |            | ``fiveplay_env.agents.search``); ``ismcts`` alone is ``sims=200``     |
 |                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
 | ``bsearch[:k=v,...]``       | a game with| ``BatchSearchAgent``: the same search, its worlds rolled |
-|                             | batch hooks| out as one batch (``agents.bsearch``; ``worlds=K``)     |
-| ``pretrained:NAME``         | both       | a shipped policy (``agents.learned.pretrained``)        |
-| ``ckpt:PATH``               | both       | a trained checkpoint (``agents.learned.agent``)         |
+|                             | batch hooks| out as one batch (``fiveplay_env.agents.bsearch``; ``worlds=K``)     |
+| ``pretrained:NAME``         | both       | a shipped policy (``fiveplay_env.agents.learned.pretrained``)        |
+| ``ckpt:PATH``               | both       | a trained checkpoint (``fiveplay_env.agents.learned.agent``)         |
 | ``openspiel:ismcts[:k=v]``  | both       | OpenSpiel's IS-MCTS, or ``openspiel:mcts`` determinized |
-|                             |            | MCTS (``agents.openspiel_agent``; ``openspiel`` extra)   |
+|                             |            | MCTS (``fiveplay_env.agents.openspiel_agent``; ``openspiel`` extra)   |
 
 Extra prefixes (hook): ``register_prefix("ckpt", factory, fingerprint)`` makes names ``ckpt:<rest>``
 resolve to ``factory(rest, game, seed)``; this is how learned agents (``ckpt:PATH``) plug in without this
-module knowing about them (and RLlib policies, ``rllib:PATH``: ``agents.rllib_agent``; the policies shipped
-in ``agents.learned.pretrained``, ``pretrained:NAME``). A factory raises ``ValueError`` for a bad ``rest``.
+module knowing about them (and RLlib policies, ``rllib:PATH``: ``fiveplay_env.agents.rllib_agent``; the policies shipped
+in ``fiveplay_env.agents.learned.pretrained``, ``pretrained:NAME``). A factory raises ``ValueError`` for a bad ``rest``.
 The optional ``fingerprint(rest) -> str | None`` says which exact state such an agent loads (the
 hash of every file it reads, e.g. ``file_fingerprint``): ``agent_fingerprint`` returns it (nested names
 included), so that a resumed tournament can refuse a checkpoint or policy file that changed.
 
 Your own agents by import path: ``"mypkg.mybots:CleverBot"`` (an ``Agent`` class, any class with
-``act(observation, action_mask)``, or a function marked ``@agents.imported.agent_factory``; called with
-``seed=`` and ``game=`` where accepted: ``agents.imported``). An import path runs code, so it is
+``act(observation, action_mask)``, or a function marked ``@fiveplay_env.agents.imported.agent_factory``; called with
+``seed=`` and ``game=`` where accepted: ``fiveplay_env.agents.imported``). An import path runs code, so it is
 accepted only where the caller opts in: ``make_agent(name, game, seed, allow_import=True)``. The
 command-line tools (tournament, train, exploit), the trainer's opponents and the opponent names of the
 single-agent and vector envs (``user_agent``) opt in, since their names come from the user; the web app
@@ -47,13 +47,13 @@ import importlib.util
 import os
 from collections.abc import Callable
 
-from agents import games
-from agents.base import Agent
-from agents.fingerprint import file_fingerprint
-from agents.imported import is_import_path, load_agent
-from agents.random_agent import RandomAgent
-from agents.bsearch import BatchSearchAgent, BatchSearchParams
-from agents.search import SearchAgent, SearchParams
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.agents.fingerprint import file_fingerprint
+from fiveplay_env.agents.imported import is_import_path, load_agent
+from fiveplay_env.agents.random_agent import RandomAgent
+from fiveplay_env.agents.bsearch import BatchSearchAgent, BatchSearchParams
+from fiveplay_env.agents.search import SearchAgent, SearchParams
 from fiveplay_env.single_agent import register_agent_resolver
 
 AgentFactory = Callable[[str, str, "int | None"], Agent]
@@ -71,8 +71,8 @@ def _heuristics(game: str) -> dict[str, type[Agent]]:
     return dict(games.kit(game).heuristics)
 
 
-_LAZY_PREFIXES = {"ckpt": "agents.learned", "rllib": "agents.rllib_agent", "pretrained": "agents.learned.pretrained",
-                  "openspiel": "agents.openspiel_agent"}
+_LAZY_PREFIXES = {"ckpt": "fiveplay_env.agents.learned", "rllib": "fiveplay_env.agents.rllib_agent", "pretrained": "fiveplay_env.agents.learned.pretrained",
+                  "openspiel": "fiveplay_env.agents.openspiel_agent"}
 """Prefixes whose module registers them when imported; imported on first use, so that names like
 ``ckpt:PATH`` work in any process (tournament workers included) without an import by the caller."""
 
@@ -181,7 +181,7 @@ def catalogue(game: str) -> list[dict[str, "str | None"]]:
         for n, what in listed_here:
             add(n, what, "")
         if not listed_here:
-            add(f"{prefix}:...", "an agent of a plug-in (registered with agents.registry.register_prefix)", None)
+            add(f"{prefix}:...", "an agent of a plug-in (registered with fiveplay_env.agents.registry.register_prefix)", None)
     add("ckpt:RUN_DIR", "your trained checkpoint (a fiveplay train run folder or its checkpoint.pt)", None, "train")
     add("rllib:PATH", "an RLlib policy (the RLModule folder of fiveplay rllib-train)", None, "distributed")
     add("openspiel:ismcts[:k=v] | openspiel:mcts[:k=v]", "OpenSpiel's IS-MCTS or determinized MCTS", None,
@@ -223,7 +223,7 @@ def _refuse_import(name: str, outer: str) -> None:
 def make_agent(name: str, game: str, seed: int | None = None, *, allow_import: bool = False) -> Agent:
     """The agent called ``name`` for ``game`` (a name of ``fiveplay_env.games``), seeded with ``seed``.
 
-    ``allow_import``: accept import paths (``mypkg.mybots:CleverBot``, ``agents.imported``), also nested
+    ``allow_import``: accept import paths (``mypkg.mybots:CleverBot``, ``fiveplay_env.agents.imported``), also nested
     in ``ismcts:...,prior=NAME``. They run code: allow them only for names the user wrote (a command
     line, their own script), never for names from a network request or a file from elsewhere.
 

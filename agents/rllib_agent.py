@@ -1,10 +1,10 @@
 """Policies trained with RLlib as agents: the ``rllib:`` registry names.
 
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
     agent = make_agent("rllib:runs/rllib_train__take5__0__20260101-120000", "take5", seed=0)
 
 Name syntax: ``rllib:PATH[?greedy|?sample]``. ``PATH`` is an RLlib algorithm checkpoint (``algo.save``), a run
-folder of ``experiments.rllib_train`` or an RLModule folder (``fiveplay_env.integrations.rllib.module_path``).
+folder of ``fiveplay_env.experiments.rllib_train`` or an RLModule folder (``fiveplay_env.integrations.rllib.module_path``).
 ``greedy`` (default): the most probable legal action; ``sample``: drawn from the masked policy with the
 agent's own generator. The module is loaded once per process (a tournament worker loads it once).
 A module trained for another game or number of players raises ``ValueError`` at its first decision.
@@ -26,8 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, check_batch
-from agents.registry import file_fingerprint, register_prefix
+from fiveplay_env.agents.base import Agent, check_batch
+from fiveplay_env.agents.registry import file_fingerprint, register_prefix
 from fiveplay_env.integrations.rllib import (MASK_KEY, OBS_KEY, SAFE_GLOBALS, SafeUnpickler, load_safe_module,  # noqa: F401
                                              module_path)
 

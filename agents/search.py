@@ -37,7 +37,7 @@ nothing on the engine but through it (observation, mask, the last public event),
 only by ``InformationSet.sample``. With the
 same seed it makes the same decision in any two engines that differ only in cards P cannot see
 (``sims`` budgets; a ``time`` budget depends on the machine's speed). It can be a training opponent
-and an evaluation baseline (``agents.learned.engine_seats``, one instance per game and seat); its
+and an evaluation baseline (``fiveplay_env.agents.learned.engine_seats``, one instance per game and seat); its
 ``get_state()`` (seed, generator state, the opponent model's memory) lets such a run resume exactly.
 
 Registry names: ``ismcts:sims=200``, ``ismcts:time=0.1``, with optional further ``key=value`` items
@@ -81,7 +81,7 @@ separated by commas (defaults in brackets):
 |         | to the searcher's D-th next decision and is worth the value head's estimate of the game's |
 |         | outcome on the searcher's observation there (+-1 if decided first) [0]                   |
 
-Where the time goes (optional, for measurements such as ``experiments.budget --profile``): with
+Where the time goes (optional, for measurements such as ``fiveplay_env.experiments.budget --profile``): with
 ``agent.profile = {}`` (a dict; None, the default, turns it off) every decision adds its seconds
 (``time.perf_counter``) to these keys, so that their shares of ``total`` say where a decision's time is spent:
 
@@ -133,8 +133,8 @@ the searcher's own observation: an input the policy was trained on) is the rollo
 lives lost on the way are in that observation. Cost: about 0.03 ms of network per row on one thread plus 0.7 ms per pass;
 ``sims=160,depth=1,value=1`` takes about 40 ms per Take 5 decision on this machine.
 
-The options are ``agents.search_params.SearchParams`` (a validated frozen dataclass); the best response by
-search is ``agents.best_response``. (Over 450 lines: a quarter is this description; the rest is the one
+The options are ``fiveplay_env.agents.search_params.SearchParams`` (a validated frozen dataclass); the best response by
+search is ``fiveplay_env.agents.best_response``. (Over 450 lines: a quarter is this description; the rest is the one
 search loop, whose allocation, worlds and rollouts share its state.)
 """
 from __future__ import annotations
@@ -147,10 +147,10 @@ from typing import Any
 
 import numpy as np
 
-from agents import games
-from agents.base import InformationSet, SearchAgentBase
-from agents.kit import Rollout
-from agents.search_params import MAX_DEPTH, MAX_SIMS, MAX_TIME, MAX_TOPK, SearchParams  # noqa: F401 - re-exported
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import InformationSet, SearchAgentBase
+from fiveplay_env.agents.kit import Rollout
+from fiveplay_env.agents.search_params import MAX_DEPTH, MAX_SIMS, MAX_TIME, MAX_TOPK, SearchParams  # noqa: F401 - re-exported
 from fiveplay_env.core.config import plain
 from fiveplay_env.games import GameMapping
 
@@ -161,7 +161,7 @@ MAX_CHUNK = 512
 """The most worlds drawn and held at once by a round of sequential halving (memory bounded whatever ``sims``)."""
 
 ROLLOUTS = GameMapping(lambda g: games.kit(g.name).search)
-"""Each game's search hooks (``agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
+"""Each game's search hooks (``fiveplay_env.agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
 random playouts for a game without its own; a live view of the game table."""
 
 
@@ -192,7 +192,7 @@ value head ends them. Measured in the README's ladder and ``docs/evaluation.md``
 
 
 def guided_prior(setting: str) -> str | None:
-    """The shipped policy name (``agents.learned.pretrained``) of the ``prior=`` of a search setting such as
+    """The shipped policy name (``fiveplay_env.agents.learned.pretrained``) of the ``prior=`` of a search setting such as
     ``GUIDED[game]``; another prior (``ckpt:...``) as ``SearchParams`` keeps it; None without one."""
     prior = SearchParams.parse(setting.partition(":")[2]).prior
     return None if prior is None else prior.removeprefix("pretrained:")
@@ -216,7 +216,7 @@ class SearchAgent(SearchAgentBase):
     playing the best action on the worlds evaluated on every surviving candidate so far (a world cut
     short counts for no candidate, so the comparison stays paired); with no world evaluated, the first
     candidate (the prior's most probable with ``topk``). A server sets it on every search it seats
-    (``experiments.web``); a decision then costs at most about the deadline plus one slice of rollouts."""
+    (``fiveplay_env.experiments.web``); a decision then costs at most about the deadline plus one slice of rollouts."""
 
     check_pairs: int = CHECK_PAIRS
     """Rollouts between two looks at the clock under ``deadline`` (a batched search may take more at once)."""
@@ -361,7 +361,7 @@ class SearchAgent(SearchAgentBase):
     def _guide(self) -> "PolicyGuide":
         """The ``prior`` policy, loaded on first use."""
         if self._prior_agent is None:
-            from agents.learned.names import policy_agent  # lazy: torch only with a prior
+            from fiveplay_env.agents.learned.names import policy_agent  # lazy: torch only with a prior
 
             agent = policy_agent(self.params.prior, self.game, seed=0)
             if not hasattr(agent, "evaluate"):
@@ -566,14 +566,14 @@ class PolicyGuide:
     head, ``1 / reward_scale`` of the policy's training (its checkpoint's ``train_config``, else the
     trainer's default for the game); ``calls`` and ``rows`` count the forward passes and their rows,
     ``seconds`` their time (``time.perf_counter``). Every pass runs on one torch thread
-    (``agents.learned.devices.one_thread``: a search decides inside one process).
+    (``fiveplay_env.agents.learned.devices.one_thread``: a search decides inside one process).
     """
 
     def __init__(self, agent: Any, game: str) -> None:
         self.agent = agent
         scale = (agent.meta.get("train_config") or {}).get("reward_scale")
         if not scale:
-            from agents.learned.defaults import game_defaults
+            from fiveplay_env.agents.learned.defaults import game_defaults
 
             scale = game_defaults(game, {})["reward_scale"]
         self.points = 1.0 / float(scale)
@@ -584,7 +584,7 @@ class PolicyGuide:
     def evaluate(self, observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         self.calls += 1
         self.rows += len(observations)
-        from agents.learned.devices import one_thread  # torch is loaded: the agent is a learned policy
+        from fiveplay_env.agents.learned.devices import one_thread  # torch is loaded: the agent is a learned policy
 
         t0 = _time.perf_counter()
         with one_thread():

@@ -1,10 +1,10 @@
 """The search agents' options as validated, frozen dataclasses: ``SearchParams`` (``ismcts:KEY=VALUE,...``,
-``agents.search``) and ``BatchSearchParams`` (``bsearch:...``, ``agents.bsearch``).
+``fiveplay_env.agents.search``) and ``BatchSearchParams`` (``bsearch:...``, ``fiveplay_env.agents.bsearch``).
 
 Every field is checked on construction (a bad value raises ``ValueError`` naming the key and what was
 expected) and normalised (numbers to ``int``/``float``, a bare prior name to ``pretrained:NAME``);
 ``parse("sims=200,eps=0.1")`` builds one from the text of an agent name. The meaning of each key is in
-``agents.search``'s docstring.
+``fiveplay_env.agents.search``'s docstring.
 """
 from __future__ import annotations
 
@@ -44,7 +44,7 @@ def _is_number(v: Any) -> bool:
 
 @dataclass(frozen=True)
 class SearchParams:
-    """The search agent's options (see ``agents.search``); validated and normalised on construction."""
+    """The search agent's options (see ``fiveplay_env.agents.search``); validated and normalised on construction."""
 
     KEYS: ClassVar[tuple[str, ...]] = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win",
                                        "depth", "alpha", "insure", "prior", "topk", "cpuct", "value")

@@ -11,15 +11,15 @@ In code: ``run(BaselinesSpec(players=(2, 3, 4, 5, 6)))`` (``main(argv)`` parses 
 For each player count n (5 Alive, standard rules otherwise):
 
 1. **Seat win rates**: ``selfplay_games`` games of n copies of ``random`` and n copies of the game's
-   best heuristic (``agents.games.kit(game).baseline``) each, through ``experiments.tournament``; the
+   best heuristic (``fiveplay_env.agents.games.kit(game).baseline``) each, through ``fiveplay_env.experiments.tournament``; the
    win rate of each *seat* (config ``first_player=seat0``: seat 0 starts the first round; later rounds
    start after the dealer, as the rules say) with its 95% interval (a shared win counts 1/k), next to
    parity 1/n.
 2. **Game length**: decisions per game (every seat's) and rounds per game, mean with 95% interval, from
    the same self-play games.
 3. **Ladder**: the shipped agents (``random``, every heuristic, the shipped 5 Alive policy trained for
-   n players, else for the nearest count, its observation adapted to n players by ``agents.learned``
-   when that differs, and the search at a small budget, ``search``) in ``experiments.ladder`` (its ``run``), with
+   n players, else for the nearest count, its observation adapted to n players by ``fiveplay_env.agents.learned``
+   when that differs, and the search at a small budget, ``search``) in ``fiveplay_env.experiments.ladder`` (its ``run``), with
    ``ladder_cycles`` times ``n * C(entrants, n)`` games: every n-subset of the entrants, every deal from
    every seat, so the ladder is seat-balanced.
 
@@ -39,16 +39,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents import games as games_mod
-from experiments import ladder, runs, tournament
-from experiments.tournament.stats import mean_ci
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.experiments import ladder, runs, tournament
+from fiveplay_env.experiments.tournament.stats import mean_ci
 
 GAME = "five_alive"
 
 
 def default_agents(search: str, num_players: int | None = None) -> tuple[str, ...]:
     """The ladder's entrants: random, every heuristic of 5 Alive, the shipped 5 Alive policies (when
-    present: those trained for ``num_players``, else for the nearest count, ``experiments.ladder.
+    present: those trained for ``num_players``, else for the nearest count, ``fiveplay_env.experiments.ladder.
     ladder_agents``; None: every one) and ``search``."""
     names = [n for n in ladder.ladder_agents(GAME, num_players) if not n.startswith("ismcts")]
     return tuple(names + [search])
@@ -102,7 +102,7 @@ class BaselinesSpec:
         return self.agents if self.agents is not None else default_agents(self.search, num_players)
 
     def to_argv(self) -> list[str]:
-        """The ``python -m experiments.baselines`` arguments of this spec."""
+        """The ``python -m fiveplay_env.experiments.baselines`` arguments of this spec."""
         argv = ["--players", *map(str, self.players), "--selfplay-games", str(self.selfplay_games),
                 "--ladder-cycles", str(self.ladder_cycles), "--search", self.search]
         if self.agents is not None:
@@ -177,7 +177,7 @@ def markdown(out: dict[str, Any]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.baselines", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.baselines", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--players", type=int, nargs="+", default=[2, 3, 4, 5, 6], help="player counts (default 2..6)")
     ap.add_argument("--selfplay-games", type=int, default=600, help="self-play games per agent and count (default 600)")
@@ -204,8 +204,8 @@ def run(spec: BaselinesSpec, argv: Sequence[str] | None = None) -> dict[str, Any
     sub = os.path.join(run_dir, "runs")
     say = (lambda *a: None) if spec.quiet else (lambda *a: print(*a, flush=True))
     out: dict[str, Any] = {"game": GAME, "players": list(spec.players), "ladder_agents": list(entrants),
-                           "command": "python -m experiments.baselines " + shlex.join(argv),
-                           "provenance": runs.provenance("experiments.baselines", argv), "selfplay": {}, "ladders": {}}
+                           "command": "python -m fiveplay_env.experiments.baselines " + shlex.join(argv),
+                           "provenance": runs.provenance("fiveplay_env.experiments.baselines", argv), "selfplay": {}, "ladders": {}}
     runs.write_config(run_dir, {k: out[k] for k in ("game", "players", "ladder_agents", "command", "provenance")})
     opts = tournament.RunOptions(out=sub, workers=spec.workers, progress=False, plots=False, quiet=True)
     for n in spec.players:

@@ -22,7 +22,7 @@ import numpy as np
 def settings(game: str) -> tuple[dict[str, Any], str]:
     """A game's config (its quick preset at 4 players: ``GameDef.quick_config``) and the opponents' agent
     (its kit's best heuristic)."""
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     return games_mod.get_game(game).quick_config(num_players=4), games_mod.kit(game).baseline
 
@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     import torch
 
-    importlib.import_module("agents.registry")  # registers the opponent names' resolver
+    importlib.import_module("fiveplay_env.agents.registry")  # registers the opponent names' resolver
     from fiveplay_env.integrations.sb3 import Sb3VecEnv
     from fiveplay_env.wrappers import SingleAgentEnv
 

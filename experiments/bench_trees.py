@@ -1,7 +1,7 @@
 """The same ``experiments/bench/runners.py`` measurements over several code trees, in one run, alternating.
 
     git worktree add /tmp/old d62615d
-    python -m experiments.bench_trees --trees /tmp/old . --case aec:five_alive:4 --rounds 9 --cpu-time
+    python -m fiveplay_env.experiments.bench_trees --trees /tmp/old . --case aec:five_alive:4 --rounds 9 --cpu-time
 
 Each measurement runs in a fresh subprocess whose ``PYTHONPATH`` is one tree (so ``fiveplay_env`` is
 that tree's), while the benchmark functions are always loaded from one file, this tree's

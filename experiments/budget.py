@@ -12,9 +12,9 @@ In code: ``run(BudgetSpec(game="take5", sims=(25, 50, 100)))`` (``main(argv)`` p
 into a ``BudgetSpec`` and calls ``run``).
 
 Method: each *series* is a search setting with ``{sims}`` in place of its budget (default: the plain
-search ``ismcts:sims={sims}`` and the policy-guided search of ``experiments.ladder.GUIDED`` when its
+search ``ismcts:sims={sims}`` and the policy-guided search of ``fiveplay_env.experiments.ladder.GUIDED`` when its
 policy is installed). For each series and each ``sims`` value, one tournament of
-``experiments.tournament`` (its ``run``): the search agent against n-1 copies of ``field`` (default:
+``fiveplay_env.experiments.tournament`` (its ``run``): the search agent against n-1 copies of ``field`` (default:
 the game's best heuristic), every deal from every seat (``games`` is rounded up to a multiple of n), so
 each point is seat-balanced. Per point:
 
@@ -34,8 +34,8 @@ per decision, log scale, with the intervals; needs matplotlib: the ``experiments
 tournament's run folder inside ``runs/``.
 
 ``--profile``: instead of the curves, where a search decision spends its time: for each series at each
-``sims``, ``profile_games`` games (the search agent's seat rotating) through ``agents.arena.play_game``
-with the search agent's ``profile`` hook on (``agents.search``: determinization, prior network, network
+``sims``, ``profile_games`` games (the search agent's seat rotating) through ``fiveplay_env.agents.arena.play_game``
+with the search agent's ``profile`` hook on (``fiveplay_env.agents.search``: determinization, prior network, network
 inside the rollouts, rollouts, allocation), as shares of the decision time and ms per decision, written
 to ``profile.md`` and ``profile.json``.
 """
@@ -55,13 +55,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents import games as games_mod
-from agents import search
-from experiments import ladder, runs, tournament
-from experiments.tournament.stats import Z95
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents import search
+from fiveplay_env.experiments import ladder, runs, tournament
+from fiveplay_env.experiments.tournament.stats import Z95
 
 PROFILE_KEYS = ("observe", "determinize", "prepare", "prior", "network", "rollouts", "tree")
-"""The parts of a search decision's time (``agents.search``'s ``profile`` table), in report order."""
+"""The parts of a search decision's time (``fiveplay_env.agents.search``'s ``profile`` table), in report order."""
 
 
 def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -78,14 +78,14 @@ def wilson(p: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def default_series(game: str, num_players: int | None = None) -> tuple[str, ...]:
-    """The plain search, and the game's guided search for ``num_players`` (``experiments.ladder.guided_for``:
+    """The plain search, and the game's guided search for ``num_players`` (``fiveplay_env.experiments.ladder.guided_for``:
     its prior the policy of that count when one is shipped) when its policy is installed, each with
     ``{sims}`` for its budget."""
     series = ["ismcts:sims={sims}"]
     guided = ladder.guided_for(game, num_players)
     if guided:
         try:
-            from agents.learned import pretrained
+            from fiveplay_env.agents.learned import pretrained
 
             have = pretrained.available()
         except ImportError:  # pragma: no cover - torch-free installs
@@ -165,7 +165,7 @@ class BudgetSpec:
         return [(t, s, t.replace("{sims}", str(s))) for t in self.series_or_default() for s in self.sims]
 
     def to_argv(self) -> list[str]:
-        """The ``python -m experiments.budget`` arguments of this spec."""
+        """The ``python -m fiveplay_env.experiments.budget`` arguments of this spec."""
         argv = ["--game", self.game]
         if self.config is not None:
             argv += ["--config", *(f"{k}={v}" for k, v in self.config.items())]
@@ -307,14 +307,14 @@ def plot_together(outs: Sequence[Mapping[str, Any]], path: str) -> str:
 def profile_point(spec: BudgetSpec, agent: str) -> dict[str, Any]:
     """Where ``agent``'s decisions spend their time over ``spec.profile_games`` games against the field
     (its seat rotating): ms per decision and the share of each part (``PROFILE_KEYS``)."""
-    from agents.arena import play_game
-    from agents.registry import make_agent
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.registry import make_agent
     from fiveplay_env.core import seeding
 
     game = games_mod.get_game(spec.game)
     config = game.make_config(spec.config_or_default())
     n = config.num_players
-    from experiments.tournament.worker import one_thread
+    from fiveplay_env.experiments.tournament.worker import one_thread
 
     one_thread()  # torch on one thread, as in the tournaments' workers (a forward pass per decision)
     searcher = make_agent(agent, spec.game, seed=0, allow_import=True)
@@ -356,7 +356,7 @@ def profile_markdown(out: dict[str, Any]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.budget", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.budget", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", required=True, choices=sorted(games_mod.GAMES), help="the game")
     ap.add_argument("--config", nargs="*", metavar="FIELD=VALUE",
@@ -378,7 +378,7 @@ def build_parser() -> argparse.ArgumentParser:
 def run(spec: BudgetSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Play every point (or, with ``spec.profile``, profile every setting); returns (and writes) the
     figures with ``run_dir``. ``argv``: the command line recorded (None: ``spec.to_argv()``)."""
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
 
     pts = spec.points()
     for _, _, name in pts:
@@ -391,8 +391,8 @@ def run(spec: BudgetSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
                            "field": spec.field_or_default(), "series": list(spec.series_or_default()),
                            "sims": list(spec.sims), "games": spec.games, "seed": spec.seed,
                            "score": games_mod.get_game(spec.game).score,
-                           "command": "python -m experiments.budget " + shlex.join(argv),
-                           "provenance": runs.provenance("experiments.budget", argv)}
+                           "command": "python -m fiveplay_env.experiments.budget " + shlex.join(argv),
+                           "provenance": runs.provenance("fiveplay_env.experiments.budget", argv)}
     runs.write_config(run_dir, dict(out))
     if spec.profile:
         out["profile_games"] = spec.profile_games

@@ -13,32 +13,32 @@
 parser (there is no copy of any option here) into its typed spec and calls its ``run``; the exit code,
 the one-line errors and what a Ctrl-C keeps are the module's. The forwarding runs the module's own
 ``if __name__ == "__main__":`` block in the module as imported, with ``sys.argv`` set to
-``["fiveplay VERB", *ARGS]``; ``python -m experiments VERB ARGS`` is the same command without the
+``["fiveplay VERB", *ARGS]``; ``python -m fiveplay_env.experiments VERB ARGS`` is the same command without the
 console script. A verb whose optional packages are not installed exits 1 with one line naming the
 missing package and the extra that provides it (``fiveplay_env.core.extras``).
 
 | verb          | module                    | what                                                     |
 |---------------|---------------------------|----------------------------------------------------------|
 | ``games``     | (here)                    | the game table (``fiveplay_env.games``)                  |
-| ``agents``    | (here)                    | every agent name a game accepts (``agents.registry``)    |
+| ``agents``    | (here)                    | every agent name a game accepts (``fiveplay_env.agents.registry``)    |
 | ``replay``    | (here)                    | a record as text, checked (``fiveplay_env.replay_text``) |
-| ``tournament``| ``experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
-| ``ladder``    | ``experiments.ladder``    | every shipped agent in one round robin                   |
-| ``exploit``   | ``experiments.exploit``   | how much a fresh best response gains against an agent    |
-| ``budget``    | ``experiments.budget``    | search strength as a function of its budget (curves)     |
-| ``baselines`` | ``experiments.baselines`` | 5 Alive seat win rates, game length, ladders per count   |
-| ``train``     | ``experiments.train``     | PPO self-play training (the ``train`` extra)             |
-| ``curves``    | ``experiments.curves``    | training runs' learning curves side by side (wall time)  |
-| ``rllib-train``| ``experiments.rllib_train``| RLlib training (the ``distributed`` extra)              |
-| ``bench``     | ``experiments.bench``     | engine and environment throughput                        |
-| ``ray-bench`` | ``experiments.ray_bench`` | tournaments and training on Ray                          |
-| ``gpu-check`` | ``experiments.gpu_check`` | the trainer and the JAX engine on an accelerator         |
-| ``ship``      | ``experiments.ship``      | model cards of the shipped policies                      |
-| ``demo``      | ``experiments.demo``      | what ``make demo`` runs: a short training, two tournaments|
-| ``web``       | ``experiments.web``       | the local web app (alias ``play``; the ``web`` extra)     |
-| ``openspiel-compare`` | ``experiments.openspiel_compare`` | OpenSpiel's IS-MCTS against ours (``openspiel``) |
-| ``jax-train-bench`` | ``experiments.jax_train_bench`` | the torch trainer against the JAX path, throughput  |
-| ``bench-clients`` | ``experiments.bench_clients`` | MaskablePPO's throughput on our envs (``clients``)     |
+| ``tournament``| ``fiveplay_env.experiments.tournament``| seat-rotated tournaments with intervals and ratings      |
+| ``ladder``    | ``fiveplay_env.experiments.ladder``    | every shipped agent in one round robin                   |
+| ``exploit``   | ``fiveplay_env.experiments.exploit``   | how much a fresh best response gains against an agent    |
+| ``budget``    | ``fiveplay_env.experiments.budget``    | search strength as a function of its budget (curves)     |
+| ``baselines`` | ``fiveplay_env.experiments.baselines`` | 5 Alive seat win rates, game length, ladders per count   |
+| ``train``     | ``fiveplay_env.experiments.train``     | PPO self-play training (the ``train`` extra)             |
+| ``curves``    | ``fiveplay_env.experiments.curves``    | training runs' learning curves side by side (wall time)  |
+| ``rllib-train``| ``fiveplay_env.experiments.rllib_train``| RLlib training (the ``distributed`` extra)              |
+| ``bench``     | ``fiveplay_env.experiments.bench``     | engine and environment throughput                        |
+| ``ray-bench`` | ``fiveplay_env.experiments.ray_bench`` | tournaments and training on Ray                          |
+| ``gpu-check`` | ``fiveplay_env.experiments.gpu_check`` | the trainer and the JAX engine on an accelerator         |
+| ``ship``      | ``fiveplay_env.experiments.ship``      | model cards of the shipped policies                      |
+| ``demo``      | ``fiveplay_env.experiments.demo``      | what ``make demo`` runs: a short training, two tournaments|
+| ``web``       | ``fiveplay_env.experiments.web``       | the local web app (alias ``play``; the ``web`` extra)     |
+| ``openspiel-compare`` | ``fiveplay_env.experiments.openspiel_compare`` | OpenSpiel's IS-MCTS against ours (``openspiel``) |
+| ``jax-train-bench`` | ``fiveplay_env.experiments.jax_train_bench`` | the torch trainer against the JAX path, throughput  |
+| ``bench-clients`` | ``fiveplay_env.experiments.bench_clients`` | MaskablePPO's throughput on our envs (``clients``)     |
 
 The verbs' one-line descriptions are their modules' docstrings, read without importing them (so
 ``fiveplay --help`` and ``fiveplay games`` do not load torch or Ray).
@@ -62,23 +62,23 @@ from fiveplay_env.core import extras
 PROG = "fiveplay"
 
 VERBS: dict[str, str] = {
-    "tournament": "experiments.tournament",
-    "ladder": "experiments.ladder",
-    "exploit": "experiments.exploit",
-    "budget": "experiments.budget",
-    "baselines": "experiments.baselines",
-    "train": "experiments.train",
-    "curves": "experiments.curves",
-    "rllib-train": "experiments.rllib_train",
-    "bench": "experiments.bench",
-    "ray-bench": "experiments.ray_bench",
-    "gpu-check": "experiments.gpu_check",
-    "ship": "experiments.ship",
-    "demo": "experiments.demo",
-    "web": "experiments.web",
-    "openspiel-compare": "experiments.openspiel_compare",
-    "jax-train-bench": "experiments.jax_train_bench",
-    "bench-clients": "experiments.bench_clients",
+    "tournament": "fiveplay_env.experiments.tournament",
+    "ladder": "fiveplay_env.experiments.ladder",
+    "exploit": "fiveplay_env.experiments.exploit",
+    "budget": "fiveplay_env.experiments.budget",
+    "baselines": "fiveplay_env.experiments.baselines",
+    "train": "fiveplay_env.experiments.train",
+    "curves": "fiveplay_env.experiments.curves",
+    "rllib-train": "fiveplay_env.experiments.rllib_train",
+    "bench": "fiveplay_env.experiments.bench",
+    "ray-bench": "fiveplay_env.experiments.ray_bench",
+    "gpu-check": "fiveplay_env.experiments.gpu_check",
+    "ship": "fiveplay_env.experiments.ship",
+    "demo": "fiveplay_env.experiments.demo",
+    "web": "fiveplay_env.experiments.web",
+    "openspiel-compare": "fiveplay_env.experiments.openspiel_compare",
+    "jax-train-bench": "fiveplay_env.experiments.jax_train_bench",
+    "bench-clients": "fiveplay_env.experiments.bench_clients",
 }
 """Each forwarding verb and the module ``python -m`` would run for it."""
 
@@ -309,8 +309,8 @@ def games_command(args: argparse.Namespace) -> int:
 
 
 def agents_text(game: str) -> str:
-    """Every agent name ``game`` accepts, a line each (``agents.registry.catalogue``)."""
-    from agents.registry import catalogue
+    """Every agent name ``game`` accepts, a line each (``fiveplay_env.agents.registry.catalogue``)."""
+    from fiveplay_env.agents.registry import catalogue
 
     rows = catalogue(game)
     width = max(len(r["name"]) for r in rows)
@@ -332,7 +332,7 @@ def agents_command(args: argparse.Namespace) -> int:
         print(f"{PROG} agents: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     if args.json:
-        from agents.registry import catalogue
+        from fiveplay_env.agents.registry import catalogue
 
         print(json.dumps({n: catalogue(n) for n in names}, indent=2))
     else:
@@ -420,7 +420,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--json", action="store_true", help="print the facts as JSON")
     ag = sub.add_parser("agents", help="every agent name a game accepts, a line each (heuristics, searches and "
                                        "their keys, shipped policies, checkpoints, your own bot)",
-                        description="The agent names of agents.registry for each game: what --agents, --opponents "
+                        description="The agent names of fiveplay_env.agents.registry for each game: what --agents, --opponents "
                                     "and --eval-baselines accept.")
     ag.add_argument("names", nargs="*", metavar="GAME", help="only these games (default: every game)")
     ag.add_argument("--json", action="store_true", help="print the names as JSON")

@@ -4,7 +4,7 @@ compare two trainers (or two settings) at equal wall time.
     fiveplay curves runs/train__take5__0__A runs/train__take5__0__B --baseline take5-safest \\
         --labels "torch trainer" "JAX trainer" --out docs/img/curves_take5.png
 
-Each run folder is one ``experiments.train`` run (its ``curves.csv``, ``config.json`` and ``summary.json``).
+Each run folder is one ``fiveplay_env.experiments.train`` run (its ``curves.csv``, ``config.json`` and ``summary.json``).
 For the chosen baseline (default: the one every run evaluated against last), the plot draws each run's win
 rate and score difference against the training seconds (collection and update; evaluations excluded:
 ``train_seconds`` of ``curves.csv``) with 95% bands; the Markdown table gives, per run, its backend,
@@ -27,7 +27,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from experiments import runs
+from fiveplay_env.experiments import runs
 
 
 def _read(run_dir: str) -> tuple[list[dict[str, str]], dict[str, Any], dict[str, Any]]:
@@ -133,7 +133,7 @@ def _plot(series: list[tuple[str, list[dict[str, str]]]], baseline: str, out: st
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m experiments.curves", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.curves", description=__doc__.split("\n\n")[0])
     ap.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run folders")
     ap.add_argument("--baseline", default=None, help="the evaluation baseline (default: the first run's last one)")
     ap.add_argument("--labels", nargs="+", default=None, help="one label per run (default: the folder names)")

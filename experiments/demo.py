@@ -2,7 +2,7 @@
 
 1. PPO self-play trains a Take 5 policy for about two minutes (``experiments/train.py``).
 2. Take 5 (4 players, single rounds): the trained policy, two heuristics, the search agent at a small
-   budget and a random agent, seats rotated (``experiments.tournament``).
+   budget and a random agent, seats rotated (``fiveplay_env.experiments.tournament``).
 3. 5 Alive (4 players): two heuristics, the search agent and a random agent.
 At the end both leaderboards are printed sorted by win rate (``leaderboard``: the sort key is in the
 header, the openskill rating beside it with what it measures); every run folder under ``runs/`` holds
@@ -90,8 +90,8 @@ class DemoSpec:
 
 def run(spec: DemoSpec) -> dict[str, Any]:
     """Train, then play both tournaments; ``{"train": ..., "take5": ..., "five_alive": ...}``, the
-    training result (``experiments.train.run``) and the two tournament summaries."""
-    from experiments import tournament, train
+    training result (``fiveplay_env.experiments.train.run``) and the two tournament summaries."""
+    from fiveplay_env.experiments import tournament, train
 
     minutes = spec.minutes
     take5_games = 40 if spec.quick else 200        # multiples of 4 seats x 5 entrant subsets

@@ -9,9 +9,9 @@ as it goes and writes everything to ``--out/gpu_check.json``):
 1. throughput: for Take 5 (4 players, one round) and 5 Alive (4 players), a ``Trainer`` on ``--device``
    with ``--num-envs`` games side by side and ``--minibatch-size`` samples per gradient step (sizes that
    suit a GPU by default), trained for ``--seconds`` after one warm-up update; decisions per second and
-   the share of time per part (engine, network, opponents, update, other), as ``experiments.train``
+   the share of time per part (engine, network, opponents, update, other), as ``fiveplay_env.experiments.train``
    reports them; with ``--compact-obs`` for Take 5 too (the observation decoded on the device);
-2. a Take 5 learning curve of ``--curve-minutes`` minutes (``experiments.train`` with ``--device``,
+2. a Take 5 learning curve of ``--curve-minutes`` minutes (``fiveplay_env.experiments.train`` with ``--device``,
    default settings otherwise, evaluation every ``--eval-interval`` updates against random and
    take5-safest): its ``curves.csv`` rows (decisions, training seconds, mean score, win rate).
 
@@ -20,7 +20,7 @@ Engines and heuristic opponents run on the CPU; the networks and the update run 
 3. with ``--jax`` (or ``--jax-only``, which skips 1 and 2): the JAX engines of every game that has one
    (``fiveplay_env.<game>.jax_engine``) on JAX's default device at each ``--jax-batch`` size (up to 2**20
    by default on a GPU): decisions per second of ``lax.scan`` over 64 steps of ``vmap``ped steps with
-   same-step autoreset and random legal actions (``experiments.bench``'s protocol), compile time, bytes
+   same-step autoreset and random legal actions (``fiveplay_env.experiments.bench``'s protocol), compile time, bytes
    per game of the state; then the equality check on the device: ``chance="reference"`` games stepped
    there beside the reference engine, every mask, observation, reward and termination compared.
 
@@ -40,7 +40,7 @@ import fiveplay_env.games
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.gpu_check", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.gpu_check", description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--device", default="cuda", choices=["auto", "cpu", "cuda"], help="device (default cuda)")
     ap.add_argument("--seconds", type=float, default=60.0, help="throughput measurement per case (default 60)")
@@ -82,9 +82,9 @@ def throughput(game: str, config: dict[str, Any], compact: bool, device: str, nu
     """Decisions per second of PPO training (default opponents and settings but the sizes) on ``device``."""
     import torch
 
-    from agents.learned.algorithms.ppo import PPOConfig as TrainConfig
-    from agents.learned.trainer import Trainer
-    from experiments.train import best_heuristic
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig as TrainConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.experiments.train import best_heuristic
 
     cfg = TrainConfig(game=game, config=dict(config), opponents=[(best_heuristic(game), 2.0), ("self", 1.0), ("pool", 1.0)],
                       total_decisions=10 ** 12, num_envs=num_envs, minibatch_size=minibatch, compact_obs=compact)
@@ -175,7 +175,7 @@ def jax_part(batches: Sequence[int] | None, seconds: float, equal_steps: int, re
     """Part 3 (see the module docstring): throughput rows and the equality checks, into ``res["jax"]``."""
     import jax
 
-    from experiments.bench.jax_rows import _jax_module, _jax_rates
+    from fiveplay_env.experiments.bench.jax_rows import _jax_module, _jax_rates
 
     gpu = jax.default_backend() != "cpu"
     batches = list(batches or ([2 ** 10, 2 ** 14, 2 ** 17, 2 ** 20] if gpu else [64, 1024]))
@@ -221,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         return res
     import torch
 
-    from agents.learned.devices import resolve_device
+    from fiveplay_env.agents.learned.devices import resolve_device
 
     dev = resolve_device(args.device)  # a clear error without a GPU, before anything runs
     if args.threads:
@@ -245,8 +245,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"other {sh['other']:.0%})", flush=True)
         save()
     if args.curve_minutes > 0:
-        from experiments.train import TrainSpec
-        from experiments.train import run as train_run
+        from fiveplay_env.experiments.train import TrainSpec
+        from fiveplay_env.experiments.train import run as train_run
 
         t = train_run(TrainSpec(settings={
             "game": fiveplay_env.games.default_game(),

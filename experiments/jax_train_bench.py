@@ -3,7 +3,7 @@
     fiveplay jax-train-bench                    # Take 5, 4 players, one round, default settings
     fiveplay jax-train-bench --updates 2 --num-envs 32 --rollout-steps 8   # a quick look
 
-Both trainers (``agents.learned.trainer.Trainer`` with ``backend`` "auto" and "jax") are built with the
+Both trainers (``fiveplay_env.agents.learned.trainer.Trainer`` with ``backend`` "auto" and "jax") are built with the
 same default settings and seed; after one warm-up update each (the JAX path compiles then: its compile
 time is reported), they alternate ``--updates`` updates, and each phase (collection, update) is timed in
 process CPU time and in wall time. Decisions per second are learner decisions trained on per CPU second
@@ -32,7 +32,7 @@ from fiveplay_env.games import default_game
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.jax_train_bench", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.jax_train_bench", description=__doc__.split("\n\n")[0])
     ap.add_argument("--game", default=default_game(), help="the game (default: the first built-in game)")
     ap.add_argument("--config", nargs="*", default=None, metavar="FIELD=VALUE",
                     help="game config (default: the game's quick preset at 4 players, GameDef.quick_config)")
@@ -77,7 +77,7 @@ def _pieces(trainer: Any) -> dict[str, float]:
     import jax.numpy as jnp
     from jax import lax
 
-    from agents.learned.jax import nets as jnets
+    from fiveplay_env.agents.learned.jax import nets as jnets
 
     col = trainer.collector
     cfg = col.cfg
@@ -125,7 +125,7 @@ def _pieces(trainer: Any) -> dict[str, float]:
 def _update_in_jax(trainer: Any, batch: dict[str, Any], reps: int = 3) -> dict[str, float]:
     """CPU seconds of the PPO update on ``batch``: the torch update (``trainer.algorithm``, on a copy) against
     the same update written in JAX for this measurement only (the clipped loss of
-    ``agents.learned.algorithms.ppo`` through ``agents.learned.jax.nets.forward``, gradient clipping and Adam,
+    ``fiveplay_env.agents.learned.algorithms.ppo`` through ``fiveplay_env.agents.learned.jax.nets.forward``, gradient clipping and Adam,
     every minibatch of an epoch in one ``lax.scan``; the remainder minibatch dropped), the median of ``reps``
     runs each after a compile; per sample, so the dropped remainder does not count."""
     import copy
@@ -134,7 +134,7 @@ def _update_in_jax(trainer: Any, batch: dict[str, Any], reps: int = 3) -> dict[s
     import jax.numpy as jnp
     from jax import lax
 
-    from agents.learned.jax import nets as jnets
+    from fiveplay_env.agents.learned.jax import nets as jnets
 
     cfg = trainer.cfg
     model = trainer.model
@@ -205,10 +205,10 @@ def _update_in_jax(trainer: Any, batch: dict[str, Any], reps: int = 3) -> dict[s
 def run(args: argparse.Namespace) -> dict[str, Any]:
     import torch
 
-    from agents.games import get_game, parse_config
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.config import default_opponents, parse_opponents
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.games import get_game, parse_config
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.config import default_opponents, parse_opponents
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     torch.set_num_threads(1)
     kw: dict[str, Any] = {"game": args.game, "config": (parse_config(args.config) if args.config is not None

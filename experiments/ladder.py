@@ -11,8 +11,8 @@ In code: ``run(LadderSpec(game="take5", games=504))`` (``main(argv)`` parses the
 
 Entrants (``ladder_agents``; ``--agents`` replaces them): ``random``, every heuristic of the game,
 ``ismcts:sims=200``, the shipped pretrained policies of the game trained for the ladder's player count
-(``agents.learned.pretrained``; with none for it, those of the nearest count) and the policy-guided
-search (``GUIDED``, when its policy is among them). The games are those of ``experiments.tournament`` (its ``run``):
+(``fiveplay_env.agents.learned.pretrained``; with none for it, those of the nearest count) and the policy-guided
+search (``GUIDED``, when its policy is among them). The games are those of ``fiveplay_env.experiments.tournament`` (its ``run``):
 with more entrants than seats the blocks cycle through every n-subset of the entrants, each deal
 played from every seat, so the ladder is seat-balanced when ``--games`` is a multiple of
 ``n * C(entrants, n)`` (4 players, 9 entrants: 504, Take 5's shipped set; 8 entrants: 280, 5 Alive's; the
@@ -33,9 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agents import games as games_mod
-from agents import search
-from experiments import rankings, runs, tournament
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents import search
+from fiveplay_env.experiments import rankings, runs, tournament
 
 GUIDED = search.GUIDED  # the game's policy-guided search setting (``agents.search.GUIDED``)
 
@@ -47,12 +47,12 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
     ``num_players``: of the pretrained policies only those trained for that many players, or, when none
     is, those trained for the nearest count (the higher on a tie): a 6-player ladder seats the 6-player
     policy, not the 4- and 10-player ones adapted (None: every policy)."""
-    from agents.registry import known_agents
+    from fiveplay_env.agents.registry import known_agents
 
     names = [n for n in known_agents(game) if ":" not in n and n != "ismcts"]  # random + heuristics
     names.append("ismcts:sims=200")
     try:
-        from agents.learned import pretrained
+        from fiveplay_env.agents.learned import pretrained
     except ImportError:  # pragma: no cover - torch-free installs still have the rest
         return names
     mine = pretrained.for_players(game, num_players)
@@ -65,7 +65,7 @@ def ladder_agents(game: str, num_players: int | None = None) -> list[str]:
 
 def guided_for(game: str, num_players: int | None = None) -> str | None:
     """``GUIDED[game]`` for ``num_players`` players: its prior replaced by the shipped policy of the same
-    family (``agents.learned.pretrained.family``: ``take5-game-4p`` -> ``take5-game-6p``) trained for the
+    family (``fiveplay_env.agents.learned.pretrained.family``: ``take5-game-4p`` -> ``take5-game-6p``) trained for the
     count nearest ``num_players`` among that family's installed policies (``pretrained.for_players``);
     else ``GUIDED[game]`` as it is (None for a game without one)."""
     setting = GUIDED.get(game)
@@ -73,7 +73,7 @@ def guided_for(game: str, num_players: int | None = None) -> str | None:
     if prior is None or num_players is None:
         return setting
     try:
-        from agents.learned import pretrained
+        from fiveplay_env.agents.learned import pretrained
     except ImportError:  # pragma: no cover - torch-free installs
         return setting
     same = pretrained.for_players(game, num_players, of_family=pretrained.family(prior))
@@ -114,7 +114,7 @@ def markdown(summary: dict[str, Any], command: str) -> str:
 
 
 def head_to_heads(games_csv: str, names: Sequence[str]) -> list[tuple[list[int], list[float]]]:
-    """The games of a tournament's ``games.csv`` as ``experiments.rankings`` games: for each game, the
+    """The games of a tournament's ``games.csv`` as ``fiveplay_env.experiments.rankings`` games: for each game, the
     entrants' indices in ``names`` (by seat) and their placings (rows of other entrants are skipped)."""
     index = {n: i for i, n in enumerate(names)}
     by_game: dict[str, list[tuple[int, int, float]]] = {}
@@ -135,7 +135,7 @@ class LadderSpec:
     """A ladder (see the module docstring); validated on construction (``ValueError`` naming the field).
 
     Attributes:
-        game: the game (a key of ``agents.games.GAMES``).
+        game: the game (a key of ``fiveplay_env.agents.games.GAMES``).
         agents: the entrants (None: ``ladder_agents(game)``, every shipped agent); at least 2.
         config: game config fields (None: the game's default config).
         games: games in all; seed: the tournament seed; workers: processes playing games.
@@ -184,7 +184,7 @@ class LadderSpec:
         return game.config_dict(game.make_config())  # the game's default config
 
     def to_argv(self) -> list[str]:
-        """The ``python -m experiments.ladder`` arguments of this spec."""
+        """The ``python -m fiveplay_env.experiments.ladder`` arguments of this spec."""
         argv = ["--game", self.game]
         if self.agents is not None:
             argv += ["--agents", *self.agents]
@@ -196,7 +196,7 @@ class LadderSpec:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.ladder", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.ladder", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", required=True, choices=sorted(games_mod.GAMES), help="the game")
     ap.add_argument("--agents", nargs="+", metavar="NAME", help="entrants instead of every shipped agent")
@@ -218,14 +218,14 @@ def run(spec: LadderSpec, argv: Sequence[str] | None = None) -> dict[str, Any]:
     ``argv``: the command line the table names (None: the one ``spec.to_argv()`` gives)."""
     summary = tournament.run(spec.tournament(), tournament.RunOptions(
         out=spec.out, workers=spec.workers, progress=spec.progress, plots=spec.plots, quiet=spec.quiet))
-    command = "python -m experiments.ladder " + (" ".join(argv) if argv is not None else shlex.join(spec.to_argv()))
+    command = "python -m fiveplay_env.experiments.ladder " + (" ".join(argv) if argv is not None else shlex.join(spec.to_argv()))
     path = os.path.join(summary["run_dir"], "ladder.md")
     text = markdown(summary, command)
     names = [e["entrant"] for e in sorted(summary["entrants"], key=lambda e: -e["rating"]["mu"])]
     played = head_to_heads(os.path.join(summary["run_dir"], "games.csv"), names)
     if played:
         text += ("\nGame-theoretic rankings from the same games (Nash averaging and alpha-Rank, "
-                 "`experiments.rankings`):\n\n" + rankings.report(names, played, seed=spec.seed) + "\n")
+                 "`fiveplay_env.experiments.rankings`):\n\n" + rankings.report(names, played, seed=spec.seed) + "\n")
     runs.atomic_write(path, text)
     summary["ladder_md"] = path
     if not spec.quiet:

@@ -5,7 +5,7 @@
     fiveplay openspiel-compare --table runs/openspiel_compare/take5.json runs/openspiel_compare/five_alive.json
 
 For each OpenSpiel budget B (``openspiel:ismcts:sims=B``, OpenSpiel's Python IS-MCTS with random
-rollouts, ``agents.openspiel_agent``) two match-ups are played, head to head (2 players by default):
+rollouts, ``fiveplay_env.agents.openspiel_agent``) two match-ups are played, head to head (2 players by default):
 
 | match-up  | our agent                | how                                                             |
 |-----------|--------------------------|-----------------------------------------------------------------|
@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import Z95, mean_ci  # noqa: F401 - Z95: still read as openspiel_compare.Z95
-from agents.games import get_game, parse_config
+from fiveplay_env.agents.arena import Z95, mean_ci  # noqa: F401 - Z95: still read as openspiel_compare.Z95
+from fiveplay_env.agents.games import get_game, parse_config
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import plain
 
@@ -102,8 +102,8 @@ class _Timed:
 def play_pair(task: dict[str, Any]) -> dict[str, Any]:
     """Both games of one pair (the deal of pair ``task["pair"]``, seats swapped): our win share and
     score, and each side's searched decisions, seconds and simulations."""
-    from agents.arena import play_game
-    from agents.registry import make_agent
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.registry import make_agent
 
     game = get_game(task["game"])
     config = game.make_config(task["config"])
@@ -157,7 +157,7 @@ def _load() -> list[float]:
 def run(game: str, config: dict[str, Any], budgets: Sequence[int], pairs: int, minutes: float, workers: int,
         seed: int, calibrate: int, quiet: bool = False) -> dict[str, Any]:
     """Play the cells (see the module docstring); returns the results (not written)."""
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
 
     get_game(game).make_config(config)  # a bad config fails here, not in a worker
     make_agent("openspiel:ismcts", game, seed=0)  # and so do a missing extra and a game without an OpenSpiel form
@@ -217,7 +217,7 @@ def run(game: str, config: dict[str, Any], budgets: Sequence[int], pairs: int, m
         done[key].sort(key=lambda p: p["pair"])
     return {"game": game, "config": plain(config), "budgets": list(budgets), "seed": seed, "workers": workers,
             "calibrate": calibrate, "wall_s": round(time.time() - started, 1), "load_before": load_before,
-            "load_after": _load(), "cpus": os.cpu_count(), "command": "python -m experiments.openspiel_compare "
+            "load_after": _load(), "cpus": os.cpu_count(), "command": "python -m fiveplay_env.experiments.openspiel_compare "
             + " ".join(sys.argv[1:]), "cells": [summarize(cells[k], done[k]) for k in cells],
             "pairs": {f"{k[0]}:{k[1]}": done[k] for k in cells}}
 
@@ -255,7 +255,7 @@ def table(results: Sequence[dict[str, Any]]) -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.openspiel_compare",
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.openspiel_compare",
                                  description="OpenSpiel's IS-MCTS against our ismcts at equal simulations and "
                                              "equal milliseconds per decision (see the module docstring)")
     ap.add_argument("--game", choices=openspiel_games(), help="the game to play")

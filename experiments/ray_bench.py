@@ -7,7 +7,7 @@ Usage::
     fiveplay ray-bench --skip-rllib --agents take5-safest random random random --config mode=game
 
 Tournament rows: the same tournament (``--agents``, ``--config``, ``--games``) played by each backend into a
-scratch folder; games/s is games over the wall time of ``experiments.tournament.run`` (start-up included).
+scratch folder; games/s is games over the wall time of ``fiveplay_env.experiments.tournament.run`` (start-up included).
 ``ray (cold)`` starts a local Ray instance of ``--cpus`` CPUs inside the run; ``ray (warm)`` runs in a process
 already connected to it (the workers are started and have built the agents), so the difference is Ray's
 start-up. The Ray overhead per game is measured twice: ``(t_ray_warm - t_workers_N) / games`` with N = ``--cpus``
@@ -32,12 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import games as games_mod
+from fiveplay_env.agents import games as games_mod
 from fiveplay_env.games import BUILTIN, default_game
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.ray_bench", description=__doc__.split("\n\n")[0],
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.ray_bench", description=__doc__.split("\n\n")[0],
                                  epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", default=default_game(), choices=sorted(games_mod.GAMES),
                     help=f"tournament game (default {default_game()})")
@@ -78,7 +78,7 @@ class RayBenchSpec:
 
     def tournament(self) -> Any:
         """The ``TournamentSpec`` every backend plays."""
-        from experiments.tournament import TournamentSpec
+        from fiveplay_env.experiments.tournament import TournamentSpec
 
         return TournamentSpec(agents=self.agents, game=self.game, config=dict(self.config), games=self.games)
 
@@ -92,7 +92,7 @@ def default_entrants(game: str) -> tuple[str, ...]:
 
 
 def _tournament(spec: RayBenchSpec, out: str, workers: int = 1, ray: str | None = None) -> float:
-    from experiments import tournament
+    from fiveplay_env.experiments import tournament
 
     t = time.perf_counter()
     tournament.run(spec.tournament(), tournament.RunOptions(out=out, workers=workers, ray=ray, plots=False, quiet=True))
@@ -121,8 +121,8 @@ def bench_overhead(games: int = 2000) -> tuple[float, float, float]:
     cost per game); and the driver's CPU seconds per game in the Ray run (what bounds a cluster's games/s)."""
     import ray
 
-    from experiments.tournament import GameWorker, TournamentSpec, WorkerJob
-    from experiments.tournament.ray_tasks import RayBackend
+    from fiveplay_env.experiments.tournament import GameWorker, TournamentSpec, WorkerJob
+    from fiveplay_env.experiments.tournament.ray_tasks import RayBackend
 
     game = games_mod.get_game(default_game())
     job = WorkerJob(TournamentSpec(agents=("random", "random"), game=game.name, config=game.quick_config(num_players=2),

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import fiveplay_env.games
-from experiments import runs
+from fiveplay_env.experiments import runs
 
 COLUMNS = ["iteration", "time_s", "env_steps", "sample_s", "env_steps_per_s", "episodes", "train_return_mean",
            "eval_return_mean", "eval_return_ci95", "eval_games"]
@@ -46,7 +46,7 @@ COLUMNS = ["iteration", "time_s", "env_steps", "sample_s", "env_steps_per_s", "e
 
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="python -m experiments.rllib_train", description=__doc__.split("\n\n")[0],
+        prog="python -m fiveplay_env.experiments.rllib_train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--game", choices=sorted(fiveplay_env.games.names()),
                     default=fiveplay_env.games.default_game(), help="the game (default: the first built-in game)")
@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _check(args: argparse.Namespace) -> dict[str, Any]:
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     for name in ("num_env_runners",):
         if getattr(args, name) < 0:
@@ -103,7 +103,7 @@ def evaluate(module: Any, game: str, env_config: dict[str, Any], opponent: str, 
     its mean return over ``games`` games with a 95% interval (the env's reward, as in training)."""
     import numpy as np
 
-    from agents.rllib_agent import RLlibAgent
+    from fiveplay_env.agents.rllib_agent import RLlibAgent
     from fiveplay_env.core import seeding
     from fiveplay_env.integrations.rllib import FiveplayMultiAgentEnv
 
@@ -206,7 +206,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str] | None, run_dir: str, c
 
     spec = {k2: v for k2, v in vars(args).items()}
     spec.update(env_config=env_config, argv=list(argv) if argv is not None else sys.argv[1:], ray=ray.__version__,
-                provenance=runs.provenance("experiments.rllib_train", argv))
+                provenance=runs.provenance("fiveplay_env.experiments.rllib_train", argv))
     runs.write_config(run_dir, spec)
     owns = False
     if not ray.is_initialized():

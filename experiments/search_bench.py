@@ -1,13 +1,13 @@
 """Search speed on the same decisions: simulations per millisecond of several searches, side by side.
 
-``fiveplay bench --search`` (or ``python -m experiments.search_bench``) plays ``--games`` games of a game
+``fiveplay bench --search`` (or ``python -m fiveplay_env.experiments.search_bench``) plays ``--games`` games of a game
 with the game's best heuristic in every seat but seat 0; at each of seat 0's decisions every search of
 ``--specs`` decides on the same information set (in turn, the order rotating from decision to decision),
 timed with ``time.process_time`` (CPU time: a busy second core does not count), and the first spec's
 choice is played. It reports per search: decisions, simulations, CPU ms per decision, simulations per
 ms, the ratio to the first spec, and where the time went (the search's ``profile`` shares). Searches
 with the same seed and ``sims`` budget and the same rollout policy search the same worlds with the
-same random numbers (``agents.bsearch``), so the ratio is the speed-up at equal work.
+same random numbers (``fiveplay_env.agents.bsearch``), so the ratio is the speed-up at equal work.
 
 Default: ``ismcts`` and ``bsearch`` with the heuristic rollouts, then both with the guided search's
 policy rollouts (``GUIDED``'s settings), all at ``sims=200``.
@@ -20,8 +20,8 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from agents import games
-from agents.registry import make_agent
+from fiveplay_env.agents import games
+from fiveplay_env.agents.registry import make_agent
 from fiveplay_env.games import default_game
 
 DEFAULT_SIMS = 200
@@ -29,7 +29,7 @@ DEFAULT_SIMS = 200
 
 def default_specs(game: str, sims: int = DEFAULT_SIMS) -> list[str]:
     """Both searches with the heuristic rollouts, and with the game's guided search's policy rollouts."""
-    from agents.search import GUIDED
+    from fiveplay_env.agents.search import GUIDED
 
     out = [f"ismcts:sims={sims}", f"bsearch:sims={sims}"]
     guided = GUIDED.get(game)

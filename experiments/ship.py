@@ -5,12 +5,12 @@ Usage::
     fiveplay ship --run runs/train__take5__1__20261201-024055 --name take5-game-4p \\
         --eval-games 400 --eval-baselines random take5-safest
 
-Writes ``agents/learned/pretrained/<NAME>.pt`` (``agents.learned.pretrained.export_policy``: the network
+Writes ``agents/learned/pretrained/<NAME>.pt`` (``fiveplay_env.agents.learned.pretrained.export_policy``: the network
 only, no optimizer or trainer state) with its model card: the exact training command (the run's
 ``config.json``), the wall time of the run (from its start to its last checkpoint, on the machine it
 ran on), the decisions trained on, and its strength measured here (greedy, against each baseline, the
 policy in one seat and copies of the baseline in the others, ``--eval-games`` duplicate-format games:
-``experiments.train.evaluate_checkpoint``). Then rewrites ``agents/learned/pretrained/README.md`` from
+``fiveplay_env.experiments.train.evaluate_checkpoint``). Then rewrites ``agents/learned/pretrained/README.md`` from
 the cards of every shipped file.
 
 In code: ``run(ShipSpec(run="runs/train__...", name="take5-game-4p"))`` (``main(argv)`` parses the
@@ -60,7 +60,7 @@ def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "", machin
                        "score": [round(r["score"][0], 3), round(r["score"][1], 3)],
                        "opp_score": [round(r["opp_score"][0], 3), round(r["opp_score"][1], 3)],
                        "score_name": r["score_name"]}
-    return {"command": "python -m experiments.train " + " ".join(argv), "wall_minutes": round(wall, 1),
+    return {"command": "python -m fiveplay_env.experiments.train " + " ".join(argv), "wall_minutes": round(wall, 1),
             "train_minutes": train_minutes(run_dir),
             "decisions": int(evaluation["progress"]["decisions"]), "config": evaluation["config"],
             "strength": strength, "eval_seed": evaluation["seed"], "note": note, "machine": machine}
@@ -68,12 +68,12 @@ def card_of_run(run_dir: str, evaluation: dict[str, Any], note: str = "", machin
 
 def readme() -> str:
     """The README of the shipped policies, from their cards."""
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     lines = ["# Shipped policies (`pretrained:NAME`)", "",
              "Load by name anywhere an agent name is accepted, e.g. `make_agent(\"pretrained:take5-game-4p\", \"take5\")` "
-             "or `python -m experiments.tournament --agents pretrained:take5-game-4p take5-safest ...`. "
-             "Made with `python -m experiments.ship` (this table too); see `agents/learned/pretrained/__init__.py`.", "",
+             "or `python -m fiveplay_env.experiments.tournament --agents pretrained:take5-game-4p take5-safest ...`. "
+             "Made with `python -m fiveplay_env.experiments.ship` (this table too); see `agents/learned/pretrained/__init__.py`.", "",
              "| name | game, config | decisions | training time | strength (greedy; policy in 1 seat, baseline in the others; "
              "win rate and mean score with 95% CI) | training command |", "|---|---|---|---|---|---|"]
     cards = {n: pretrained.model_card(n) for n in pretrained.available()}  # each loads its policy file: once
@@ -117,7 +117,7 @@ class ShipSpec:
     """What to ship (see the module docstring); validated on construction (``ValueError`` naming the field).
 
     Attributes:
-        run: the training run folder; name: the shipped name (a key of ``agents.learned.pretrained.MODELS``).
+        run: the training run folder; name: the shipped name (a key of ``fiveplay_env.agents.learned.pretrained.MODELS``).
         eval_games: evaluation games per baseline; eval_baselines: baselines (None: the game's);
         seed: the evaluation seed; note: a remark for the card; machine: where it was trained, for the card.
     """
@@ -131,7 +131,7 @@ class ShipSpec:
     machine: str = MACHINE
 
     def __post_init__(self) -> None:
-        from agents.learned import pretrained
+        from fiveplay_env.agents.learned import pretrained
 
         if self.name not in pretrained.MODELS:
             raise ValueError(f"name: expected one of {sorted(pretrained.MODELS)}, got {self.name!r}")
@@ -146,9 +146,9 @@ class ShipSpec:
 def run(spec: ShipSpec) -> dict[str, Any]:
     """Evaluate, export and rewrite the README of the shipped policies; the model card.
 
-    The evaluation is ``experiments.train.evaluate_checkpoint`` (the trainer's own)."""
-    from agents.learned import pretrained
-    from experiments.train import evaluate_checkpoint
+    The evaluation is ``fiveplay_env.experiments.train.evaluate_checkpoint`` (the trainer's own)."""
+    from fiveplay_env.agents.learned import pretrained
+    from fiveplay_env.experiments.train import evaluate_checkpoint
 
     source_checkout(pretrained.HERE)
     baselines = list(spec.eval_baselines) if spec.eval_baselines is not None else None
@@ -164,9 +164,9 @@ def run(spec: ShipSpec) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Parse the command line into a ``ShipSpec`` and ``run`` it."""
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
-    ap = argparse.ArgumentParser(prog="python -m experiments.ship", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.ship", description=__doc__.split("\n\n")[0])
     ap.add_argument("--run", required=True, help="the training run folder")
     ap.add_argument("--name", required=True, choices=sorted(pretrained.MODELS), help="the shipped name")
     ap.add_argument("--eval-games", type=int, default=400, help="evaluation games per baseline (default 400)")

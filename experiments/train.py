@@ -12,7 +12,7 @@ Usage::
 
 From Python, the same run as data (``TrainSpec``; its options are the command line's, by field name)::
 
-    from experiments.train import TrainSpec, run
+    from fiveplay_env.experiments.train import TrainSpec, run
     res = run(TrainSpec(settings={"game": "take5", "config": {"num_players": 4, "mode": "round"},
                                   "max_minutes": 5}))
 
@@ -22,20 +22,20 @@ checkpoint included; the learning rate decays over the time); ``--total-decision
 one line saying what stopped it (the time, the decision cap, or Ctrl-C, which saves a checkpoint first)
 and where the checkpoint is.
 
-The trainer is ``agents.learned.trainer`` (read its docstring and ``agents.learned.collector``'s):
+The trainer is ``fiveplay_env.agents.learned.trainer`` (read its docstring and ``fiveplay_env.agents.learned.collector``'s):
 ``--num-envs`` games side by side on the game's batched engine (or, for a game without one, a loop over
 reference engines: said at start), rollouts of ``--rollout-steps`` steps, then one update of the
-algorithm ``--algo`` (``agents.learned.algorithms``; ``ppo``, the default: ``--epochs`` passes of
+algorithm ``--algo`` (``fiveplay_env.agents.learned.algorithms``; ``ppo``, the default: ``--epochs`` passes of
 minibatch PPO per rollout; ``expit``: games the batched search plays, guided by the current network, and
-the network trained toward the search's choices and the games' outcomes, ``agents.learned.algorithms.expit``,
-whose trainer replaces the collector: ``agents.learned.trainer.make_trainer``). The options are generated from the settings' dataclasses, declared once:
-the algorithm's config (``agents.learned.config.TrainConfig`` and, for PPO,
-``agents.learned.algorithms.ppo.PPOConfig``) and ``RunOptions`` below. Opponents are
+the network trained toward the search's choices and the games' outcomes, ``fiveplay_env.agents.learned.algorithms.expit``,
+whose trainer replaces the collector: ``fiveplay_env.agents.learned.trainer.make_trainer``). The options are generated from the settings' dataclasses, declared once:
+the algorithm's config (``fiveplay_env.agents.learned.config.TrainConfig`` and, for PPO,
+``fiveplay_env.agents.learned.algorithms.ppo.PPOConfig``) and ``RunOptions`` below. Opponents are
 ``NAME[@WEIGHT]``: ``self`` (every seat the learner), ``pool`` (past snapshots of the learner) or any
-agent name of ``agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH``, ``ismcts:sims=50`` ...),
+agent name of ``fiveplay_env.agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH``, ``ismcts:sims=50`` ...),
 drawn per game. Agents that need the engine (the search agent ``ismcts:...``, as an opponent or an
 evaluation baseline) play on the reference-engine loop, one instance per game and seat
-(``agents.learned.engine_seats``): ``--backend auto`` picks it, ``--backend batched`` is refused.
+(``fiveplay_env.agents.learned.engine_seats``): ``--backend auto`` picks it, ``--backend batched`` is refused.
 "Decisions" counts the learner's decisions used for training (the experience collected).
 
 Output: ``<out>/train__<game>__<seed>__<time>/`` with
@@ -45,7 +45,7 @@ Output: ``<out>/train__<game>__<seed>__<time>/`` with
 | ``config.json``| the arguments and the resolved training configuration                            |
 | ``checkpoint.pt`` | network, optimizer, configuration, step counts, opponent pool, RNG states and  |
 |                | the games in progress, written atomically every ``--checkpoint-interval`` updates |
-|                | and at the end (``agents.learned.checkpoint``); usable as the agent ``ckpt:RUN_DIR`` |
+|                | and at the end (``fiveplay_env.agents.learned.checkpoint``); usable as the agent ``ckpt:RUN_DIR`` |
 | ``curves.csv`` | periodic evaluation (every ``--eval-interval`` updates and at the end) against each |
 |                | ``--eval-baselines`` agent: the learner (greedy) in one seat, that agent in the     |
 |                | others, ``--eval-games`` duplicate-format games; mean score, the baselines' mean,  |
@@ -55,12 +55,12 @@ Output: ``<out>/train__<game>__<seed>__<time>/`` with
 | ``summary.json``| final figures: throughput (decisions/s, share of time in engine, network,       |
 |                | opponents, update), the last evaluation, paths                                    |
 | ``tensorboard/``| TensorBoard event files: losses, entropy, KL, clip fraction, returns, throughput |
-|                | and its shares, evaluation scores and win rates (``experiments.tracking``); on   |
+|                | and its shares, evaluation scores and win rates (``fiveplay_env.experiments.tracking``); on   |
 |                | when the tensorboard package is installed (``--no-tensorboard``: off); ``--wandb`` |
 |                | also logs to Weights & Biases                                                     |
 
 ``--device auto|cpu|cuda`` puts the networks and the update on a GPU (the engines stay on the CPU;
-``agents.learned.devices``); checkpoints hold CPU tensors, so they load anywhere.
+``fiveplay_env.agents.learned.devices``); checkpoints hold CPU tensors, so they load anywhere.
 
 Interrupting (Ctrl-C) keeps the last checkpoint; ``--resume RUN_DIR`` continues from it exactly (same
 threads). Settings that define the run cannot change on resume; ``--total-decisions``,
@@ -84,17 +84,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from agents.learned.algorithms import ALGORITHMS, config_class
-from agents.learned.config import add_options, cli_defaults, from_cli, option
-from agents.learned.defaults import best_heuristic  # noqa: F401 - re-exported (the default training opponent)
-from experiments import runs
+from fiveplay_env.agents.learned.algorithms import ALGORITHMS, config_class
+from fiveplay_env.agents.learned.config import add_options, cli_defaults, from_cli, option
+from fiveplay_env.agents.learned.defaults import best_heuristic  # noqa: F401 - re-exported (the default training opponent)
+from fiveplay_env.experiments import runs
 from fiveplay_env.core.errors import CheckpointError
 
 RUN_GROUP = "evaluation, checkpoints, output"
 
 
 def _devices() -> tuple[str, ...]:
-    from agents.learned.devices import DEVICES
+    from fiveplay_env.agents.learned.devices import DEVICES
 
     return DEVICES
 
@@ -165,11 +165,11 @@ def build_parser(algo: str = DEFAULT_ALGO, parser_cls: type[argparse.ArgumentPar
         prog="fiveplay train", description=__doc__.split("\n\n")[0],
         epilog=__doc__.split("Usage::")[1], formatter_class=argparse.RawDescriptionHelpFormatter,
         argument_default=None)
-    from agents.learned.config import GAME_GROUP, TrainConfig
+    from fiveplay_env.agents.learned.config import GAME_GROUP, TrainConfig
 
     groups = {GAME_GROUP: ap.add_argument_group(GAME_GROUP)}
     groups[GAME_GROUP].add_argument("--algo", choices=sorted(ALGORITHMS),
-                                    help=f"the learning algorithm (agents.learned.algorithms; default {DEFAULT_ALGO})")
+                                    help=f"the learning algorithm (fiveplay_env.agents.learned.algorithms; default {DEFAULT_ALGO})")
     shared = {f.name for f in fields(TrainConfig)}
     common = [f for f in fields(cls) if f.name in shared]  # an algorithm may redeclare one (expit's opponents)
     add_options(ap, common, groups)
@@ -295,13 +295,13 @@ def _check_run_args(a: dict[str, Any]) -> None:
         raise ValueError(f"max-minutes: expected a number > 0, got {a['max_minutes']}")
     if a["seed"] < 0:
         raise ValueError(f"seed: expected an integer >= 0, got {a['seed']}")
-    from agents.learned.devices import resolve_device
+    from fiveplay_env.agents.learned.devices import resolve_device
 
     resolve_device(a["device"])  # a missing GPU is said before anything runs
 
 
 def _load_resume(args: argparse.Namespace, argv: Sequence[str]) -> tuple[str, dict[str, Any], dict[str, Any]]:
-    from agents.learned.checkpoint import CHECKPOINT_NAME, load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_NAME, load_checkpoint
 
     run_dir = args.resume
     if not os.path.isdir(run_dir):
@@ -332,7 +332,7 @@ def _load_resume(args: argparse.Namespace, argv: Sequence[str]) -> tuple[str, di
 
 
 def _same_config(a: Any, b: Any) -> bool:
-    from agents.games import parse_config
+    from fiveplay_env.agents.games import parse_config
 
     try:
         return parse_config(a or []) == parse_config(b or [])
@@ -354,14 +354,14 @@ def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[s
 def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games: int = 2000, seed: int = 0,
                         greedy: bool = True, quiet: bool = False, device: str = "cpu") -> dict[str, Any]:
     """Evaluate a checkpoint (file or run folder) against each baseline: the learner in one seat, n-1
-    copies of the baseline in the others, ``games`` duplicate-format games (``agents.learned.evaluation``).
+    copies of the baseline in the others, ``games`` duplicate-format games (``fiveplay_env.agents.learned.evaluation``).
 
     Returns ``{"checkpoint", "game", "config", "games", "seed", "greedy", "results": {baseline: {...}}}`` and
     writes it to ``evaluation__<games>__<seed>.json`` in the checkpoint's folder."""
-    from agents.learned.defaults import game_defaults
-    from agents.learned.evaluation import evaluate
-    from agents.learned.inference import load_policy
-    from agents.registry import user_agent as make_agent  # the command line's names: import paths allowed
+    from fiveplay_env.agents.learned.defaults import game_defaults
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.learned.inference import load_policy
+    from fiveplay_env.agents.registry import user_agent as make_agent  # the command line's names: import paths allowed
 
     model, meta = load_policy(path, device)
     game, config = meta["game"], meta["config"]
@@ -397,7 +397,7 @@ class _RaisingParser(argparse.ArgumentParser):
 class TrainSpec:
     """One training command as data (``run(spec)``; the command line builds one too).
 
-    ``algo``: the learning algorithm (``agents.learned.algorithms``); ``settings``: the options by field
+    ``algo``: the learning algorithm (``fiveplay_env.agents.learned.algorithms``); ``settings``: the options by field
     name (the algorithm's config fields and ``RunOptions``'s, as ``fiveplay train --help`` lists them with
     dashes): values in their command-line form (``config``: ``["num_players=4", "mode=round"]`` or a dict),
     an option left out takes its default. ``resume``: a run folder to continue (only the options of
@@ -472,7 +472,7 @@ def _run(args: argparse.Namespace, argv: Sequence[str], started: float) -> dict[
             raise ValueError("evaluate: expected either --evaluate or --resume, got both")
         a = _resolved(args, args.algo or DEFAULT_ALGO)
         _check_run_args(a)
-        import agents.learned  # noqa: F401 - baselines may be ckpt: names
+        import fiveplay_env.agents.learned  # noqa: F401 - baselines may be ckpt: names
         prev = torch.get_num_threads()
         torch.set_num_threads(a["threads"])
         try:
@@ -493,11 +493,11 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
     ``started``: when the command began (``--max-minutes`` counts from it; None: now)."""
     import torch
 
-    import agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
-    from agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
-    from agents.learned.defaults import game_defaults
-    from agents.learned.evaluation import evaluate
-    from agents.learned.trainer import make_trainer
+    import fiveplay_env.agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
+    from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
+    from fiveplay_env.agents.learned.defaults import game_defaults
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.learned.trainer import make_trainer
 
     if args.resume:
         run_dir, a, ckpt = _load_resume(args, argv)
@@ -508,12 +508,12 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
     _check_run_args(a)
     cfg = _train_config(a)
     baselines = a["eval_baselines"] or game_defaults(cfg.game, cfg.config)["eval_baselines"]
-    from agents.registry import user_agent as make_agent  # the command line's names: import paths allowed
+    from fiveplay_env.agents.registry import user_agent as make_agent  # the command line's names: import paths allowed
 
     for b in baselines:
         make_agent(b, cfg.game, seed=0)  # a bad name fails before anything runs
-    from agents.learned.engine_seats import engine_agent_names
-    from agents.learned.envs import has_batched_engine, resolve_backend
+    from fiveplay_env.agents.learned.engine_seats import engine_agent_names
+    from fiveplay_env.agents.learned.envs import has_batched_engine, resolve_backend
 
     engine_opponents = engine_agent_names(cfg.game, [n for n, _ in cfg.opponents], make_agent)
     resolve_backend(cfg.game, cfg.backend, engine_agent_names(cfg.game, baselines, make_agent))  # --backend batched: said now
@@ -530,7 +530,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             stack.enter_context(runs.RunLock(run_dir))
         saved_args = {k: v for k, v in a.items()}
         meta = {"args": saved_args, "train_config": cfg.to_dict(), "backend": trainer.backend,
-                "argv": list(argv), "provenance": runs.provenance("experiments.train", argv)}
+                "argv": list(argv), "provenance": runs.provenance("fiveplay_env.experiments.train", argv)}
         if ckpt is None:
             runs.write_config(run_dir, meta)
         ckpt_path = os.path.join(run_dir, CHECKPOINT_NAME)
@@ -551,7 +551,7 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             + (f" (warm start from {cfg.init_from}: {trainer.init['decisions']} decisions)"
                if ckpt is None and trainer.init is not None else ""))
         title = f"{cfg.game} {cfg.config}, opponents {[n for n, _ in cfg.opponents]}, seed {cfg.seed}"
-        from experiments.tracking import RunLogger
+        from fiveplay_env.experiments.tracking import RunLogger
 
         logger = RunLogger(run_dir, tensorboard=a["tensorboard"], wandb=bool(a["wandb"]), config=meta,
                            name=os.path.basename(os.path.abspath(run_dir)), project=a["wandb_project"])

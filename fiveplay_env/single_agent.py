@@ -30,7 +30,7 @@ Contract (``gymnasium.Env``):
 An illegal action raises ``IllegalActionError`` (nothing changes), as in the game envs; with
 ``illegal_action_penalty=X`` it ends the episode instead (``terminated``, reward X, ``info["illegal_action"]``),
 for tools that send unmasked random actions (Gymnasium's ``check_env``). Opponents are agents with
-``act(observation, action_mask) -> int`` (the ``agents.base.Agent`` protocol; search agents get
+``act(observation, action_mask) -> int`` (the ``fiveplay_env.agents.base.Agent`` protocol; search agents get
 ``observe_engine`` before each move) or registry names (``"random"``, ``"take5-safest"``, ``"ckpt:PATH"``;
 resolved by the resolver the agents package registers: see ``register_agent_resolver``; this package
 imports nothing from ``agents``). One opponent (name or agent) fills
@@ -56,7 +56,7 @@ _MAX_EMPTY_GAMES = 100
 
 AGENT_RESOLVERS = "fiveplay.agent_resolvers"
 """Entry-point group of agent-name resolvers: ``(name, game, seed) -> agent`` callables. The ``agents``
-package declares ``agents.registry:make_agent`` there, so names work as soon as it is installed, without
+package declares ``fiveplay_env.agents.registry:make_agent`` there, so names work as soon as it is installed, without
 this package importing it (layers import downwards only: ``docs/architecture.md``)."""
 
 AgentResolver = Callable[[str, str, "int | None"], Any]
@@ -66,7 +66,7 @@ _resolver: AgentResolver | None = None
 def register_agent_resolver(resolver: AgentResolver | None) -> None:
     """Resolve opponent names with ``resolver(name, game, seed)`` (``None``: back to the entry points).
 
-    ``agents.registry`` registers its ``make_agent`` when imported; a project with its own agents may
+    ``fiveplay_env.agents.registry`` registers its ``make_agent`` when imported; a project with its own agents may
     register another resolver (or declare one in the ``fiveplay.agent_resolvers`` entry-point group).
     """
     global _resolver
@@ -91,7 +91,7 @@ def _find_resolver() -> AgentResolver | None:
 
 def resolve_agent(spec: Any, game: str, seed: int | None) -> Any:
     """An agent object: ``spec`` itself if it has ``act``, else the name resolved by the registered
-    resolver (``agents.registry.make_agent`` once the agents package is installed)."""
+    resolver (``fiveplay_env.agents.registry.make_agent`` once the agents package is installed)."""
     if isinstance(spec, str):
         resolver = _find_resolver()
         if resolver is None:

@@ -30,6 +30,8 @@ def _modules() -> dict[str, Path]:
             parts = list(rel.parts)
             if parts[-1] == "__init__":
                 parts = parts[:-1]
+            if pkg != "fiveplay_env":  # agents/ and experiments/ are fiveplay_env.agents, fiveplay_env.experiments
+                parts = ["fiveplay_env", *parts]
             out[".".join(parts)] = path
     return out
 
@@ -71,6 +73,8 @@ def layer(module: str) -> tuple[int, str | None]:
     records, wrappers, integrations) 2; ``agents`` 3; ``experiments`` 4."""
     parts = module.split(".")
     if parts[0] == "fiveplay_env":
+        if len(parts) > 1 and parts[1] in ("agents", "experiments"):
+            return {"agents": 3, "experiments": 4}[parts[1]], None
         if len(parts) > 1 and parts[1] == "core":
             return 0, None
         if len(parts) > 1 and parts[1] not in NOT_GAMES and (ROOT / "fiveplay_env" / parts[1]).is_dir():
@@ -98,12 +102,12 @@ def test_layers_import_downwards_only() -> None:
 def test_the_layer_rule_refuses_what_it_should() -> None:
     assert allowed("fiveplay_env.take5.engine", "fiveplay_env.core.seeding")
     assert allowed("fiveplay_env.vector", "fiveplay_env.take5.batched")
-    assert allowed("agents.search", "fiveplay_env.games")
+    assert allowed("fiveplay_env.agents.search", "fiveplay_env.games")
     assert not allowed("fiveplay_env.core.batched", "fiveplay_env.vector")  # core reaching up
     assert not allowed("fiveplay_env.take5.engine", "fiveplay_env.five_alive.state")  # another game
     assert not allowed("fiveplay_env.take5.env", "fiveplay_env.games")
-    assert not allowed("fiveplay_env.records", "agents.games")
-    assert not allowed("agents.search", "experiments.tournament")
+    assert not allowed("fiveplay_env.records", "fiveplay_env.agents.games")
+    assert not allowed("fiveplay_env.agents.search", "fiveplay_env.experiments.tournament")
 
 
 def test_no_import_cycles() -> None:
@@ -137,12 +141,12 @@ def test_no_import_cycles() -> None:
 def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
     """The checker above is real: a planted two-module cycle is reported."""
     a = tmp_path / "a.py"
-    a.write_text("from agents import registry\n")
-    assert "agents.registry" in _imports(a, "agents.planted", top_level_only=True)
+    a.write_text("from fiveplay_env.agents import registry\n")
+    assert "fiveplay_env.agents.registry" in _imports(a, "agents.planted", top_level_only=True)
     b = tmp_path / "b.py"
-    b.write_text("def f():\n    import experiments.tournament\n")
+    b.write_text("def f():\n    import fiveplay_env.experiments.tournament\n")
     assert _imports(b, "agents.planted", top_level_only=True) == set()
-    assert "experiments.tournament" in _imports(b, "agents.planted", top_level_only=False)
+    assert "fiveplay_env.experiments.tournament" in _imports(b, "agents.planted", top_level_only=False)
 
 
 def _import_alone(module: str) -> tuple[str, int, str]:
@@ -166,7 +170,7 @@ ALLOWED = {allowed!r}
 class Block(importlib.abc.MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
         top = name.split(".")[0]
-        if top in {blocked!r}:
+        if top in {blocked!r} or name.split(".")[:2] in (["fiveplay_env", "agents"], ["fiveplay_env", "experiments"]):
             raise ImportError(f"blocked for this test: {{name}}")
         return None
 sys.meta_path.insert(0, Block())
@@ -199,7 +203,7 @@ def test_fiveplay_env_stands_alone() -> None:
 def test_opponent_names_resolve_through_the_registered_hook() -> None:
     """SingleAgentEnv resolves names through the resolver the agents package registers (entry point or
     ``register_agent_resolver``), and says what to do when there is none."""
-    from agents.random_agent import RandomAgent  # imports agents.registry, which registers itself
+    from fiveplay_env.agents.random_agent import RandomAgent  # imports agents.registry, which registers itself
     from fiveplay_env import single_agent as sa
 
     calls = []
@@ -218,7 +222,7 @@ def test_opponent_names_resolve_through_the_registered_hook() -> None:
             sa.register_agent_resolver("not callable")  # type: ignore[arg-type]
         # Without a registered one, the installed entry point (pyproject: fiveplay.agent_resolvers) is used.
         sa.register_agent_resolver(None)
-        from agents.registry import make_agent
+        from fiveplay_env.agents.registry import make_agent
         assert sa._find_resolver() is make_agent
         env = sa.SingleAgentEnv("take5", opponents="take5-safest", num_players=3)
         assert [o.name for o in env._opponents] == ["take5-safest", "take5-safest"]
@@ -255,9 +259,9 @@ def test_engines_import_only_numpy_core_and_their_own_game() -> None:
 
 
 @pytest.mark.parametrize("old,new,name", [
-    ("agents.take5_heuristics", "agents.take5.heuristics", "TAKE5_HEURISTICS"),
-    ("agents.five_alive_heuristics", "agents.five_alive.heuristics", "FIVE_ALIVE_HEURISTICS"),
-    ("agents.five_alive_support", "agents.five_alive.rollouts", "attacker_excludes"),
+    ("fiveplay_env.agents.take5_heuristics", "fiveplay_env.agents.take5.heuristics", "TAKE5_HEURISTICS"),
+    ("fiveplay_env.agents.five_alive_heuristics", "fiveplay_env.agents.five_alive.heuristics", "FIVE_ALIVE_HEURISTICS"),
+    ("fiveplay_env.agents.five_alive_support", "fiveplay_env.agents.five_alive.rollouts", "attacker_excludes"),
 ])
 def test_moved_modules_still_import_with_a_deprecation_warning(old: str, new: str, name: str) -> None:
     code = (f"import warnings, importlib\nwarnings.simplefilter('error', DeprecationWarning)\n"

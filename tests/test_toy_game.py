@@ -12,8 +12,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import games as agent_games
-from agents import make_agent, play_game
+from fiveplay_env.agents import games as agent_games
+from fiveplay_env.agents import make_agent, play_game
 from fiveplay_env import games, records
 from tests.toy_game import GAME
 
@@ -93,7 +93,7 @@ def test_search_beats_random_in_the_toy_game():
 def test_a_few_ppo_updates_train_and_checkpoint(tmp_path):
     """The trainer runs on the toy game (its reference-engine vector env: the toy has no batched
     engine) and writes a checkpoint that loads as an agent."""
-    from experiments import train
+    from fiveplay_env.experiments import train
 
     out = tmp_path / "runs"
     result = train.main(["--game", "toybid", "--config", "num_players=2", "--total-decisions", "600",

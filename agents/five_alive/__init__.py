@@ -2,15 +2,15 @@
 batches, ``constants``: their tuning), ``rollouts`` (the search agent's opponent model and playouts),
 ``bsearch`` (the batched search's rollouts), ``obs_adapt`` (observations of other player counts for a
 trained network), ``jax_heuristics`` (five-alive-attacker in JAX). ``KIT`` is what the agents layer knows
-about the game (``agents.kit.AgentKit``), beside its definition ``fiveplay_env.five_alive.GAME``. The
+about the game (``fiveplay_env.agents.kit.AgentKit``), beside its definition ``fiveplay_env.five_alive.GAME``. The
 same file names as ``agents/take5/``."""
 from __future__ import annotations
 
 import numpy as np
 
-from agents.five_alive import bsearch, obs_adapt, rollouts
-from agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
-from agents.kit import AgentKit, BatchRollout, Rollout
+from fiveplay_env.agents.five_alive import bsearch, obs_adapt, rollouts
+from fiveplay_env.agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
+from fiveplay_env.agents.kit import AgentKit, BatchRollout, Rollout
 from fiveplay_env.five_alive import observation as _obs
 
 _SCALE_DIVISORS = {"hand": 4.0, "discard": 8.0, "draw_pile": 40.0, "lives": 5.0, "hand_sizes": 10.0}
@@ -40,7 +40,7 @@ KIT = AgentKit(
     network="mlp",
     obs_scale=obs_scale,
     adapt_observation=obs_adapt.adapt_observation,
-    jax_heuristics={"five-alive-attacker": "agents.five_alive.jax_heuristics:attacker"},
+    jax_heuristics={"five-alive-attacker": "fiveplay_env.agents.five_alive.jax_heuristics:attacker"},
     # the shipped policy plays the rollouts and its value head ends them; only its two most probable
     # actions are searched (measured: README's ladder, docs/evaluation.md)
     guided="ismcts:sims=100,prior=five-alive-4p,rollout=policy,depth=2,value=1,topk=2",

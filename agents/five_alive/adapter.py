@@ -4,7 +4,7 @@ opponent model (``condition``, ``sample_conditioned``, ``Conditioned``) moved to
 
 The game's definition is ``fiveplay_env.five_alive.GAME`` (results in ``fiveplay_env.five_alive.results``,
 determinization in ``fiveplay_env.five_alive.determinize``); ``GAME``, ``canonical``, ``results`` and
-``public_event`` are re-exported here for old imports (0.2). What agents add is ``agents.five_alive.KIT``.
+``public_event`` are re-exported here for old imports (0.2). What agents add is ``fiveplay_env.agents.five_alive.KIT``.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """five-alive-attacker on whole batches of observations, with numpy and no Python loop over games.
 
 ``attacker_actions(observations, masks)`` returns, row by row, exactly the action of
-``agents.five_alive.heuristics.AttackerAgent.act`` (checked decision by decision over many seeded games
+``fiveplay_env.agents.five_alive.heuristics.AttackerAgent.act`` (checked decision by decision over many seeded games
 by ``tests/agents/test_five_alive_batch.py``); the agent's ``act_batch`` uses it, so training and
 evaluation against the heuristic cost a few array operations per step. The rules are those of
 ``attacker_card`` and ``saver_card`` (read their docstrings), on the observation's documented layout.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.five_alive.constants import (
+from fiveplay_env.agents.five_alive.constants import (
     BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN,
 )
 from fiveplay_env.five_alive.observation import HAND, PHASE, SEATS, TOTAL

@@ -1,7 +1,7 @@
-"""5 Alive's hooks for the batched search (``agents.bsearch``): rollouts of many worlds at once.
+"""5 Alive's hooks for the batched search (``fiveplay_env.agents.bsearch``): rollouts of many worlds at once.
 
 The rows of a ``BatchedFiveAlive`` hold the search's (world, candidate) pairs. The rollout policies are
-those of ``agents.five_alive.rollouts``, vectorized, and consume each world's random numbers in the same
+those of ``fiveplay_env.agents.five_alive.rollouts``, vectorized, and consume each world's random numbers in the same
 order, so that a row's rollout is the very game ``rollouts.simulate`` (or ``simulate_policy``) plays on
 that world, its reshuffles and Re-Deals drawn from the world's own seed as the reference engine draws
 them (``tests/agents/test_bsearch_five_alive.py`` checks the values are equal):
@@ -17,7 +17,7 @@ them (``tests/agents/test_bsearch_five_alive.py`` checks the values are equal):
   the searcher's ``depth``-th next decision and is worth the value head's estimate there (computed in
   the same forward pass as the moves of the other rows), or +-1 once the searcher's result is decided.
 
-The worlds are dealt one by one (no ``deal`` or ``plan`` hook): ``agents.bsearch`` then draws each world
+The worlds are dealt one by one (no ``deal`` or ``plan`` hook): ``fiveplay_env.agents.bsearch`` then draws each world
 with the game's own sampler through ``InformationSet.sample`` (``fiveplay_env.five_alive.determinize``),
 exactly as ``ismcts`` does, and loads them with ``load_states``. Re-dealing in the batched engine is not
 practical here: a 5 Alive world honours the recorded knowledge about hands and the draw pile (a laminar
@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.five_alive.constants import BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN
-from agents.five_alive.rollouts import WIN_WEIGHT
+from fiveplay_env.agents.five_alive.constants import BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN
+from fiveplay_env.agents.five_alive.rollouts import WIN_WEIGHT
 from fiveplay_env.five_alive.batched import BatchedFiveAlive
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.state import (
@@ -82,7 +82,7 @@ class Ctx:
 
 def begin(engine: BatchedFiveAlive, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
           player: int, params: Any) -> tuple[Ctx, np.ndarray]:
-    """Step the candidates, then set up the rollouts (``agents.kit.BatchRollout.begin``; 5 Alive's worlds
+    """Step the candidates, then set up the rollouts (``fiveplay_env.agents.kit.BatchRollout.begin``; 5 Alive's worlds
     carry no plan)."""
     R = engine.batch_size
     lives0 = engine._lives.astype(np.float64)
@@ -98,7 +98,7 @@ def begin(engine: BatchedFiveAlive, worlds: np.ndarray, plans: list[Any], noise:
 
 
 def stop(engine: BatchedFiveAlive, ctx: Ctx) -> np.ndarray:
-    """Rows whose rollout is over after the last step (``agents.kit.BatchRollout.stop``): the game ended,
+    """Rows whose rollout is over after the last step (``fiveplay_env.agents.kit.BatchRollout.stop``): the game ended,
     the round ended or the turns ran out; with ``value=1`` the searcher's result decided, the turns ran
     out, or the leaf's value read (a row reaching its leaf is reported at the next call, once ``act`` has
     read the value head in its forward pass: the row's extra step there changes nothing it is worth)."""
@@ -182,7 +182,7 @@ def _random_legal(mask: np.ndarray, u: np.ndarray, eps: float) -> np.ndarray:
 
 
 def act(engine: BatchedFiveAlive, ctx: Ctx, active: np.ndarray, guide: Any) -> np.ndarray:
-    """Every row's next move (``agents.kit.BatchRollout.act``): a Bomb answer by the rule, a play by the
+    """Every row's next move (``fiveplay_env.agents.kit.BatchRollout.act``): a Bomb answer by the rule, a play by the
     rollout policy; with ``value=1`` the value head of the rows at their leaf, in the same forward pass."""
     params = ctx.params
     eps = float(params.eps)

@@ -34,9 +34,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, check_batch, check_mask
-from agents.five_alive.batch import attacker_actions
-from agents.five_alive.constants import (  # noqa: F401  (re-exported: the heuristics' tuning)
+from fiveplay_env.agents.base import Agent, check_batch, check_mask
+from fiveplay_env.agents.five_alive.batch import attacker_actions
+from fiveplay_env.agents.five_alive.constants import (  # noqa: F401  (re-exported: the heuristics' tuning)
     BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, KEEP_TOTAL, REDEAL_MARGIN,
 )
 from fiveplay_env.five_alive.observation import DIRECTION, DISCARD, DRAW_PILE, HAND, PHASE, SEATS, TOTAL
@@ -218,7 +218,7 @@ class AttackerAgent(FiveAliveHeuristic):
                              [view.lives[i] for i in opp])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The same actions as ``act`` row by row, computed on the whole batch (``agents.five_alive.batch``)."""
+        """The same actions as ``act`` row by row, computed on the whole batch (``fiveplay_env.agents.five_alive.batch``)."""
         obs, m = check_batch(observations, masks)
         return attacker_actions(obs, m)
 

@@ -1,5 +1,5 @@
-"""five-alive-attacker in JAX, for opponents inside the JAX rollouts (``agents.five_alive.KIT.jax_heuristics``):
-equal, decision by decision, to its batched numpy twin ``agents.five_alive.batch.attacker_actions``
+"""five-alive-attacker in JAX, for opponents inside the JAX rollouts (``fiveplay_env.agents.five_alive.KIT.jax_heuristics``):
+equal, decision by decision, to its batched numpy twin ``fiveplay_env.agents.five_alive.batch.attacker_actions``
 (``tests/learning/test_jax_train.py`` replays seeded games through both).
 
     act = attacker(num_players)    # act(obs float32 [B, D], mask bool [B, A], key) -> int32 [B]
@@ -11,8 +11,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from agents.five_alive.constants import BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN
-from agents.learned.jax.heuristics import Act
+from fiveplay_env.agents.five_alive.constants import BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN
+from fiveplay_env.agents.learned.jax.heuristics import Act
 from fiveplay_env.five_alive.observation import HAND, PHASE, SEATS, TOTAL
 from fiveplay_env.five_alive.state import BOMB, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_KINDS, NUM_NUMBERS, REDEAL
 
@@ -23,7 +23,7 @@ def attacker(num_players: int) -> Act:
 
 
 def attacker_actions(obs: Any, mask: Any, n: int) -> Any:
-    """int32 [B]: ``agents.five_alive.batch.attacker_actions`` for 5 Alive observations of ``n`` players."""
+    """int32 [B]: ``fiveplay_env.agents.five_alive.batch.attacker_actions`` for 5 Alive observations of ``n`` players."""
     i32 = jnp.int32
     legal = mask.astype(bool)
     first = jnp.argmax(legal, axis=1).astype(i32)

@@ -1,5 +1,5 @@
-"""5 Alive observations as a network trained for another player count reads them (``agents.five_alive.KIT``'s
-``adapt_observation``; the shipped policies play 2..6 players this way, ``agents.learned.pretrained``)."""
+"""5 Alive observations as a network trained for another player count reads them (``fiveplay_env.agents.five_alive.KIT``'s
+``adapt_observation``; the shipped policies play 2..6 players this way, ``fiveplay_env.agents.learned.pretrained``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""5 Alive's hooks for the search agent (``agents.search``): rollouts and the opponent model.
+"""5 Alive's hooks for the search agent (``fiveplay_env.agents.search``): rollouts and the opponent model.
 
 ``observe`` follows the public events (the others' plays read as five-alive-attacker's, giving beliefs
 about their hands), ``prepare`` is empty (nothing is shared between the candidates of one world), and
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.five_alive.determinize import ALL_KINDS
-from agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card, saver_card
+from fiveplay_env.agents.five_alive.heuristics import EMERGENCY_ORDER, attacker_card, saver_card
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs
 from fiveplay_env.five_alive.state import (

@@ -21,7 +21,7 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``trainer``       | ``Trainer``: the pieces wired into a run, its checkpoint state (torch)         |
 | ``evaluation``    | ``evaluate``: duplicate-format games of the learner vs a baseline              |
 | ``nets``          | masked actor-critic networks: ``mlp``, and the games' own (their kits'         |
-|                   | ``networks``, e.g. ``agents.take5.nets``)                                       |
+|                   | ``networks``, e.g. ``fiveplay_env.agents.take5.nets``)                                       |
 | ``compact``       | a compact observation (``GameDef.compact``) decoded by torch                   |
 | ``devices``       | device names, CPU copies for checkpoints (torch)                              |
 | ``checkpoint``    | atomic, verified checkpoint files; ``CheckpointError`` on any problem          |
@@ -33,7 +33,7 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 |                   | heuristics in JAX (their kits'), ``JaxCollector`` (one compiled ``lax.scan``)  |
 | ``ppo``           | deprecated alias of the old single-module trainer's names                      |
 
-Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``agents.registry`` (its
+Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``fiveplay_env.agents.registry`` (its
 documented hook), so ``make_agent("ckpt:PATH", game, seed)`` works afterwards. torch is imported only when
 a network is built or loaded, so this import is cheap and works without torch installed.
 """
@@ -41,23 +41,23 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.registry import file_fingerprint, register_prefix
+from fiveplay_env.agents.registry import file_fingerprint, register_prefix
 
 
 def _ckpt_factory(rest: str, game: str, seed: int | None) -> Any:
-    from agents.learned.agent import make_ckpt_agent
+    from fiveplay_env.agents.learned.agent import make_ckpt_agent
 
     return make_ckpt_agent(rest, game, seed)
 
 
 def _pretrained_factory(rest: str, game: str, seed: int | None) -> Any:
-    from agents.learned.pretrained import make_pretrained_agent
+    from fiveplay_env.agents.learned.pretrained import make_pretrained_agent
 
     return make_pretrained_agent(rest, game, seed)
 
 
 def _pretrained_fingerprint(rest: str) -> str | None:
-    from agents.learned.pretrained import _pretrained_fingerprint as fingerprint
+    from fiveplay_env.agents.learned.pretrained import _pretrained_fingerprint as fingerprint
 
     return fingerprint(rest)
 
@@ -67,7 +67,7 @@ def _ckpt_fingerprint(rest: str) -> str | None:
     loading it will say why)."""
     import os
 
-    from agents.learned.checkpoint import resolve_path
+    from fiveplay_env.agents.learned.checkpoint import resolve_path
     path = resolve_path(rest.partition("?")[0])
     return file_fingerprint(path) if os.path.isfile(path) else None
 
@@ -75,7 +75,7 @@ def _ckpt_fingerprint(rest: str) -> str | None:
 register_prefix("ckpt", _ckpt_factory, _ckpt_fingerprint)
 def _pretrained_listing(game: str) -> list[tuple[str, str]]:
     """The shipped policies of ``game`` (``fiveplay agents``): their names and what each was trained for."""
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     return [(f"pretrained:{n}", f"shipped policy trained for {m.num_players} players: {m.summary} "
              f"(other counts: adapted)")

@@ -1,7 +1,7 @@
-"""A trained policy as an ``Agent`` (the protocol of ``agents.base``), and the ``ckpt:`` registry names.
+"""A trained policy as an ``Agent`` (the protocol of ``fiveplay_env.agents.base``), and the ``ckpt:`` registry names.
 
-    from agents.registry import make_agent
-    import agents.learned                                   # registers the ckpt: prefix
+    from fiveplay_env.agents.registry import make_agent
+    import fiveplay_env.agents.learned                                   # registers the ckpt: prefix
     agent = make_agent("ckpt:runs/train__take5__0__20260101-120000", "take5", seed=0)
     agent = make_agent("ckpt:path/to/checkpoint.pt?sample", "take5", seed=0)
 
@@ -14,7 +14,7 @@ CPU and plays there, whatever device trained it (checkpoints hold CPU tensors an
 
 A checkpoint made for another game, another number of players or another observation size raises
 ``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
-The network is loaded by ``agents.learned.inference.load_policy`` (re-exported here).
+The network is loaded by ``fiveplay_env.agents.learned.inference.load_policy`` (re-exported here).
 
 What the policy thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True``
 every ``act`` leaves ``agent.last_thoughts`` = ``{"kind": "policy", "probs": {action: p}, "value": v,
@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, check_batch, check_mask
-from agents.learned.inference import load_policy
+from fiveplay_env.agents.base import Agent, check_batch, check_mask
+from fiveplay_env.agents.learned.inference import load_policy
 from fiveplay_env.core.errors import CheckpointError
 
 SMALL_BATCH = 64  # batches up to this size run on one torch thread (restored afterwards)
@@ -64,7 +64,7 @@ class PolicyAgent(Agent):
     """Plays a trained network: greedy (argmax of the legal logits) or sampled with ``self.rng``.
 
     Args:
-        model: a network of ``agents.learned.nets``.
+        model: a network of ``fiveplay_env.agents.learned.nets``.
         meta: what the checkpoint says about it (``game``, ``obs_dim``, ``num_actions`` ...).
         seed: the agent's generator seed (sampling only).
         greedy: argmax instead of sampling.

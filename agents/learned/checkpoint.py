@@ -20,13 +20,13 @@ contents too: the game config is valid and agrees with ``num_players`` and ``obs
 is finite.
 
 Payload (``kind = "fiveplay-ppo"``, the kind of every fiveplay policy checkpoint, whatever its
-algorithm; ``agents.learned.trainer.Trainer.state`` fills it, ``agents.learned.inference`` loads its
+algorithm; ``fiveplay_env.agents.learned.trainer.Trainer.state`` fills it, ``fiveplay_env.agents.learned.inference`` loads its
 policy):
 
 | key          | meaning                                                                          |
 |--------------|----------------------------------------------------------------------------------|
 | ``kind``, ``version`` | ``"fiveplay-ppo"``, ``CHECKPOINT_VERSION``                               |
-| ``algo``     | the algorithm that trained it (``agents.learned.algorithms``; absent: ``"ppo"``) |
+| ``algo``     | the algorithm that trained it (``fiveplay_env.agents.learned.algorithms``; absent: ``"ppo"``) |
 | ``game``, ``config`` | the game name and its config fields (a dict)                              |
 | ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
 | ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
@@ -51,7 +51,7 @@ import os
 import tempfile
 from typing import Any
 
-from agents.learned.defaults import game_facts
+from fiveplay_env.agents.learned.defaults import game_facts
 from fiveplay_env.core.config import plain
 from fiveplay_env.core.errors import CheckpointError
 

@@ -3,7 +3,7 @@
     collector = Collector(cfg, rng, make_agent)     # cfg: a TrainConfig; rng: the run's numpy Generator
     rollout = collector.collect(policy)             # policy: the networks, behind the ``Policy`` interface
 
-``num_envs`` games run side by side in a vector env (``agents.learned.envs.make_training_env``: the game's
+``num_envs`` games run side by side in a vector env (``fiveplay_env.agents.learned.envs.make_training_env``: the game's
 batched engine, or the reference-engine loop). When a game starts in a slot, the slot draws an
 *opponent kind* from ``cfg.opponents`` (weights):
 
@@ -18,12 +18,12 @@ batched engine, or the reference-engine loop). When a game starts in a slot, the
 Opponents act on the batch of their rows (``act_batch``), one instance per kind (agent seed
 ``derive(seed, 100 + kind)``). An agent that needs the engine (``uses_engine``: the search agent
 ``ismcts:...``) is seated once per (slot, seat) of each game it plays instead
-(``agents.learned.engine_seats``), so such a run plays on the reference-engine loop (``backend="auto"``
+(``fiveplay_env.agents.learned.engine_seats``), so such a run plays on the reference-engine loop (``backend="auto"``
 picks it; ``"batched"`` is a ``ValueError`` naming the agent).
 
 The learner and the pool snapshots are played through ``Policy.act`` (numpy in, numpy out): one call per
 step for every row a network plays, the learner's rows first, so that a torch policy prepares the
-observations once for all its networks (``agents.learned.policy.NetworkPolicy``).
+observations once for all its networks (``fiveplay_env.agents.learned.policy.NetworkPolicy``).
 
 Every decision of a learner seat is a transition. Its reward is the sum of that player's rewards
 (scaled by ``reward_scale``) from this decision up to its next decision or the end of the game, so
@@ -35,7 +35,7 @@ decision of each learner seat in a game also earns ``w * (win share - 1/n)``: wi
 
 Carry-over: a trajectory's last decision of a rollout (its reward not yet complete) is held back
 (``Rollout.pending``) and put in the first rows of the next rollout, where its reward completes; its
-value bootstraps the returns of the decisions before it (``agents.learned.returns``).
+value bootstraps the returns of the decisions before it (``fiveplay_env.agents.learned.returns``).
 
 ``Rollout`` (R = n + rollout_steps rows: the n carried-over rows, one per seat, then one per step;
 B = num_envs columns):
@@ -63,12 +63,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from agents.learned import envs as envs_mod
-from agents.learned.config import SPECIAL_KINDS, TrainConfig
+from fiveplay_env.agents.learned import envs as envs_mod
+from fiveplay_env.agents.learned.config import SPECIAL_KINDS, TrainConfig
 from fiveplay_env.core import seeding
 
 MakeAgent = Callable[..., Any]
-"""``make_agent(name, game, seed=...)``: an agent from its registry name (``agents.registry.make_agent``)."""
+"""``make_agent(name, game, seed=...)``: an agent from its registry name (``fiveplay_env.agents.registry.make_agent``)."""
 
 
 class Policy(Protocol):
@@ -155,13 +155,13 @@ class Collector:
         cfg: the run's settings (``num_envs``, ``rollout_steps``, ``opponents``, ``reward_scale``,
             ``win_reward``, ``pool_size``, ``backend``, ``compact_obs``, ``seed``).
         rng: the run's numpy generator (opponent kinds, seats and snapshots are drawn from it).
-        make_agent: the resolver of opponent names (``agents.registry.make_agent``).
+        make_agent: the resolver of opponent names (``fiveplay_env.agents.registry.make_agent``).
         timers: where the time goes (a new ``Timers`` if None).
     """
 
     def __init__(self, cfg: TrainConfig, rng: np.random.Generator, make_agent: MakeAgent,
                  timers: Timers | None = None) -> None:
-        from agents.learned.engine_seats import EngineSeats
+        from fiveplay_env.agents.learned.engine_seats import EngineSeats
 
         self.cfg = cfg
         self.rng = rng
@@ -191,7 +191,7 @@ class Collector:
         self.layout: Any = None
         self.obs_width, self.obs_dtype = self.D, np.float32
         if cfg.compact_obs:
-            from agents.learned.defaults import compact_layout
+            from fiveplay_env.agents.learned.defaults import compact_layout
 
             self.layout = compact_layout(cfg.game, self.env)
             self.obs_width, self.obs_dtype = self.layout.size, np.uint8
@@ -244,7 +244,7 @@ class Collector:
 
     def _seat_engine_agents(self, slots: np.ndarray) -> None:
         """Seat (or clear) the engine-using opponents of the new games in ``slots`` (engine_seats)."""
-        from agents.learned.engine_seats import seat_seed
+        from fiveplay_env.agents.learned.engine_seats import seat_seed
 
         es, n = self.engine_seats, self.n
         for i in slots.tolist():

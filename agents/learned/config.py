@@ -3,9 +3,9 @@ form) generate ``experiments/train.py``'s options and this module's validation.
 
 ``TrainConfig`` holds what every algorithm's run shares (the game, the opponents, the collector, the
 returns, the network, the pool); each algorithm extends it with its own hyperparameters
-(``agents.learned.algorithms.ppo.PPOConfig``), as RLlib's ``PPOConfig`` extends ``AlgorithmConfig``.
+(``fiveplay_env.agents.learned.algorithms.ppo.PPOConfig``), as RLlib's ``PPOConfig`` extends ``AlgorithmConfig``.
 A config is saved in checkpoints as one flat dict (``to_dict``; the algorithm's name beside it, under the
-checkpoint's ``algo``) and rebuilt with ``agents.learned.algorithms.config_from_dict``.
+checkpoint's ``algo``) and rebuilt with ``fiveplay_env.agents.learned.algorithms.config_from_dict``.
 
 A field is declared with ``option(default, help, ...)``:
 
@@ -76,33 +76,33 @@ def parse_opponents(items: list[str]) -> list[tuple[str, float]]:
 
 def default_opponents(game: str) -> list[str]:
     """The opponents of a run that names none: the game's best heuristic (weight 2), self-play, the pool."""
-    from agents.learned.defaults import best_heuristic
+    from fiveplay_env.agents.learned.defaults import best_heuristic
 
     return [f"{best_heuristic(game)}@2", "self", "pool"]
 
 
 def _game_names() -> list[str]:
-    from agents.games import GAMES
+    from fiveplay_env.agents.games import GAMES
 
     return list(GAMES)
 
 
 def _arch_names() -> list[str]:
-    from agents.learned.nets import ARCHS
+    from fiveplay_env.agents.learned.nets import ARCHS
 
     return sorted(ARCHS)
 
 
 def _by_game(what: str) -> str:
-    """``"1.0 for take5, 0.995 for five_alive"``: a per-game default (``agents.learned.defaults``) in words."""
-    from agents.learned.defaults import default_arch, game_defaults
+    """``"1.0 for take5, 0.995 for five_alive"``: a per-game default (``fiveplay_env.agents.learned.defaults``) in words."""
+    from fiveplay_env.agents.learned.defaults import default_arch, game_defaults
 
     value = (lambda g: default_arch(g)) if what == "arch" else (lambda g: game_defaults(g, {})[what])
     return ", ".join(f"{value(g)} for {g}" for g in _game_names())
 
 
 def _parse_config(value: Any, resolved: dict[str, Any]) -> dict[str, Any]:
-    from agents.games import parse_config
+    from fiveplay_env.agents.games import parse_config
 
     return parse_config(value or [])
 
@@ -115,11 +115,11 @@ class TrainConfig:
     """What defines a training run, for every algorithm (saved in checkpoints; see ``experiments/train.py``).
 
     ``gamma``, ``reward_scale`` and ``arch`` left None take the game's defaults
-    (``agents.learned.defaults``); a bad value raises ``ValueError`` naming the field.
+    (``fiveplay_env.agents.learned.defaults``); a bad value raises ``ValueError`` naming the field.
     """
 
     algo: ClassVar[str] = ""
-    """The algorithm's name in ``agents.learned.algorithms.ALGORITHMS`` (set by each algorithm's config)."""
+    """The algorithm's name in ``fiveplay_env.agents.learned.algorithms.ALGORITHMS`` (set by each algorithm's config)."""
 
     game: str = option(help="the game", choices=_game_names, group=GAME_GROUP, cli_default=default_game())
     config: dict[str, Any] = option(help="game config fields, e.g. num_players=4 mode=round", group=GAME_GROUP,
@@ -157,7 +157,7 @@ class TrainConfig:
     pool_size: int = option(8, "snapshots kept in the pool", lo=1)
     backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, auto (default), or "
                                   "jax: the rollouts compiled on the game's JAX engine with the policy and the "
-                                  "opponents inside (agents.learned.jax; the jax extra)",
+                                  "opponents inside (fiveplay_env.agents.learned.jax; the jax extra)",
                           choices=("auto", "batched", "reference", "jax"), group=GAME_GROUP, cli_default_text="")
     compact_obs: bool = option(False, "games that declare a compact observation (Take 5; GameDef.compact): collect "
                                       "it (uint8) and decode it in torch (21x less rollout memory at 4 players; the "
@@ -175,7 +175,7 @@ class TrainConfig:
                                    metavar="POLICY", cli_default_text="(default none: random initialisation)")
 
     def __post_init__(self) -> None:
-        from agents.learned.defaults import default_arch, game_defaults
+        from fiveplay_env.agents.learned.defaults import default_arch, game_defaults
 
         # numpy scalars (np.int64(4), np.float64(3e-4), in the game config too) become Python values:
         # a checkpoint must hold plain data only, or its weights-only load refuses it
@@ -197,7 +197,7 @@ class TrainConfig:
     def validate(self) -> None:
         """``ValueError`` naming the first bad field (bounds and fixed choices from the fields' metadata; the
         game, its config and the network are checked where they are built)."""
-        from agents.learned.defaults import check_compact_obs
+        from fiveplay_env.agents.learned.defaults import check_compact_obs
 
         for f in fields(self):
             lo, hi, choices = f.metadata.get("lo"), f.metadata.get("hi"), f.metadata.get("choices")

@@ -4,7 +4,7 @@
 |------------------------|--------------------------------------------------------------------------------|
 | ``game_defaults``      | training defaults: ``reward_scale``, ``gamma``, the evaluation baselines        |
 | ``best_heuristic``     | the strongest heuristic (the default training opponent)                         |
-| ``default_arch``       | the network a game trains with unless told otherwise (``agents.learned.nets``)  |
+| ``default_arch``       | the network a game trains with unless told otherwise (``fiveplay_env.agents.learned.nets``)  |
 | ``obs_scale_for``      | per-feature multipliers bringing an observation to roughly [0, 1]               |
 | ``score_info``         | how a game's per-seat score reads (``ScoreInfo``: name, lower is better)        |
 | ``game_facts``         | ``(num_players, observation size)`` of a config: what a checkpoint is checked against |
@@ -14,7 +14,7 @@
 | ``adapt_observation``  | an observation of another player count, as a policy trained for k players reads |
 |                        | it (the kit's ``adapt_observation``)                                            |
 
-Everything else in ``agents.learned`` is written once for every game and asks these functions, which
+Everything else in ``fiveplay_env.agents.learned`` is written once for every game and asks these functions, which
 read the game's declared facts (``GameDef``, ``AgentKit``) and never its name.
 """
 from __future__ import annotations
@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from agents import games
+from fiveplay_env.agents import games
 
 
 def game_defaults(game: str, config: dict[str, Any]) -> dict[str, Any]:
     """Per-game training defaults: ``reward_scale``, ``gamma`` and the baselines to evaluate against (the
-    game's kit, ``agents.games.kit(game).training``)."""
+    game's kit, ``fiveplay_env.agents.games.kit(game).training``)."""
     return dict(games.kit(game).training)
 
 

@@ -1,14 +1,14 @@
 """Agents that need the engine (``uses_engine``: the search agent) as training opponents and baselines.
 
-The collector (``agents.learned.collector``) and ``evaluate`` (``agents.learned.evaluation``) call
+The collector (``fiveplay_env.agents.learned.collector``) and ``evaluate`` (``fiveplay_env.agents.learned.evaluation``) call
 ordinary opponents once per step on a batch of observations (``act_batch``). An agent with
 ``uses_engine = True`` (``ismcts:...``) instead decides one game at a time: it reads the game's reference
-engine through ``observe_engine(engine, seat)`` (only through an ``InformationSet``: ``agents.base``) and
+engine through ``observe_engine(engine, seat)`` (only through an ``InformationSet``: ``fiveplay_env.agents.base``) and
 keeps per-game memory (5 Alive: its beliefs about the hidden hands). So it plays only on ``LoopVecEnv``
 (the vector API's reference backend: one reference engine per slot; the trainer picks it for
 ``backend="auto"``, ``envs.resolve_backend``), and ``EngineSeats`` seats one instance per (opponent
 kind, slot, seat), made by the ``make_agent`` resolver it is given (the registry's ``make_agent``: this
-module does not import the registry), and drives them exactly as ``agents.arena.play_game`` drives
+module does not import the registry), and drives them exactly as ``fiveplay_env.agents.arena.play_game`` drives
 search agents:
 
 | when                                  | call                                                          |
@@ -53,7 +53,7 @@ def seat_seed(base: int, game: int, seat: int, num_players: int) -> int:
 def engine_agent_names(game: str, names: Iterable[str], make_agent: Callable[..., Any]) -> list[str]:
     """Those of the agent ``names`` (registry names, made with ``make_agent``; ``self`` and ``pool`` are
     skipped) whose agents need the engine (``uses_engine``), in order."""
-    from agents.learned.config import SPECIAL_KINDS
+    from fiveplay_env.agents.learned.config import SPECIAL_KINDS
 
     return [name for name in names if name not in SPECIAL_KINDS and make_agent(name, game, seed=0).uses_engine]
 
@@ -62,7 +62,7 @@ class EngineSeats:
     """Engine-using agents seated in the games of ``env`` (a ``LoopVecEnv``); see the module docstring.
 
     ``names`` maps an opponent kind (the caller's index) to the registry name of its agent;
-    ``make_agent(name, game, seed=...)`` makes one (``agents.registry.make_agent``).
+    ``make_agent(name, game, seed=...)`` makes one (``fiveplay_env.agents.registry.make_agent``).
     """
 
     def __init__(self, env: Any, game: str, names: dict[int, str], make_agent: Callable[..., Any]) -> None:

@@ -7,13 +7,13 @@ the same contract (``reset``/``step`` tuples, same-step autoreset, rewards for e
 per-slot seeding ``derive(seed, i + k*B)``) implemented by a Python loop over the game's reference
 engines. The fallback is slower but exact, so a game without a batched engine still trains.
 It is also the only vector env that can seat agents that need the engine (``uses_engine``: the search
-agent, which reads each game's reference engine through ``observe_engine``; ``agents.learned.engine_seats``):
+agent, which reads each game's reference engine through ``observe_engine``; ``fiveplay_env.agents.learned.engine_seats``):
 ``engine_agents`` names them, and ``backend="auto"`` then picks the loop (``resolve_backend``). The
 learner's backend names are ``"batched"`` (the vector API's ``"numpy"``) and ``"reference"``; a
 checkpoint records ``"batched"`` or ``"reference-loop"``.
 
 ``outcome(game, info, terminated)``: per finished game, every seat's score (Take 5: final bull heads,
-lower is better; 5 Alive: lives left, higher is better: ``agents.learned.defaults.score_info``) and win
+lower is better; 5 Alive: lives left, higher is better: ``fiveplay_env.agents.learned.defaults.score_info``) and win
 share (ties share a win).
 
 ``engine_snapshot(env)`` / ``restore_engine(env, snap)``: the complete state of a vector env's games as
@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned.defaults import ScoreInfo, score_info
+from fiveplay_env.agents.learned.defaults import ScoreInfo, score_info
 from fiveplay_env.core.errors import CheckpointError
 from fiveplay_env.vector import LoopVecEnv
 

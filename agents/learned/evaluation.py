@@ -6,14 +6,14 @@ play a network).
 
 Game g deals seed ``derive(seed, g // n)`` with the learner in seat ``g % n``, so every deal is played
 from every seat. The result holds the learner's mean score, the baseline's mean score, their difference
-and the learner's win rate, each with a 95% confidence interval over deals (``agents.arena.mean_ci``).
+and the learner's win rate, each with a 95% confidence interval over deals (``fiveplay_env.agents.arena.mean_ci``).
 
 The learner is a network (greedy by default, or sampled with a ``torch.Generator`` seeded
 ``derive(seed, 2**50)``) or any agent with ``act_batch``. A baseline that needs the engine
 (``uses_engine``: ``ismcts:...``) plays on the reference-engine loop (``backend`` "auto" picks it;
 "batched" is a ``ValueError``), one instance per (game, seat), reset for game g's seat q with
-``engine_seats.seat_seed(derive(seed, 2**51), g, q, n)`` and driven like ``agents.arena.play_game``
-drives it (``agents.learned.engine_seats``).
+``engine_seats.seat_seed(derive(seed, 2**51), g, q, n)`` and driven like ``fiveplay_env.agents.arena.play_game``
+drives it (``fiveplay_env.agents.learned.engine_seats``).
 """
 from __future__ import annotations
 
@@ -24,14 +24,14 @@ from typing import Any
 
 import numpy as np
 
-from agents.arena import mean_ci
-from agents.learned import envs as envs_mod
-from agents.learned.defaults import score_info
+from fiveplay_env.agents.arena import mean_ci
+from fiveplay_env.agents.learned import envs as envs_mod
+from fiveplay_env.agents.learned.defaults import score_info
 from fiveplay_env.core import seeding
 
 
 def mean_half_width(x: np.ndarray) -> tuple[float, float]:
-    """``agents.arena.mean_ci`` as the result's ``(mean, half-width)`` pair, NaN where it is undefined."""
+    """``fiveplay_env.agents.arena.mean_ci`` as the result's ``(mean, half-width)`` pair, NaN where it is undefined."""
     ci = mean_ci(np.asarray(x, np.float64).tolist())
     mean, half = ci["mean"], ci["half_width"]
     return (math.nan if mean is None else mean, math.nan if half is None else half)
@@ -47,17 +47,17 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
              make_agent: Callable[..., Any] | None = None) -> dict[str, Any]:
     """Learner (``model``: a network, or any agent with ``act_batch``) in one seat, n-1 copies of agent
     ``baseline`` in the others: ``games`` games (rounded up to a multiple of n) in the duplicate format of
-    the module docstring. ``make_agent`` resolves the baseline's name (``agents.registry.make_agent``
+    the module docstring. ``make_agent`` resolves the baseline's name (``fiveplay_env.agents.registry.make_agent``
     if None).
 
     Returns ``games``, ``deals``, ``score_name``, ``lower_is_better``, ``score`` / ``opp_score`` /
     ``diff`` (learner minus the baseline's mean, per game) / ``win`` as ``[mean, ci95]`` (intervals over
     deals), and the raw per-game arrays under ``per_game``.
     """
-    from agents.learned.engine_seats import EngineSeats, seat_seed
+    from fiveplay_env.agents.learned.engine_seats import EngineSeats, seat_seed
 
     if make_agent is None:
-        from agents.registry import make_agent
+        from fiveplay_env.agents.registry import make_agent
     agent_seed = seeding.derive(seed, 1 << 51)
     agent = make_agent(baseline, game, seed=agent_seed)
     engine_names = [baseline] if agent.uses_engine else []
@@ -72,7 +72,7 @@ def evaluate(model: Any, game: str, config: dict[str, Any], baseline: str, games
     if is_net:
         import torch
 
-        from agents.learned.policy import network_actor
+        from fiveplay_env.agents.learned.policy import network_actor
 
         gen = torch.Generator().manual_seed(seeding.derive(seed, 1 << 50) & 0x7FFFFFFFFFFFFFFF)
         learner_act = network_actor(model, gen, greedy)

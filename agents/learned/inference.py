@@ -3,12 +3,12 @@
     model, meta = load_policy("runs/train__take5__0__20260101-120000")   # a file or a run folder
     logits, value = model(obs, mask)
 
-``load_policy`` reads the checkpoint (``agents.learned.checkpoint``: verified, weights-only), rebuilds
+``load_policy`` reads the checkpoint (``fiveplay_env.agents.learned.checkpoint``: verified, weights-only), rebuilds
 its network (``model_from_checkpoint``) on the device asked for (the CPU by default, whatever device
 trained it: checkpoints hold CPU tensors), and caches the last one loaded by file, modification time,
 size and device. ``meta`` holds what the checkpoint says about the policy: ``game``, ``config``,
 ``num_players``, ``obs_dim``, ``num_actions``, ``progress``, ``path``, ``train_config`` and ``card`` (the
-model card of an exported policy, ``agents.learned.pretrained``).
+model card of an exported policy, ``fiveplay_env.agents.learned.pretrained``).
 """
 from __future__ import annotations
 
@@ -22,9 +22,9 @@ _CACHE: dict[tuple[str, float, int, str], Any] = {}
 
 def model_from_checkpoint(ckpt: dict[str, Any], device: str = "cpu") -> Any:
     """The policy network stored in a loaded checkpoint (``CheckpointError`` if it does not fit), in eval
-    mode on ``device`` (``agents.learned.devices.resolve_device``)."""
-    from agents.learned.devices import resolve_device
-    from agents.learned.nets import build_model
+    mode on ``device`` (``fiveplay_env.agents.learned.devices.resolve_device``)."""
+    from fiveplay_env.agents.learned.devices import resolve_device
+    from fiveplay_env.agents.learned.nets import build_model
 
     dev = resolve_device(device)
     m = ckpt["model"]
@@ -40,7 +40,7 @@ def model_from_checkpoint(ckpt: dict[str, Any], device: str = "cpu") -> Any:
 
 def load_policy(path: str, device: str = "cpu") -> tuple[Any, dict[str, Any]]:
     """``(network, meta)`` from a checkpoint file or run folder (see the module docstring)."""
-    from agents.learned.checkpoint import load_checkpoint, resolve_path
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, resolve_path
 
     file = resolve_path(path)
     try:

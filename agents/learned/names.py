@@ -1,9 +1,9 @@
 """The names of learned policies as agents, resolved without the agent registry.
 
 ``policy_agent("ckpt:PATH?sample", game, seed)`` or ``policy_agent("pretrained:take5-game-4p", game, seed)``:
-the same agents ``agents.registry.make_agent`` makes of these names (``agents.learned.agent``,
-``agents.learned.pretrained``), for code the registry itself imports (the search agent loads its
-``prior`` this way, so that ``agents.search`` never imports the registry back).
+the same agents ``fiveplay_env.agents.registry.make_agent`` makes of these names (``fiveplay_env.agents.learned.agent``,
+``fiveplay_env.agents.learned.pretrained``), for code the registry itself imports (the search agent loads its
+``prior`` this way, so that ``fiveplay_env.agents.search`` never imports the registry back).
 """
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ def policy_agent(name: str, game: str, seed: int | None = None) -> Any:
     ``CheckpointError`` of a missing, damaged or mismatched checkpoint."""
     prefix, _, rest = name.strip().partition(":")
     if prefix == "ckpt" and rest:
-        from agents.learned.agent import make_ckpt_agent
+        from fiveplay_env.agents.learned.agent import make_ckpt_agent
 
         agent = make_ckpt_agent(rest, game, seed)
     elif prefix == "pretrained" and rest:
-        from agents.learned.pretrained import make_pretrained_agent
+        from fiveplay_env.agents.learned.pretrained import make_pretrained_agent
 
         agent = make_pretrained_agent(rest, game, seed)
     else:

@@ -17,11 +17,11 @@ rebuilds it):
 |---------------|-------|----------------------------------------------------------------------------------|
 | ``mlp``       | any   | the observation, scaled per feature (``obs_scale``), through an MLP trunk; a      |
 |               |       | linear policy head (one logit per action) and a linear value head                 |
-| a game's own  | its   | declared in its kit (``agents.kit.AgentKit.networks``: name -> ``"module:Class"``, |
-|               |       | a subclass of ``MaskedActorCritic``), e.g. Take 5's ``take5`` (``agents.take5.nets``: |
+| a game's own  | its   | declared in its kit (``fiveplay_env.agents.kit.AgentKit.networks``: name -> ``"module:Class"``, |
+|               |       | a subclass of ``MaskedActorCritic``), e.g. Take 5's ``take5`` (``fiveplay_env.agents.take5.nets``: |
 |               |       | per-action features of the cards and rows computed from the observation)         |
 
-Which architecture and observation scale a game trains with: ``agents.learned.defaults``
+Which architecture and observation scale a game trains with: ``fiveplay_env.agents.learned.defaults``
 (``default_arch``, ``obs_scale_for``; re-exported here). A game's network computes whatever it needs
 from the observation inside ``forward``, so a saved network is self-contained: feed it what the env
 hands an agent and nothing else.
@@ -35,7 +35,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from agents.learned.defaults import default_arch, obs_scale_for  # noqa: F401 - per-game choices, re-exported
+from fiveplay_env.agents.learned.defaults import default_arch, obs_scale_for  # noqa: F401 - per-game choices, re-exported
 
 ILLEGAL_LOGIT = -1.0e9
 
@@ -88,7 +88,7 @@ class MaskedActorCritic(nn.Module):
 
     arch = "mlp"
     jax_forward: str | None = None
-    """``"module:function"`` of the architecture's JAX forward (``agents.learned.jax.nets.forward`` calls it
+    """``"module:function"`` of the architecture's JAX forward (``fiveplay_env.agents.learned.jax.nets.forward`` calls it
     with the spec, the parameters, the observations and the masks); None: the generic ``mlp`` forward
     for ``mlp``, no JAX forward for another architecture. ``jax_static()``: its static facts (hashable values)."""
 
@@ -162,10 +162,10 @@ class MaskedActorCritic(nn.Module):
 
 class _Archs(Mapping[str, type]):
     """A read-only live view, architecture name -> network class: ``mlp`` and every kit's ``networks``
-    (``agents.kit.AgentKit``; a game's classes imported on first use, its names listed without importing)."""
+    (``fiveplay_env.agents.kit.AgentKit``; a game's classes imported on first use, its names listed without importing)."""
 
     def _paths(self) -> dict[str, str]:
-        from agents import games
+        from fiveplay_env.agents import games
         from fiveplay_env import games as table
 
         out: dict[str, str] = {}
@@ -181,7 +181,7 @@ class _Archs(Mapping[str, type]):
         path = self._paths().get(name) if isinstance(name, str) else None
         if path is None:
             raise KeyError(name)
-        from agents.kit import resolve
+        from fiveplay_env.agents.kit import resolve
 
         return resolve(path)
 
@@ -210,7 +210,7 @@ def build_model(arch: str, kwargs: dict[str, Any], obs_scale: list[float] | None
 
 
 def __getattr__(name: str) -> Any:
-    """A network class that moved to its game (``Take5ActorCritic``: ``agents.take5.nets``), by its class name."""
+    """A network class that moved to its game (``Take5ActorCritic``: ``fiveplay_env.agents.take5.nets``), by its class name."""
     for arch in ARCHS:
         cls = ARCHS[arch]
         if cls.__name__ == name:

@@ -1,13 +1,13 @@
 """The networks as the collector and the evaluation play them (torch): sampling, snapshots, the policy.
 
 ``NetworkPolicy(model, pool, gen, device, decoder)`` is the collector's ``Policy``
-(``agents.learned.collector``): numpy rows in, actions (and the learner's log-probabilities and values)
+(``fiveplay_env.agents.learned.collector``): numpy rows in, actions (and the learner's log-probabilities and values)
 out. It prepares the observations once (``model.prepare``: the parameter-free part, e.g. the Take 5
 card features) for every row a network plays, then runs the learner's head on the learner's rows and
 each pool snapshot's head on the rows it plays. The networks and the preparation run on ``device``;
 logits come back to the CPU and are sampled there with the trainer's ``torch.Generator`` (Gumbel-max over
 the masked logits), so a seed gives the same stream on any device. With ``decoder`` (a compact
-observation: ``agents.learned.compact``) the rows are decoded on the device first.
+observation: ``fiveplay_env.agents.learned.compact``) the rows are decoded on the device first.
 
 ``network_actor(model, gen, greedy)``: ``act(obs, mask) -> actions`` for the evaluation (greedy: the
 argmax; else sampled with ``gen``). ``frozen_copy(model, build)``: a snapshot for the pool.
@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learned.devices import model_device
+from fiveplay_env.agents.learned.devices import model_device
 
 
 def sample_actions(logits: torch.Tensor, gen: torch.Generator | None, greedy: bool = False) -> torch.Tensor:
@@ -50,7 +50,7 @@ class NetworkPolicy:
     """The learner network and its pool's snapshots as the collector's ``Policy`` (module docstring).
 
     Args:
-        model: the learner's network (``agents.learned.nets``).
+        model: the learner's network (``fiveplay_env.agents.learned.nets``).
         pool: the collector's ``SnapshotPool``; its items are networks of the learner's architecture.
         gen: the generator actions are sampled with (on the CPU).
         device: where the networks run.

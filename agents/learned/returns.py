@@ -2,7 +2,7 @@
 
     adv = gae(rollout, gamma, lam)         # float32 [R, B]; the value targets are adv + rollout.val
 
-A rollout's rows (``agents.learned.collector.Rollout``) interleave the trajectories of a slot's seats;
+A rollout's rows (``fiveplay_env.agents.learned.collector.Rollout``) interleave the trajectories of a slot's seats;
 row r's successor on its trajectory is the next valid row of the same (slot, seat). Walking the rows
 newest first:
 

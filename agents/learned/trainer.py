@@ -1,7 +1,7 @@
 """The trainer: one run's pieces wired together (torch). ``experiments/train.py`` is its command line.
 
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
     cfg = PPOConfig(game="take5", config={"num_players": 4, "mode": "round"},
                     opponents=[("take5-safest", 2.0), ("self", 1.0), ("pool", 1.0)], total_decisions=200_000)
     trainer = Trainer(cfg)
@@ -33,13 +33,13 @@ resumed run continues exactly as the uninterrupted run would (same threads, same
 
 Devices. ``Trainer(cfg, device="cpu" | "cuda" | "auto")``: the engines, the opponents and the sampling
 stay on the CPU; the networks (learner and pool) and the update run on the device
-(``agents.learned.devices``). Each step sends the rows the networks play to the device and brings their
+(``fiveplay_env.agents.learned.devices``). Each step sends the rows the networks play to the device and brings their
 logits back; the update sends the rollout's batch to the device once and runs every epoch there.
 Checkpoints always hold CPU tensors, so a run trained on a GPU loads anywhere.
 
 ``compact_obs`` (games that declare a compact observation, ``GameDef.compact``: Take 5's
 ``fiveplay_env.take5.compact``): the vector env hands the collector the compact uint8 observation;
-rollouts keep it (21x smaller at 4 players) and torch decodes it exactly (``agents.learned.compact``)
+rollouts keep it (21x smaller at 4 players) and torch decodes it exactly (``fiveplay_env.agents.learned.compact``)
 for the networks, each step and once per rollout for the update; baseline
 opponents get the float observation decoded by numpy. The networks, and so the checkpoints, are the same.
 """
@@ -52,15 +52,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learned import returns
-from agents.learned.algorithms import get_algorithm
-from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches
-from agents.learned.collector import Collector, Timers
-from agents.learned.config import TrainConfig
-from agents.learned.defaults import obs_scale_for
-from agents.learned.devices import cpu_state_dict, resolve_device
-from agents.learned.nets import MaskedActorCritic, build_model
-from agents.learned.policy import NetworkPolicy, freeze, frozen_copy
+from fiveplay_env.agents.learned import returns
+from fiveplay_env.agents.learned.algorithms import get_algorithm
+from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, check_matches
+from fiveplay_env.agents.learned.collector import Collector, Timers
+from fiveplay_env.agents.learned.config import TrainConfig
+from fiveplay_env.agents.learned.defaults import obs_scale_for
+from fiveplay_env.agents.learned.devices import cpu_state_dict, resolve_device
+from fiveplay_env.agents.learned.nets import MaskedActorCritic, build_model
+from fiveplay_env.agents.learned.policy import NetworkPolicy, freeze, frozen_copy
 from fiveplay_env.core import seeding
 from fiveplay_env.core.errors import CheckpointError
 
@@ -72,11 +72,11 @@ class Trainer:
     """
 
     def __init__(self, cfg: TrainConfig, device: str = "cpu", warm_start: bool = True) -> None:
-        from agents.registry import user_agent  # opponent names are the user's own: import paths allowed
+        from fiveplay_env.agents.registry import user_agent  # opponent names are the user's own: import paths allowed
 
         if not cfg.algo:
             raise ValueError(f"config: expected an algorithm's config (a subclass of TrainConfig such as "
-                             f"agents.learned.algorithms.ppo.PPOConfig), got {type(cfg).__name__}")
+                             f"fiveplay_env.agents.learned.algorithms.ppo.PPOConfig), got {type(cfg).__name__}")
         algorithm = get_algorithm(cfg.algo)
         self.cfg = cfg
         self.device = resolve_device(device)
@@ -86,7 +86,7 @@ class Trainer:
         time-budgeted run sets it to the share of its time spent."""
         self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
         if cfg.backend == "jax":  # the rollouts compiled on the JAX engine (the optional jax extra)
-            from agents.learned.jax.collector import JaxCollector
+            from fiveplay_env.agents.learned.jax.collector import JaxCollector
 
             self.collector: Any = JaxCollector(cfg, self.rng, user_agent, self.timers)
         else:
@@ -96,7 +96,7 @@ class Trainer:
         self.obs_scale = obs_scale_for(cfg.game, col.n, col.D)
         self.decoder: Any = None
         if col.layout is not None:
-            from agents.learned.compact import CompactDecoder
+            from fiveplay_env.agents.learned.compact import CompactDecoder
 
             self.decoder = CompactDecoder(col.layout, self.device)
         kwargs: dict[str, Any] = {"obs_dim": col.D, "num_actions": col.A, "hidden": list(cfg.hidden)}
@@ -153,7 +153,7 @@ class Trainer:
         return self.collector.games
 
     def _canonical_config(self) -> dict[str, Any]:
-        from agents import games as games_mod
+        from fiveplay_env.agents import games as games_mod
 
         g = games_mod.get_game(self.cfg.game)
         return g.config_dict(g.make_config(self.cfg.config))
@@ -218,7 +218,7 @@ class Trainer:
     # ------------------------------------------------------------------ checkpoints
 
     def state(self, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The checkpoint payload (see ``agents.learned.checkpoint``)."""
+        """The checkpoint payload (see ``fiveplay_env.agents.learned.checkpoint``)."""
         col = self.collector
         st = col.state()
         trainer = {
@@ -332,9 +332,9 @@ def check_resumable(ckpt: dict[str, Any], cfg: TrainConfig, game_config: dict[st
 def init_source(spec: str) -> str:
     """The checkpoint file a warm start's ``spec`` names: ``pretrained:NAME`` (a shipped policy),
     ``ckpt:PATH`` or a plain checkpoint file or run folder. ``ValueError`` for an unknown shipped name."""
-    from agents.learned.agent import parse_ckpt_name
-    from agents.learned.checkpoint import resolve_path
-    from agents.learned.pretrained import path_of
+    from fiveplay_env.agents.learned.agent import parse_ckpt_name
+    from fiveplay_env.agents.learned.checkpoint import resolve_path
+    from fiveplay_env.agents.learned.pretrained import path_of
 
     prefix, sep, rest = spec.partition(":")
     if sep and prefix == "pretrained":
@@ -353,8 +353,8 @@ def warm_start_from(spec: str, model: MaskedActorCritic, game: str, obs_dim: int
     ``CheckpointError`` naming the file and the field otherwise. Returns the record checkpoints keep
     (``init``): the spec, the file's fingerprint, the decisions the policy had been trained on.
     """
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.fingerprint import file_fingerprint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.fingerprint import file_fingerprint
 
     try:
         file = init_source(spec)

@@ -2,11 +2,11 @@
 ``rollouts`` (the search agent's opponent model and playouts), ``bsearch`` (the batched search's hooks),
 ``obs_adapt`` (observations of other player counts for a trained network), ``nets`` (the ``take5``
 network; torch) and ``jax_nets`` (its JAX forward), ``jax_heuristics`` (take5-safest in JAX). ``KIT`` is
-what the agents layer knows about the game (``agents.kit.AgentKit``), beside its definition
+what the agents layer knows about the game (``fiveplay_env.agents.kit.AgentKit``), beside its definition
 ``fiveplay_env.take5.GAME``. The same file names as ``agents/five_alive/``."""
-from agents.kit import AgentKit, BatchRollout, Rollout
-from agents.take5 import bsearch, obs_adapt, rollouts
-from agents.take5.heuristics import TAKE5_HEURISTICS
+from fiveplay_env.agents.kit import AgentKit, BatchRollout, Rollout
+from fiveplay_env.agents.take5 import bsearch, obs_adapt, rollouts
+from fiveplay_env.agents.take5.heuristics import TAKE5_HEURISTICS
 
 KIT = AgentKit(
     game="take5",
@@ -18,9 +18,9 @@ KIT = AgentKit(
     # rewards are bull heads (tens per game): scaled by 0.1; a round's return is undiscounted
     training={"reward_scale": 0.1, "gamma": 1.0, "eval_baselines": ["random", "take5-safest"]},
     network="take5",
-    networks={"take5": "agents.take5.nets:Take5ActorCritic"},  # the name checkpoints record: keep it
+    networks={"take5": "fiveplay_env.agents.take5.nets:Take5ActorCritic"},  # the name checkpoints record: keep it
     adapt_observation=obs_adapt.adapt_observation,
-    jax_heuristics={"take5-safest": "agents.take5.jax_heuristics:safest"},
+    jax_heuristics={"take5-safest": "fiveplay_env.agents.take5.jax_heuristics:safest"},
     # the shipped policy plays the rollouts and its value head ends them (measured: README's ladder,
     # docs/evaluation.md)
     guided="ismcts:sims=160,prior=take5-game-4p,rollout=policy,depth=1,value=1",

@@ -1,7 +1,7 @@
 """take5-safest on whole batches of observations, with numpy and no Python loop over games.
 
 ``safest_actions(observations, masks)`` returns, row by row, exactly the action of
-``agents.take5.heuristics.SafestAgent.act`` (checked decision by decision over many seeded games by
+``fiveplay_env.agents.take5.heuristics.SafestAgent.act`` (checked decision by decision over many seeded games by
 ``tests/agents/test_take5_batch.py``): the agent's ``act_batch`` uses it, so training against the
 heuristic and evaluating against it cost a few array operations per step instead of one Python
 decode per game. It reads the observation's documented layout (``fiveplay_env.take5.observation``)

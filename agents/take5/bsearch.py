@@ -1,7 +1,7 @@
-"""Take 5's hooks for the batched search (``agents.bsearch``): rollouts of many worlds at once.
+"""Take 5's hooks for the batched search (``fiveplay_env.agents.bsearch``): rollouts of many worlds at once.
 
 The rows of a ``BatchedTake5`` hold the search's (world, candidate) pairs. The rollout policies are
-those of ``agents.take5.rollouts``, vectorized, and consume each world's random numbers in the same
+those of ``fiveplay_env.agents.take5.rollouts``, vectorized, and consume each world's random numbers in the same
 order, so that a row's rollout is the very game ``rollouts.simulate`` (or ``simulate_policy``) plays
 on that world (``tests/agents/test_bsearch.py`` checks the values are equal):
 
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.take5.batch import safest_cards_known
+from fiveplay_env.agents.take5.batch import safest_cards_known
 from fiveplay_env.take5.batched import ASIDE, PENDING, POOL, QUEUE, BatchedTake5
 from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, PLAY, ROW_CHOICE, ROW_LIMIT
 
@@ -37,7 +37,7 @@ def make_engine(config: Any, size: int) -> BatchedTake5:
 
 
 def deal(engine: BatchedTake5, player: int, rng: np.random.Generator) -> None:
-    """Re-deal, in every slot at once, the cards ``player`` cannot know (``agents.kit.BatchRollout.deal``):
+    """Re-deal, in every slot at once, the cards ``player`` cannot know (``fiveplay_env.agents.kit.BatchRollout.deal``):
     the slots hold copies of one world of ``player``'s information set; afterwards each is an independent
     determinization, drawn as ``fiveplay_env.take5.determinize.sample_world`` draws one (the hidden cards,
     other players' hands, their unrevealed choices and the set-aside cards, uniformly re-assigned to the
@@ -88,7 +88,7 @@ def _random_member(sets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def plan(engine: BatchedTake5, player: int, params: Any) -> np.ndarray:
-    """The opponent model of ``rollouts.prepare`` for every slot at once (``agents.kit.BatchRollout.plan``):
+    """The opponent model of ``rollouts.prepare`` for every slot at once (``fiveplay_env.agents.kit.BatchRollout.plan``):
     with ``model=heuristic`` in the play phase, every other player's card of this trick is take5-safest's
     from its own point of view (``batch.safest_cards_known``: its hand, the public cards); a player who
     already chose gets that card as its hidden choice (in place), the others' cards are returned. int64
@@ -150,7 +150,7 @@ def _tid(engine: BatchedTake5) -> np.ndarray:
 
 def begin(engine: BatchedTake5, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
           player: int, params: Any) -> tuple[Ctx, np.ndarray]:
-    """Step the candidates, then set up the rollouts (``agents.kit.BatchRollout.begin``)."""
+    """Step the candidates, then set up the rollouts (``fiveplay_env.agents.kit.BatchRollout.begin``)."""
     R, n = engine.batch_size, engine.num_players
     round0 = engine._round.astype(np.int64).copy()
     rewards = engine.step(actions).astype(np.float64)
@@ -281,7 +281,7 @@ def _policy_cards(engine: BatchedTake5, g: np.ndarray, deciding: np.ndarray, gui
 
 
 def act(engine: BatchedTake5, ctx: Ctx, active: np.ndarray, guide: Any) -> np.ndarray:
-    """Every row's next move (``agents.kit.BatchRollout.act``)."""
+    """Every row's next move (``fiveplay_env.agents.kit.BatchRollout.act``)."""
     R = engine.batch_size
     phase = engine._phase
     mask = engine.legal_action_mask

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.base import Agent, check_batch, check_mask
-from agents.take5.batch import safest_actions
+from fiveplay_env.agents.base import Agent, check_batch, check_mask
+from fiveplay_env.agents.take5.batch import safest_actions
 from fiveplay_env.take5.engine import cheapest_row, target_row
 from fiveplay_env.take5.observation import HAND, POOL, ROWS, SCORES, SEEN, TRICK, players_of_size
 from fiveplay_env.take5.state import ACTION_ROW0, BULL, NUM_CARDS, NUM_ROWS, ROW_LIMIT
@@ -234,7 +234,7 @@ class SafestAgent(Take5Heuristic):
         return safest_card(hand, view.rows, view.unseen, view.n - 1)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The same actions as ``act`` row by row, computed on the whole batch (``agents.take5.batch``)."""
+        """The same actions as ``act`` row by row, computed on the whole batch (``fiveplay_env.agents.take5.batch``)."""
         obs, m = check_batch(observations, masks)
         return safest_actions(obs, m)
 

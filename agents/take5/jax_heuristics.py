@@ -1,5 +1,5 @@
-"""take5-safest in JAX, for opponents inside the JAX rollouts (``agents.take5.KIT.jax_heuristics``): equal,
-decision by decision, to its batched numpy twin ``agents.take5.batch.safest_actions``
+"""take5-safest in JAX, for opponents inside the JAX rollouts (``fiveplay_env.agents.take5.KIT.jax_heuristics``): equal,
+decision by decision, to its batched numpy twin ``fiveplay_env.agents.take5.batch.safest_actions``
 (``tests/learning/test_jax_train.py`` replays seeded games through both).
 
     act = safest(num_players)      # act(obs float32 [B, D], mask bool [B, A], key) -> int32 [B]
@@ -22,7 +22,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from agents.learned.jax.heuristics import Act
+from fiveplay_env.agents.learned.jax.heuristics import Act
 from fiveplay_env.take5.observation import HAND, ROW_STATS, SCORES, SEEN
 from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, HAND_SIZE, NUM_CARDS, NUM_ROWS, ROW_LIMIT
 
@@ -48,7 +48,7 @@ def _ipow(x: Any, e: Any, top: int) -> Any:
 
 
 def safest_actions(obs: Any, mask: Any, n: int) -> Any:
-    """int32 [B]: ``agents.take5.batch.safest_actions`` for Take 5 observations of ``n`` players (2..5)."""
+    """int32 [B]: ``fiveplay_env.agents.take5.batch.safest_actions`` for Take 5 observations of ``n`` players (2..5)."""
     i32 = jnp.int32
     B = obs.shape[0]
     legal = mask.astype(bool)

@@ -1,4 +1,4 @@
-"""The ``take5`` network's forward pass in JAX (``agents.take5.nets.Take5ActorCritic``, forward only: the JAX
+"""The ``take5`` network's forward pass in JAX (``fiveplay_env.agents.take5.nets.Take5ActorCritic``, forward only: the JAX
 trainer's rollouts), found through the torch class's ``jax_forward``.
 
 ``forward(spec, params, obs, mask)`` computes what the torch network computes (the same formulas, in
@@ -15,14 +15,14 @@ import jax
 import jax.numpy as jnp
 from jax import lax
 
-from agents.learned.jax.nets import ILLEGAL_LOGIT, NetSpec, first_k, linear, scan_add, trunk
+from fiveplay_env.agents.learned.jax.nets import ILLEGAL_LOGIT, NetSpec, first_k, linear, scan_add, trunk
 from fiveplay_env.take5 import observation as t5obs
 from fiveplay_env.take5 import state as t5state
 
 
 def forward(spec: NetSpec, p: dict[str, Any], obs: Any, mask: Any) -> tuple[Any, Any]:
     """``(masked logits float32 [B, A], value float32 [B])`` of the ``take5`` network ``spec`` with parameters
-    ``p`` (``agents.learned.jax.nets.params_of``) for observations ``obs`` [B, D] and bool masks ``mask``."""
+    ``p`` (``fiveplay_env.agents.learned.jax.nets.params_of``) for observations ``obs`` [B, D] and bool masks ``mask``."""
     C = t5state.NUM_CARDS
     n = spec.num_players
     B = obs.shape[0]

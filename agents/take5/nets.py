@@ -1,6 +1,6 @@
-"""The ``take5`` network: the generic ``mlp`` (``agents.learned.nets.MaskedActorCritic``) plus per-action
+"""The ``take5`` network: the generic ``mlp`` (``fiveplay_env.agents.learned.nets.MaskedActorCritic``) plus per-action
 features computed from the observation (public information only), declared in the kit
-(``agents.take5.KIT.networks``); a checkpoint records its name, ``take5``.
+(``fiveplay_env.agents.take5.KIT.networks``); a checkpoint records its name, ``take5``.
 
 For each card: the row it would go on, its gap, that row's length and bull heads, the unseen cards in the
 gap and the chance they fill the row first (the quantities the ``take5-safest`` heuristic uses), too-low
@@ -9,7 +9,7 @@ and cheapest-row facts; for each row choice: the row's bull heads and length. A 
 
 The features are computed inside ``forward`` from the observation's documented layout
 (``fiveplay_env.take5.observation``), so a saved network is self-contained: feed it what the env hands an
-agent and nothing else. Its JAX forward (the JAX trainer's rollouts) is ``agents.take5.jax_nets``.
+agent and nothing else. Its JAX forward (the JAX trainer's rollouts) is ``fiveplay_env.agents.take5.jax_nets``.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.learned.nets import MaskedActorCritic, init_layers, mask_logits, mlp
+from fiveplay_env.agents.learned.nets import MaskedActorCritic, init_layers, mask_logits, mlp
 from fiveplay_env.take5 import observation as t5obs
 from fiveplay_env.take5 import state as t5state
 
@@ -29,7 +29,7 @@ class Take5ActorCritic(MaskedActorCritic):
     """The ``take5`` architecture (see the module docstring). ``num_players`` is read off ``obs_dim``."""
 
     arch = "take5"
-    jax_forward = "agents.take5.jax_nets:forward"
+    jax_forward = "fiveplay_env.agents.take5.jax_nets:forward"
     FEATURES_VERSION = 1  # bump when ``features`` changes: saved networks then refuse to load
     CARD_FEATURES = 16
     ROW_FEATURES = 4

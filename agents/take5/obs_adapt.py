@@ -1,5 +1,5 @@
-"""Take 5 observations as a network trained for another player count reads them (``agents.take5.KIT``'s
-``adapt_observation``; the shipped policies play 2..10 players this way, ``agents.learned.pretrained``)."""
+"""Take 5 observations as a network trained for another player count reads them (``fiveplay_env.agents.take5.KIT``'s
+``adapt_observation``; the shipped policies play 2..10 players this way, ``fiveplay_env.agents.learned.pretrained``)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Take 5's hooks for the search agent (``agents.search``): the opponent model and fast rollouts.
+"""Take 5's hooks for the search agent (``fiveplay_env.agents.search``): the opponent model and fast rollouts.
 
 ``prepare`` predicts, once per world, the other players' cards of the current trick with the opponent
 model (take5-safest from each one's own point of view); ``simulate`` plays a candidate and rolls out to
@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.take5.heuristics import row_bulls, safest_card
+from fiveplay_env.agents.take5.heuristics import row_bulls, safest_card
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5 import observation as t5obs
 from fiveplay_env.take5.state import (

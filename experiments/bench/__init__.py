@@ -43,9 +43,9 @@ Random actions are drawn from the mask inside the timed loop. Quote ratios, not 
 """
 from __future__ import annotations
 
-from experiments.bench.cli import available_games, main
-from experiments.bench.jax_rows import _jax_module, _numpy_option_rate, _paired_passes, _Runner, options_of
-from experiments.bench.runners import (aec_runner, batched_rate, bytes_per_game, compact_rate, default_players,
+from fiveplay_env.experiments.bench.cli import available_games, main
+from fiveplay_env.experiments.bench.jax_rows import _jax_module, _numpy_option_rate, _paired_passes, _Runner, options_of
+from fiveplay_env.experiments.bench.runners import (aec_runner, batched_rate, bytes_per_game, compact_rate, default_players,
                                        engine_runner, median_rate, parallel_runner)
 
 __all__ = ["main", "available_games", "options_of", "default_players", "engine_runner", "aec_runner",

@@ -1,7 +1,7 @@
-"""``python -m experiments.bench`` (``fiveplay bench``)."""
+"""``python -m fiveplay_env.experiments.bench`` (``fiveplay bench``)."""
 import sys
 
-from experiments.bench.cli import main
+from fiveplay_env.experiments.bench.cli import main
 
 if __name__ == "__main__":
     main(sys.argv[1:])

@@ -1,4 +1,4 @@
-"""``fiveplay bench``'s command line (see ``experiments.bench`` for what it measures)."""
+"""``fiveplay bench``'s command line (see ``fiveplay_env.experiments.bench`` for what it measures)."""
 from __future__ import annotations
 
 import argparse
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.bench.jax_rows import _jax_rows, _option_rows, _paired_rows
-from experiments.bench.runners import (aec_runner, batched_rate, bytes_per_game, compact_rate, default_players,
+from fiveplay_env.experiments.bench.jax_rows import _jax_rows, _option_rows, _paired_rows
+from fiveplay_env.experiments.bench.runners import (aec_runner, batched_rate, bytes_per_game, compact_rate, default_players,
                                        engine_runner, median_rate, parallel_runner)
 from fiveplay_env import games as game_table
 

@@ -1,4 +1,4 @@
-"""The JAX rows of the benchmark (``fiveplay bench``; see ``experiments.bench``): every game whose
+"""The JAX rows of the benchmark (``fiveplay bench``; see ``fiveplay_env.experiments.bench``): every game whose
 ``GameDef.jax_engine`` names a JAX engine, beside the numpy batched engine and Pgx's games; the paired
 protocol (``--paired``) and the rule options (``--options``, from each game's presets)."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from experiments.bench.runners import batched_rate, compact_rate, default_players
+from fiveplay_env.experiments.bench.runners import batched_rate, compact_rate, default_players
 from fiveplay_env import games
 
 def _jax_module(game: str):

@@ -1,8 +1,8 @@
 """The benchmark's loops over the reference engines, the PettingZoo envs and the numpy batched engines
-(``fiveplay bench``; see ``experiments.bench``), written over ``GameDef`` (``fiveplay_env.games``): any
+(``fiveplay bench``; see ``fiveplay_env.experiments.bench``), written over ``GameDef`` (``fiveplay_env.games``): any
 registered game is measured with its own engine, env and batched engine.
 
-This module imports nothing of ``experiments`` (``experiments.bench_trees`` loads it by file path to
+This module imports nothing of ``experiments`` (``fiveplay_env.experiments.bench_trees`` loads it by file path to
 measure other code trees with the same loops) and reads a declared fact a tree may lack with a default.
 """
 from __future__ import annotations

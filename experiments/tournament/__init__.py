@@ -1,13 +1,13 @@
 """Tournaments between agents: seats rotated, confidence intervals, win rates, openskill ratings.
 
-    from experiments.tournament import RunOptions, TournamentSpec, run, resume
+    from fiveplay_env.experiments.tournament import RunOptions, TournamentSpec, run, resume
 
     spec = TournamentSpec(agents=("take5-safest", "random", "random", "random"), game="take5",
                           config={"mode": "round"}, games=100, seed=0)
     summary = run(spec, RunOptions(out="runs", workers=2, quiet=True))   # a new run folder
     summary = resume(summary["run_dir"])                                 # continue an interrupted one
 
-The command line is ``python -m experiments.tournament`` (``cli``: the schedule, the figures and the
+The command line is ``python -m fiveplay_env.experiments.tournament`` (``cli``: the schedule, the figures and the
 files of a run folder are described there, and in ``--help``).
 
 | module        | job                                                                                 |
@@ -29,15 +29,15 @@ files of a run folder are described there, and in ``--help``).
 """
 from __future__ import annotations
 
-from experiments.tournament.backends import Backend, LocalBackend, PoolBackend
-from experiments.tournament.cli import build_parser, cli, main, options_from_args, spec_from_args
-from experiments.tournament.report import leaderboard, make_plots
-from experiments.tournament.runner import fingerprints, make_backend, resume, run
-from experiments.tournament.schedule import AGENT_SEED_BASE, MAX_SEATS, Schedule, entrant_labels
-from experiments.tournament.spec import FORMAT_VERSION, RESUME_KEYS, RunOptions, TournamentSpec, spec_hash
-from experiments.tournament.stats import Z95, mean_ci, summarize
-from experiments.tournament.store import GamesFileError, csv_columns, read_games
-from experiments.tournament.worker import GameWorker, WorkerJob
+from fiveplay_env.experiments.tournament.backends import Backend, LocalBackend, PoolBackend
+from fiveplay_env.experiments.tournament.cli import build_parser, cli, main, options_from_args, spec_from_args
+from fiveplay_env.experiments.tournament.report import leaderboard, make_plots
+from fiveplay_env.experiments.tournament.runner import fingerprints, make_backend, resume, run
+from fiveplay_env.experiments.tournament.schedule import AGENT_SEED_BASE, MAX_SEATS, Schedule, entrant_labels
+from fiveplay_env.experiments.tournament.spec import FORMAT_VERSION, RESUME_KEYS, RunOptions, TournamentSpec, spec_hash
+from fiveplay_env.experiments.tournament.stats import Z95, mean_ci, summarize
+from fiveplay_env.experiments.tournament.store import GamesFileError, csv_columns, read_games
+from fiveplay_env.experiments.tournament.worker import GameWorker, WorkerJob
 
 __all__ = ["AGENT_SEED_BASE", "Backend", "FORMAT_VERSION", "GameWorker", "GamesFileError", "LocalBackend",
            "MAX_SEATS", "PoolBackend", "RESUME_KEYS", "RunOptions", "Schedule", "TournamentSpec", "WorkerJob", "Z95",

@@ -21,7 +21,7 @@ The contract of every ``Backend``:
 | ``PoolBackend``  | in N spawned processes (``multiprocessing``), each building the agents once and    |
 |                | running torch / OpenMP on one thread (``worker.one_thread``); at most             |
 |                | ``IN_FLIGHT`` games per process handed out at once, so memory is flat in the games |
-| ``RayBackend``   | as Ray tasks, locally or on a cluster (``experiments.tournament.ray_tasks``)       |
+| ``RayBackend``   | as Ray tasks, locally or on a cluster (``fiveplay_env.experiments.tournament.ray_tasks``)       |
 
 Since game g's rows depend only on the spec and g, every backend gives the same rows (as a set).
 """
@@ -33,7 +33,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from experiments.tournament.worker import GameWorker, WorkerJob, init_process, play_in_process
+from fiveplay_env.experiments.tournament.worker import GameWorker, WorkerJob, init_process, play_in_process
 
 GameRows = list[dict[str, Any]]
 """The rows of one game, one per seat, as ``GameWorker.play`` returns them."""

@@ -2,9 +2,9 @@
 
 Usage::
 
-    python -m experiments.tournament --game take5 --agents take5-safest random random random \\
+    python -m fiveplay_env.experiments.tournament --game take5 --agents take5-safest random random random \\
         --config mode=game --games 1000 --seed 0 --workers 1
-    python -m experiments.tournament --resume runs/tournament__take5__0__20250101-120000
+    python -m fiveplay_env.experiments.tournament --resume runs/tournament__take5__0__20250101-120000
 
 Entrants are the ``--agents`` names, in order (registry names: ``random``, ``take5-safest``,
 ``ismcts:sims=200``, ...; a name given twice is two entrants, labelled ``name`` and ``name#2``).
@@ -42,17 +42,17 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from agents import games as games_mod
-from experiments import runs
-from experiments.tournament import runner
-from experiments.tournament.spec import RunOptions, TournamentSpec
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments.tournament import runner
+from fiveplay_env.experiments.tournament.spec import RunOptions, TournamentSpec
 from fiveplay_env.games import default_game
 
 
 def build_parser() -> argparse.ArgumentParser:
     doc = __doc__ or ""
     ap = argparse.ArgumentParser(
-        prog="python -m experiments.tournament",
+        prog="python -m fiveplay_env.experiments.tournament",
         description=doc.split("\n\n")[0],
         epilog=doc.split("Usage::")[1] if "Usage::" in doc else None,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -66,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--workers", type=int, default=1, help="processes playing games (default 1); with --ray, N > 1 "
                     "caps the Ray tasks running at once (and sizes a new local Ray instance)")
     ap.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                    help="play the games as Ray tasks (experiments.tournament.ray_tasks): no ADDRESS starts or joins a local "
+                    help="play the games as Ray tasks (fiveplay_env.experiments.tournament.ray_tasks): no ADDRESS starts or joins a local "
                          "Ray instance; 'auto' or ray://host:port an existing cluster")
     ap.add_argument("--out", default="runs", help="folder holding run folders (default runs)")
     ap.add_argument("--resume", metavar="RUN_DIR", help="continue the tournament in RUN_DIR (its config.json rules)")
@@ -115,5 +115,5 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
 
 
 def cli() -> int:
-    """``python -m experiments.tournament``: ``main`` with one-line errors and exit codes (``runs.run_cli``)."""
+    """``python -m fiveplay_env.experiments.tournament``: ``main`` with one-line errors and exit codes (``runs.run_cli``)."""
     return runs.run_cli(main, "tournament", "every finished game is kept (see --resume)")

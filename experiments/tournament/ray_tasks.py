@@ -1,11 +1,11 @@
-"""Tournament games as Ray tasks: the ``--ray [ADDRESS]`` backend of ``experiments.tournament``.
+"""Tournament games as Ray tasks: the ``--ray [ADDRESS]`` backend of ``fiveplay_env.experiments.tournament``.
 
-    from experiments.tournament.ray_tasks import RayBackend
+    from fiveplay_env.experiments.tournament.ray_tasks import RayBackend
     with RayBackend(job, address=None) as backend:     # None: start (or join) a local Ray instance
         for rows in backend.games(pending):            # one list of per-seat rows per finished game
             ...
 
-Contract: that of every ``experiments.tournament.backends.Backend``: every game of ``pending`` is
+Contract: that of every ``fiveplay_env.experiments.tournament.backends.Backend``: every game of ``pending`` is
 yielded exactly once, as ``GameWorker.play(g)`` returns it, in the order games finish. Since every seed
 of game g comes from the tournament seed and g, a Ray run gives the same rows (as a set) as
 ``--workers 1``.
@@ -28,7 +28,7 @@ How it runs:
   exception raised by the game code itself (a bad agent name, a bug) is not retried: it is raised here.
 
 Cluster use: every node needs this project installed (the same version; the workers import
-``experiments.tournament`` and ``agents``), and checkpoint paths in agent names must exist on every node
+``fiveplay_env.experiments.tournament`` and ``agents``), and checkpoint paths in agent names must exist on every node
 (a shared file system), as Ray ships the spec (names and config), not files.
 """
 from __future__ import annotations
@@ -39,8 +39,8 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from experiments.tournament.backends import Backend, GameRows
-from experiments.tournament.worker import WorkerJob, process_worker
+from fiveplay_env.experiments.tournament.backends import Backend, GameRows
+from fiveplay_env.experiments.tournament.worker import WorkerJob, process_worker
 
 DEFAULT_MAX_BATCH = 32
 BATCHES_PER_SLOT = 4
@@ -234,4 +234,4 @@ class RayBackend(Backend):
 
 
 RayPool = RayBackend
-"""The name this class had in ``experiments.ray_backend``."""
+"""The name this class had in ``fiveplay_env.experiments.ray_backend``."""

@@ -13,9 +13,9 @@ import json
 import os
 from typing import Any
 
-from agents import games as games_mod
-from experiments import runs
-from experiments.tournament.stats import Z95
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments.tournament.stats import Z95
 
 
 def leaderboard(summary: dict[str, Any]) -> str:

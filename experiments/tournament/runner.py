@@ -19,23 +19,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents import games as games_mod
-from agents.registry import agent_fingerprint
-from experiments import runs
-from experiments.tournament.backends import Backend, LocalBackend, PoolBackend
-from experiments.tournament.report import leaderboard, make_plots
-from experiments.tournament.spec import (FORMAT_VERSION, HASHED_KEYS, READABLE_VERSIONS, RESUME_KEYS, RunOptions,
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.registry import agent_fingerprint
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments.tournament.backends import Backend, LocalBackend, PoolBackend
+from fiveplay_env.experiments.tournament.report import leaderboard, make_plots
+from fiveplay_env.experiments.tournament.spec import (FORMAT_VERSION, HASHED_KEYS, READABLE_VERSIONS, RESUME_KEYS, RunOptions,
                                          TournamentSpec, spec_hash)
-from experiments.tournament.stats import summarize
-from experiments.tournament.store import GamesAppender, csv_columns, read_games, write_games
-from experiments.tournament.worker import WorkerJob
+from fiveplay_env.experiments.tournament.stats import summarize
+from fiveplay_env.experiments.tournament.store import GamesAppender, csv_columns, read_games, write_games
+from fiveplay_env.experiments.tournament.worker import WorkerJob
 
-PROG = "experiments.tournament"
+PROG = "fiveplay_env.experiments.tournament"
 
 
 def fingerprints(names: Sequence[str]) -> dict[str, str]:
     """{name: fingerprint} of the entrants that read files (checkpoints, shipped policies, a search's
-    prior, an import path's module: ``agents.registry.agent_fingerprint``)."""
+    prior, an import path's module: ``fiveplay_env.agents.registry.agent_fingerprint``)."""
     out = {}
     for name in dict.fromkeys(names):
         fp = agent_fingerprint(name)
@@ -48,7 +48,7 @@ def make_backend(job: WorkerJob, workers: int = 1, ray: str | None = None, pendi
     """The backend for these options: ``ray`` set (and games to play): Ray tasks (``workers`` > 1 caps the
     tasks at once); ``workers`` == 1 or at most one game ``pending``: this process; else a process pool."""
     if ray is not None and pending != 0:
-        from experiments.tournament.ray_tasks import RayBackend
+        from fiveplay_env.experiments.tournament.ray_tasks import RayBackend
 
         return RayBackend(job, address=ray, max_tasks=workers if workers > 1 else None)
     if workers == 1 or (pending is not None and pending <= 1):

@@ -12,9 +12,9 @@ becomes every field of the game's config (the given ones over the defaults, ``nu
 becomes a tuple; so two specs that play the same games compare equal.
 
 ``config.json`` (format 2) holds the spec (``to_json``), the fingerprints of the files its agents read
-(``agents.registry.agent_fingerprint``) and ``spec_sha256``: the hash of both (``spec_hash``). A resume
+(``fiveplay_env.agents.registry.agent_fingerprint``) and ``spec_sha256``: the hash of both (``spec_hash``). A resume
 recomputes it, so an edited ``config.json`` (other rules, another seed, a fingerprint) is refused; the
-hash also salts each ``games.csv`` row's checksum (``experiments.tournament.store``). Both detect
+hash also salts each ``games.csv`` row's checksum (``fiveplay_env.experiments.tournament.store``). Both detect
 accidents and edits that do not recompute them (a changed value, rows of another tournament), not
 forgery: the hash is unkeyed and anyone who reads the code can recompute it. Format 1 folders (before
 the hash and ``record`` were kept, so nothing of theirs can be verified) are resumed only when asked
@@ -30,9 +30,9 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from agents import games as games_mod
-from agents.registry import make_agent
-from experiments.tournament.schedule import Schedule, entrant_labels
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.registry import make_agent
+from fiveplay_env.experiments.tournament.schedule import Schedule, entrant_labels
 from fiveplay_env.core import seeding
 from fiveplay_env.games import default_game
 
@@ -65,7 +65,7 @@ class TournamentSpec:
 
     Attributes:
         agents: the entrants by registry name, in order (a name given twice is two entrants).
-        game: the game's name (a key of ``agents.games.GAMES``).
+        game: the game's name (a key of ``fiveplay_env.agents.games.GAMES``).
         config: game config fields (``{"mode": "round"}``); after construction every field of the config.
         players: players per game (None: the config's ``num_players``, else the number of agents).
         games: games to play in all (>= 1).
@@ -123,7 +123,7 @@ class TournamentSpec:
         return entrant_labels(self.agents)
 
     def schedule(self) -> Schedule:
-        """Who sits where in each game (``experiments.tournament.schedule``)."""
+        """Who sits where in each game (``fiveplay_env.experiments.tournament.schedule``)."""
         return Schedule(len(self.agents), self.players, self.seed)
 
     def check_agents(self) -> None:
@@ -166,7 +166,7 @@ class TournamentSpec:
         return spec
 
     def to_argv(self) -> list[str]:
-        """The ``python -m experiments.tournament`` arguments that give this spec (config fields that
+        """The ``python -m fiveplay_env.experiments.tournament`` arguments that give this spec (config fields that
         differ from the game's defaults only)."""
         game = games_mod.get_game(self.game)
         defaults = game.config_dict(game.make_config({"num_players": self.players}))

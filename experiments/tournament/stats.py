@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import games as games_mod
-from agents.arena import Z95, mean_ci
-from experiments.tournament.spec import TournamentSpec
-from experiments.tournament.store import Rows
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.arena import Z95, mean_ci
+from fiveplay_env.experiments.tournament.spec import TournamentSpec
+from fiveplay_env.experiments.tournament.store import Rows
 
 def summarize(spec: TournamentSpec, done: dict[int, Rows]) -> dict[str, Any]:
     """The summary of the finished games (entrants, ratings, head-to-head); a pure function of the rows."""

@@ -29,10 +29,10 @@ import os
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from agents import games as games_mod
-from experiments import runs
-from experiments.tournament.schedule import Schedule
-from experiments.tournament.spec import FORMAT_VERSION, TournamentSpec
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments.tournament.schedule import Schedule
+from fiveplay_env.experiments.tournament.spec import FORMAT_VERSION, TournamentSpec
 
 Rows = list[dict[str, str]]
 """The rows of one game, by seat, as ``games.csv`` holds them (strings)."""

@@ -23,11 +23,11 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from agents import games as games_mod
-from agents.arena import play_game
-from agents.base import Agent
-from agents.registry import make_agent
-from experiments.tournament.spec import TournamentSpec
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.arena import play_game
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.agents.registry import make_agent
+from fiveplay_env.experiments.tournament.spec import TournamentSpec
 
 
 @dataclass(frozen=True)

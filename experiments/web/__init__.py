@@ -1,7 +1,7 @@
 """The local web app: play Take 5 and 5 Alive (and any registered game) against the bots, watch replays of
 recorded games, browse the results of tournament and training runs.
 
-Run it with ``python -m experiments.web [--runs runs] [--port 8000]`` (or ``make play``) and open
+Run it with ``python -m fiveplay_env.experiments.web [--runs runs] [--port 8000]`` (or ``make play``) and open
 http://127.0.0.1:8000. ``app.create_app`` builds the ASGI app (Starlette) and only wires the pieces:
 ``guards`` checks every request (host, origin, body, limits, JSON bounds); ``routes`` holds the endpoints;
 ``sessions`` the games being played (tokens, capped bot moves, idempotent moves, hints) and ``store`` who

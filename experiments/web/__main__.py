@@ -1,4 +1,4 @@
-"""``python -m experiments.web [--runs runs] [--host 127.0.0.1] [--port 8000] [--max-games 64] [--per-client 8]
+"""``python -m fiveplay_env.experiments.web [--runs runs] [--host 127.0.0.1] [--port 8000] [--max-games 64] [--per-client 8]
 [--allow-agent NAME ...] [--allowed-host NAME ...] [--no-save]``."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m experiments.web",
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.web",
                                  description="Local web app: play against the bots, replays, results of runs.")
     ap.add_argument("--runs", default="runs", help="the folder of run folders to browse and serve, where played "
                                                    "games are saved and checkpoint bots are read (default runs)")
@@ -42,8 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.idle_minutes > 0:
         print(f"web: error: idle-minutes: expected a number > 0, got {args.idle_minutes}", file=sys.stderr)
         return 2
-    from agents.registry import make_agent
-    from experiments.web.sessions import web_games
+    from fiveplay_env.agents.registry import make_agent
+    from fiveplay_env.experiments.web.sessions import web_games
 
     for name in args.allow_agent:  # the operator's names are checked now, as the other tools check theirs
         try:
@@ -60,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         import uvicorn
 
-        from experiments.web.app import create_app
+        from fiveplay_env.experiments.web.app import create_app
     except ModuleNotFoundError as exc:  # the web extra: name it and how to install it
         from fiveplay_env.core.extras import missing
 

@@ -31,15 +31,15 @@ A game's record and seed (which rebuild every hand) are served only once the gam
 viewer refuses an unfinished record. Finished games are saved as records under the runs folder
 (``web__<game>__0__<time>/records/game_<id>.jsonl``; ``save_games=False`` turns it off).
 
-Requests are checked before anything else (``experiments.web.guards``: ``Guard``): the ``Host`` header
+Requests are checked before anything else (``fiveplay_env.experiments.web.guards``: ``Guard``): the ``Host`` header
 must name this machine (an IP address, ``localhost``, or an ``allowed_hosts`` name: no DNS rebinding), an
 ``Origin`` or ``Sec-Fetch-Site`` header must say the request comes from this app's own page (no
 cross-site requests), a body must be ``application/json``, declared and read within its limit
 (``MAX_BODY``, ``MAX_UPLOAD``; the limit is enforced while reading, before the body is held whole), and
 JSON nested at most ``MAX_DEPTH`` deep with integers of at most ``MAX_DIGITS`` digits. Bots are vetted by
-``experiments.web.bots`` (registry names, checkpoints inside the runs folder, capped search budgets, the
+``fiveplay_env.experiments.web.bots`` (registry names, checkpoints inside the runs folder, capped search budgets, the
 operator's ``--allow-agent`` names; never an import path), bot moves per request are capped
-(``experiments.web.sessions``), replays are paged (``experiments.web.replays``).
+(``fiveplay_env.experiments.web.sessions``), replays are paged (``fiveplay_env.experiments.web.replays``).
 
 The pieces, one job each: ``guards`` (the HTTP checks and bounded readers), ``routes`` (the endpoints),
 ``sessions`` (the games in play), ``bots`` (which bots a request may name), ``replays`` (checked records,
@@ -59,16 +59,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
-from experiments.web.bots import BotError, BotPolicy
-from experiments.web.guards import (MAX_BODY, MAX_DEPTH, MAX_DIGITS, MAX_UPLOAD, SECURITY_HEADERS, JSON, Guard, error,
+from fiveplay_env.experiments.web.bots import BotError, BotPolicy
+from fiveplay_env.experiments.web.guards import (MAX_BODY, MAX_DEPTH, MAX_DIGITS, MAX_UPLOAD, SECURITY_HEADERS, JSON, Guard, error,
                                     host_name, json_body, json_depth, parse_json, read_body, safe_file)
-from experiments.web.replays import MAX_PAGE, MAX_REPLAY_STEPS, ReplayCache, check_record, replay_page
-from experiments.web.routes import CLIENT_HEADER, TOKEN_HEADER, Routes
-from experiments.web.run_browser import list_runs, run_detail
-from experiments.web.sessions import GameError
-from experiments.web.store import SessionStore
+from fiveplay_env.experiments.web.replays import MAX_PAGE, MAX_REPLAY_STEPS, ReplayCache, check_record, replay_page
+from fiveplay_env.experiments.web.routes import CLIENT_HEADER, TOKEN_HEADER, Routes
+from fiveplay_env.experiments.web.run_browser import list_runs, run_detail
+from fiveplay_env.experiments.web.sessions import GameError
+from fiveplay_env.experiments.web.store import SessionStore
 
-STATIC_DIR = str(resources.files("experiments.web") / "static")
+STATIC_DIR = str(resources.files("fiveplay_env.experiments.web") / "static")
 """The page, its scripts and styles (package data)."""
 
 

@@ -1,10 +1,10 @@
 """Measure the web app on 127.0.0.1: how long a bot's move takes to appear, and how many games it holds.
 
-``python -m experiments.web.bench [--bots heuristic ismcts:sims=200] [--moves 10] [--games 500] [--game NAME]``
+``python -m fiveplay_env.experiments.web.bench [--bots heuristic ismcts:sims=200] [--moves 10] [--games 500] [--game NAME]``
 
 Starts the app (uvicorn, in a thread, on a free port of 127.0.0.1 only), then:
 
-1. latency: for each ``--bots`` name and each game the app serves (``experiments.web.games.served``: the
+1. latency: for each ``--bots`` name and each game the app serves (``fiveplay_env.experiments.web.games.served``: the
    registered games, built-in first), a game of its quick preset (``GameDef.quick_preset``; Take 5: one
    round of 4 players) with the human in seat 0 and that bot in the others (``heuristic``: the game's best heuristic,
    ``AgentKit.baseline``); the human plays its first legal action ``--moves`` times. Reported: the median
@@ -34,7 +34,7 @@ from typing import Any
 def _serve(max_games: int) -> tuple[Any, str]:
     import uvicorn
 
-    from experiments.web.app import create_app
+    from fiveplay_env.experiments.web.app import create_app
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -50,16 +50,15 @@ def _serve(max_games: int) -> tuple[Any, str]:
 def _config(game: str) -> dict[str, Any]:
     """The config a bench game of ``game`` is played with: the game's quick preset (``GameDef.quick_config``:
     short games), as the fields that differ from the defaults, and always ``num_players``."""
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     g = games_mod.get_game(game)
-    defaults, quick = g.config_dict(g.make_config({})), g.quick_config()
-    return {k: v for k, v in quick.items() if k == "num_players" or v != defaults.get(k)}
+    return g.quick_config(num_players=g.config_dict(g.make_config({}))["num_players"])
 
 
 def bot_for(game: str, bot: str) -> str:
     """``bot`` for ``game``: ``heuristic`` is the game's best heuristic (``AgentKit.baseline``)."""
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     return games_mod.kit(game).baseline if bot == "heuristic" else bot
 
@@ -153,7 +152,7 @@ def load(url: str, games: int, clients: int, game: str) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(prog="python -m experiments.web.bench", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m fiveplay_env.experiments.web.bench", description=__doc__.split("\n")[0])
     ap.add_argument("--bots", nargs="+", default=["heuristic", "ismcts:sims=200"],
                     help="bots to time in every served game (heuristic: each game's best heuristic)")
     ap.add_argument("--moves", type=int, default=10, help="human moves per latency game")
@@ -161,7 +160,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--clients", type=int, default=16, help="client threads in the load test")
     ap.add_argument("--game", default=None, help="the game of the load test (default: the first built-in game)")
     args = ap.parse_args(list(argv) if argv is not None else None)
-    from experiments.web import games as web_views
+    from fiveplay_env.experiments.web import games as web_views
 
     from fiveplay_env import games
 

@@ -32,12 +32,12 @@ import stat
 from dataclasses import dataclass
 from typing import Any
 
-from agents import games as games_mod
-from agents.base import Agent
-from agents.imported import is_import_path
-from agents.registry import known_agents, make_agent, nested_names
-from agents.search import SearchParams, guided_prior
-from experiments.web import games as web_views
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.agents.imported import is_import_path
+from fiveplay_env.agents.registry import known_agents, make_agent, nested_names
+from fiveplay_env.agents.search import SearchParams, guided_prior
+from fiveplay_env.experiments.web import games as web_views
 
 MAX_NAME = 300
 """The longest bot name a request may send (characters)."""
@@ -71,7 +71,7 @@ def _short(name: str) -> str:
 
 
 def _heuristics(game: str) -> dict[str, type]:
-    """The game's heuristics by registry name (its kit's: ``agents.games.kit``)."""
+    """The game's heuristics by registry name (its kit's: ``fiveplay_env.agents.games.kit``)."""
     return dict(games_mod.kit(game).heuristics)
 
 
@@ -79,7 +79,7 @@ def _policies(game: str) -> dict[str, Any]:
     """The shipped policies of ``game`` whose file is present (none without torch)."""
     if importlib.util.find_spec("torch") is None:
         return {}
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     return {n: pretrained.MODELS[n] for n in pretrained.available() if pretrained.MODELS[n].game == game}
 
@@ -218,14 +218,14 @@ class BotPolicy:
         """The bot picker's entries: ``{name, label, group, about, players, suits}`` (``players``: the
         player counts it plays, or None for any; ``suits``: the counts it was made for, where that is
         known; a shipped policy's also has its ``family``, ``pretrained.family``), the shipped policies first. A shipped policy suits the counts for which it is its family's
-        nearest (``agents.learned.pretrained.for_players``); the guided search is listed once per prior
-        ``experiments.ladder.guided_for`` picks for some count, suiting those counts."""
+        nearest (``fiveplay_env.agents.learned.pretrained.for_players``); the guided search is listed once per prior
+        ``fiveplay_env.experiments.ladder.guided_for`` picks for some count, suiting those counts."""
         out: list[dict[str, Any]] = []
         policies = _policies(game)
         spec = games_mod.get_game(game).spec
         counts = range(spec.min_players, spec.max_players + 1)
         if policies:
-            from agents.learned import pretrained
+            from fiveplay_env.agents.learned import pretrained
 
             for n, m in policies.items():  # every shipped policy plays every player count of its game (adapted)
                 suits = [k for k in counts if n in pretrained.for_players(game, k, of_family=pretrained.family(n))]
@@ -233,7 +233,7 @@ class BotPolicy:
                             "about": m.summary, "players": None, "suits": suits, "family": pretrained.family(n)})
         setting = games_mod.kit(game).guided  # the game's guided search (AgentKit.guided)
         if setting and guided_prior(setting) in policies:
-            from experiments import ladder
+            from fiveplay_env.experiments import ladder
 
             guided: dict[str, list[int]] = {}
             for k in counts:

@@ -10,7 +10,7 @@ UTF-8, declared and read within its limit, ``MAX_BODY`` or ``MAX_UPLOAD``, the l
 reading, before the body is held whole; only the fields a route names), ``parse_json`` (nested at most
 ``MAX_DEPTH`` deep, integers of at most ``MAX_DIGITS`` digits, finite numbers, each key once per object),
 ``int_param`` (a query parameter as a bounded integer) and ``safe_file`` (a path inside a folder, never
-out of it). A refused request is a ``GameError`` with its 4xx status (``experiments.web.sessions``),
+out of it). A refused request is a ``GameError`` with its 4xx status (``fiveplay_env.experiments.web.sessions``),
 answered as JSON ``{"error": message}`` (``error``).
 """
 from __future__ import annotations
@@ -27,7 +27,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from experiments.web.sessions import GameError, check_int
+from fiveplay_env.experiments.web.sessions import GameError, check_int
 from fiveplay_env import records
 
 MAX_BODY = 64 * 1024

@@ -5,7 +5,7 @@ it through the reference engine: it must be finished (a record of a game in prog
 hand), hold at most ``MAX_REPLAY_STEPS`` actions and end with its recorded result and digest; it also
 builds the round index (the first frame of each round, by the game's web view's ``round_of``).
 ``replay_page(item, start, count)`` draws frames ``start .. start+count-1`` (at most ``MAX_PAGE``): the
-table from above (every hand) and each step's public events, through ``experiments.web.views``, and the
+table from above (every hand) and each step's public events, through ``fiveplay_env.experiments.web.views``, and the
 bots' thoughts where the record has them. ``Replays`` keeps a few checked records by content hash
 (``ReplayCache``), so paging through a long game replays its record once, and reads record files of the
 runs folder (``record_file``: inside it only, at most ``MAX_UPLOAD`` bytes).
@@ -19,9 +19,9 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from experiments.web import views
-from experiments.web.guards import MAX_UPLOAD, safe_file
-from experiments.web.sessions import MAX_SEED, THOUGHTS_KEY, GameError
+from fiveplay_env.experiments.web import views
+from fiveplay_env.experiments.web.guards import MAX_UPLOAD, safe_file
+from fiveplay_env.experiments.web.sessions import MAX_SEED, THOUGHTS_KEY, GameError
 from fiveplay_env import records
 from fiveplay_env.records import json_depth
 

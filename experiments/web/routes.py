@@ -1,10 +1,10 @@
-"""The web app's routes: each endpoint of ``experiments.web.app``'s table, as a method of ``Routes``.
+"""The web app's routes: each endpoint of ``fiveplay_env.experiments.web.app``'s table, as a method of ``Routes``.
 
 A ``Routes`` holds what the endpoints share (the games in play, the bot rules, the replays, the runs
 folder) and ``routes()`` lists them for Starlette. A handler reads its input through the bounded readers
-of ``experiments.web.guards`` and does its work in a worker thread (``run_in_threadpool``: a bot's move
+of ``fiveplay_env.experiments.web.guards`` and does its work in a worker thread (``run_in_threadpool``: a bot's move
 or a replay never blocks the server). The new-game panel's data (``/api/meta``) comes from the game table
-and each game's web view (``experiments.web.games``): every registered game, in the table's order, with
+and each game's web view (``fiveplay_env.experiments.web.games``): every registered game, in the table's order, with
 its presets (``GameDef.presets``), choice lists, bot list and what its drawing code reads. A finished
 game is saved as a record under the runs folder (``save``: ``web__<game>__0__<time>/records/game_<id>.jsonl``).
 """
@@ -24,17 +24,17 @@ from starlette.responses import FileResponse, HTMLResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents import games as games_mod
-from experiments import runs as runs_mod
-from experiments.web import games as web_views
-from experiments.web import rules_text
-from experiments.web.bots import MAX_SIMS, MAX_TIME, BotError, BotPolicy
-from experiments.web.guards import JSON, MAX_UPLOAD, int_param, json_body, safe_file
-from experiments.web.replays import MAX_PAGE, Replays
-from experiments.web.run_browser import list_runs, run_detail
-from experiments.web.sessions import (MAX_SEED, GameError, PlaySession, bot_seeds, check_int,
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.experiments import runs as runs_mod
+from fiveplay_env.experiments.web import games as web_views
+from fiveplay_env.experiments.web import rules_text
+from fiveplay_env.experiments.web.bots import MAX_SIMS, MAX_TIME, BotError, BotPolicy
+from fiveplay_env.experiments.web.guards import JSON, MAX_UPLOAD, int_param, json_body, safe_file
+from fiveplay_env.experiments.web.replays import MAX_PAGE, Replays
+from fiveplay_env.experiments.web.run_browser import list_runs, run_detail
+from fiveplay_env.experiments.web.sessions import (MAX_SEED, GameError, PlaySession, bot_seeds, check_int,
                                       web_games)
-from experiments.web.store import SessionStore
+from fiveplay_env.experiments.web.store import SessionStore
 from fiveplay_env import records
 
 TOKEN_HEADER = "x-game-token"
@@ -134,7 +134,7 @@ class Routes:
 
     @staticmethod
     def _policy_names(name: str) -> list[str]:
-        from agents.registry import nested_names
+        from fiveplay_env.agents.registry import nested_names
 
         try:
             return nested_names(name)

@@ -2,7 +2,7 @@
 
 One source of truth: the web app shows the same text as the docs' rules page, parsed at run time, never
 a copy. ``rules(game)`` is one game's part of the book (its chapter: its web view's ``rules_chapter``,
-``experiments.web.games``) as plain data for the browser:
+``fiveplay_env.experiments.web.games``) as plain data for the browser:
 
 | key       | what                                                                                          |
 |-----------|-----------------------------------------------------------------------------------------------|
@@ -30,7 +30,7 @@ import os
 import re
 from typing import Any
 
-from experiments.web import games as web_views
+from fiveplay_env.experiments.web import games as web_views
 from fiveplay_env import games
 
 RULES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docs", "rules.md")
@@ -174,7 +174,7 @@ def _parsed(path: str, mtime: float) -> dict[str, Any]:
 
 def rules(game: str, path: str | None = None) -> dict[str, Any]:
     """``game``'s chapter of the rule book as data (module docstring); a game without a chapter (its web
-    view names none: ``experiments.web.games``) gets its ``GameDef`` title and description instead."""
+    view names none: ``fiveplay_env.experiments.web.games``) gets its ``GameDef`` title and description instead."""
     definition = games.get(game)  # ValueError naming the known games
     v = web_views.view(game)
     if v.rules_chapter is None:

@@ -15,8 +15,8 @@ import json
 import os
 from typing import Any
 
-from experiments.web.guards import MAX_UPLOAD, safe_file
-from experiments.web.sessions import GameError
+from fiveplay_env.experiments.web.guards import MAX_UPLOAD, safe_file
+from fiveplay_env.experiments.web.sessions import GameError
 from fiveplay_env.records import json_depth
 
 

@@ -19,7 +19,7 @@ Hints: ``hint(agent, step)`` asks an agent what it would play from the human's s
 seat sees (the observation and legal mask, or the ``InformationSet`` for a search agent), plus its
 thoughts when it keeps them.
 
-The games in play are held by ``experiments.web.store.SessionStore`` (per-client caps, expiry). Each
+The games in play are held by ``fiveplay_env.experiments.web.store.SessionStore`` (per-client caps, expiry). Each
 session has its own lock: moves in one game are serialized, different games run in parallel.
 """
 from __future__ import annotations
@@ -31,10 +31,10 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from agents import games as games_mod
-from agents.base import Agent
-from experiments.web import games as web_views
-from experiments.web import views
+from fiveplay_env.agents import games as games_mod
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.experiments.web import games as web_views
+from fiveplay_env.experiments.web import views
 from fiveplay_env import records
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import from_kwargs
@@ -47,7 +47,7 @@ MAX_BOT_SECONDS = 4.0
 move's deadline (``move_deadline``)."""
 MAX_MOVE_SECONDS = 2.0
 """One bot decision's (or hint's) hard deadline in seconds: every agent with a ``deadline`` attribute (the
-searches: ``agents.search.SearchAgent.deadline``) stops there and plays its best move so far."""
+searches: ``fiveplay_env.agents.search.SearchAgent.deadline``) stops there and plays its best move so far."""
 MIN_MOVE_SECONDS = 0.05
 """The least deadline a decision gets (the first move of a request always gets ``MAX_MOVE_SECONDS``)."""
 MAX_GAME_STEPS = 20_000
@@ -65,7 +65,7 @@ THOUGHTS_KEY = "thoughts_v1"
 
 def web_games() -> list[str]:
     """The games the web app serves, sorted: every registered game (``fiveplay_env.games``), each drawn by
-    its own web view or the generic one (``experiments.web.games``)."""
+    its own web view or the generic one (``fiveplay_env.experiments.web.games``)."""
     return sorted(web_views.served())
 
 

@@ -1,4 +1,4 @@
-"""The games in play: ``SessionStore`` holds the web app's sessions (``experiments.web.sessions.PlaySession``).
+"""The games in play: ``SessionStore`` holds the web app's sessions (``fiveplay_env.experiments.web.sessions.PlaySession``).
 
 At most ``per_client`` per client (a client's own least recently used game is dropped to make room for its
 next one), at most ``max_games`` in all. When the store is full a client's new game replaces its own least
@@ -16,7 +16,7 @@ import secrets
 import threading
 import time
 
-from experiments.web.sessions import GameError, PlaySession
+from fiveplay_env.experiments.web.sessions import GameError, PlaySession
 
 
 class SessionStore:

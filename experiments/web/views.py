@@ -4,7 +4,7 @@
 hand); ``step_events(game, config, before, action, after)`` says what one step did, as every player saw
 it; ``action_label(game, action)`` an action in words. These are the only place the web app turns a
 state into data for the browser, so what a seat may see is decided here and nowhere else: each game's
-web view (``experiments.web.games``: ``view(game)``) draws its own table, and a game without one gets
+web view (``fiveplay_env.experiments.web.games``: ``view(game)``) draws its own table, and a game without one gets
 the generic view (its seat's own observation and legal actions, the public event of each step). Other
 players' hands, their unrevealed choices and the order of hidden piles are never in a seat's view (tests
 re-deal them and compare).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiments.web import games as web_views
+from fiveplay_env.experiments.web import games as web_views
 
 
 def view(game: str, config: Any, state: Any, seat: int | None) -> dict[str, Any]:

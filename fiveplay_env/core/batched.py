@@ -20,7 +20,7 @@ hold its games (and the last step's outputs), ``_bind_views`` rebuilds the views
 State, copies and pickling: ``get_state()`` returns the complete state of every game as a plain dict
 (``base_seed``, the config's fingerprint and copies of the ``STATE`` arrays); ``set_state(state)`` puts
 such a dict into an engine of the same game, batch size and config, so both engines then play exactly
-the same games; checkpoints use them (``agents.learned.envs.engine_snapshot``). ``copy.deepcopy``,
+the same games; checkpoints use them (``fiveplay_env.agents.learned.envs.engine_snapshot``). ``copy.deepcopy``,
 ``copy.copy`` and ``pickle`` give an independent engine that plays exactly the same games (the views are
 rebuilt, never copied apart from the arrays they view).
 

@@ -258,7 +258,7 @@ class JaxVecBase(BatchedActions):
     FINALS: Any = np.int32
     """The dtype of the finished-game output ``_finals`` returns (an array [B, n]), or a tuple of dtypes (a
     tuple of such arrays); zeros after ``reset``. ``_vstep`` reports it as it is: the JAX collector
-    (``agents.learned.jax.collector``) reads a tuple's last entry as win shares, an array as scores."""
+    (``fiveplay_env.agents.learned.jax.collector``) reads a tuple's last entry as win shares, an array as scores."""
 
     def __init__(self, config: Any, num_envs: int, seed: int | None, make_env: Callable[[], JaxEnvBase],
                  compiler_options: dict[str, Any] | None) -> None:

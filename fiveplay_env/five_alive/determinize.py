@@ -30,7 +30,7 @@ slots and then to the free ones (``_deal_hands``: greedy is exact for a laminar 
   * beliefs (``condition``: "q's whole hand is of kinds in A", added to the recorded facts): the hands
     first, the cards left forming the draw pile, re-tried (``CONDITIONED_TRIES`` shuffles) while the
     draw pile breaks ``draw_cap``. Beliefs of several players need not nest, so this may find no deal:
-    ``sample_world`` then raises ``RuntimeError`` and the caller (``agents.base.InformationSet``) drops
+    ``sample_world`` then raises ``RuntimeError`` and the caller (``fiveplay_env.agents.base.InformationSet``) drops
     the beliefs.
 """
 from __future__ import annotations

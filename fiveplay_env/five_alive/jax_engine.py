@@ -102,7 +102,7 @@ calls ``init`` in a ``lax.cond`` and so deals every game at every step under ``v
 the same way: the common step (a number or a simple wild card that is not the player's last card, about
 86% of the decisions of random play) is computed for every game, the rest (BUST, Draw, Re-Deal, Bomb,
 Bomb answers, a last card, an illegal action, a truncation) runs sparse, in chunks of a fifth of the
-batch. Measured once in one run (``python -m experiments.bench --games five_alive --jax-only
+batch. Measured once in one run (``python -m fiveplay_env.experiments.bench --games five_alive --jax-only
 --jax-batch 4096``: 4 players, random legal play, same-step autoreset, a 2-core machine under heavy
 load from other work): ``lax.scan`` over 64 steps 0.25 M decisions/s, 0.93x the numpy batched engine
 with observations and 1.20x Pgx's Leduc hold'em in the same run; compiling takes about a minute on

@@ -115,10 +115,10 @@ made yourself (unpickling runs code). ``pyspiel.serialize_game_and_state`` / ``p
 
 **Positions from our engines.** ``state_from_engine(game, engine_state)`` is an OpenSpiel state at the
 position of one of our engine states (for example a determinization drawn through
-``agents.base.InformationSet``), with the history replaced by a "position" line;
+``fiveplay_env.agents.base.InformationSet``), with the history replaced by a "position" line;
 ``turn_based_from_engine(tb_game, game, engine_state)`` is the same position in the turn-based Take 5
 (our AEC env's choices already made in the trick become the turn-based game's buffered actions).
-``agents.openspiel_agent`` plays OpenSpiel's bots in our tournaments this way.
+``fiveplay_env.agents.openspiel_agent`` plays OpenSpiel's bots in our tournaments this way.
 
 **A game's form** (``fiveplay_env/<game>/openspiel.py``, a module with ``FORM``, ``GAME_NAME`` and
 ``load(config)``) builds on the parts every form shares, ``fiveplay_env.core.openspiel`` (the game type,

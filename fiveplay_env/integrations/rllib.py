@@ -41,9 +41,9 @@ file and never mutates the batch it is given.
 every RLlib agent maps to (self-play with parameter sharing; with ``opponents``, the learner's seat),
 env checking off, and the given env runners.
 
-**Agents** ``rllib:PATH`` names a policy for ``agents.registry.make_agent`` (``agents.rllib_agent``,
+**Agents** ``rllib:PATH`` names a policy for ``fiveplay_env.agents.registry.make_agent`` (``fiveplay_env.agents.rllib_agent``,
 built on ``load_module`` here): PATH is an algorithm
-checkpoint folder (``algo.save(PATH)``), a run folder of ``experiments.rllib_train`` (its ``checkpoint``)
+checkpoint folder (``algo.save(PATH)``), a run folder of ``fiveplay_env.experiments.rllib_train`` (its ``checkpoint``)
 or an RLModule checkpoint folder. ``rllib:PATH?sample`` samples from the masked policy with the agent's
 generator instead of taking the most probable legal action. Modules are loaded once per process.
 """
@@ -363,7 +363,7 @@ def ppo_config(game: str, env_config: dict[str, Any] | None = None, opponents: A
 
 
 def module_path(path: str) -> str:
-    """The RLModule checkpoint folder inside ``path`` (a run folder of ``experiments.rllib_train``, an algorithm
+    """The RLModule checkpoint folder inside ``path`` (a run folder of ``fiveplay_env.experiments.rllib_train``, an algorithm
     checkpoint or the module's own folder); ``CheckpointError`` (a ``ValueError``) if there is none."""
 
     for base in (path, os.path.join(path, "checkpoint")):

@@ -3,9 +3,9 @@
 The float observation (``fiveplay_env.take5.observation``, 848 + 3n float32 = 3,440 bytes at 4
 players) is mostly 0/1 planes of 104 cards. The compact form keeps every value and costs
 ``136 + 6n`` bytes (160 at 4 players, 21x less); ``BatchedTake5.observe_compact()`` writes it for a
-whole batch, and ``CompactTake5Layout.decode`` (numpy) or ``agents.learned.compact`` (torch, on the
+whole batch, and ``CompactTake5Layout.decode`` (numpy) or ``fiveplay_env.agents.learned.compact`` (torch, on the
 network's device) turn it back into the float observation, equal bit for bit. The float observation
-stays the default of every environment; the compact one is opt-in (``experiments.train --compact-obs``).
+stays the default of every environment; the compact one is opt-in (``fiveplay_env.experiments.train --compact-obs``).
 
 Layout for ``n`` players (P = the number of 104-wide 0/1 planes before ``row_stats``: 8 today,
 ``planes`` lists them; B = ceil(P / 8) bytes per card):

@@ -88,7 +88,7 @@ On XLA's CPU backend the float observation is most of a step's cost (3,440 bytes
 written at every step): measured in one run (2-core machine, B = 4,096, 4 players, random legal play
 with ``step_autoreset``, ``lax.scan`` over 64 steps) ``observation="float"`` ran 0.57x and
 ``"compact"`` 0.84x the rate of ``"none"``; a draft config, which never shuffles, about 2x the standard
-one (a deal is 104 SplitMix64 keys and a sort); ``experiments.bench`` has the rows beside the numpy
+one (a deal is 104 SplitMix64 keys and a sort); ``fiveplay_env.experiments.bench`` has the rows beside the numpy
 batched engine and Pgx. Compiling one config takes tens of seconds on such a machine.
 """
 from __future__ import annotations

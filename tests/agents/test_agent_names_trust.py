@@ -12,13 +12,13 @@ import tempfile
 import numpy as np
 import pytest
 
-from agents.registry import make_agent, nested_names
+from fiveplay_env.agents.registry import make_agent, nested_names
 from fiveplay_env.core.errors import CheckpointError
 
 ATTACKS = [
     "os:abort", "faulthandler:_sigsegv", "sys:exit", "builtins:input", "_thread:interrupt_main",
     "tempfile:mkdtemp", "os:environ", "os:system", "subprocess:Popen", "shutil:rmtree", "builtins:exec",
-    "os.path:expanduser", "json:loads", "threading:Thread", "agents.base:Agent",
+    "os.path:expanduser", "json:loads", "threading:Thread", "fiveplay_env.agents.base:Agent",
 ]
 """Import paths that would end, hang or change the process, or reveal what it holds, if called."""
 NESTED = [f"ismcts:sims=5,prior={a}" for a in ("tempfile:mkdtemp", "os:abort", "sys:exit")] + \
@@ -83,14 +83,14 @@ def test_errors_name_the_kind_never_the_value(monkeypatch):
     with pytest.raises(ValueError, match="a class without act"):
         make_agent("subprocess:Popen", "take5", allow_import=True)
     with pytest.raises(ValueError, match="an abstract class"):
-        make_agent("agents.base:Agent", "take5", allow_import=True)
+        make_agent("fiveplay_env.agents.base:Agent", "take5", allow_import=True)
 
 
 def test_marked_factories_and_agent_classes_still_load(tmp_path, monkeypatch):
     (tmp_path / "trustbots_x.py").write_text(
         "import numpy as np\n"
-        "from agents.base import Agent\n"
-        "from agents.imported import agent_factory\n"
+        "from fiveplay_env.agents.base import Agent\n"
+        "from fiveplay_env.agents.imported import agent_factory\n"
         "class Low(Agent):\n"
         "    def act(self, observation, action_mask):\n"
         "        return int(np.flatnonzero(action_mask)[0])\n"
@@ -126,7 +126,7 @@ def test_nested_names():
 
 
 def test_the_opponent_resolver_of_user_code_opts_in(tmp_path, monkeypatch):
-    from agents.registry import user_agent
+    from fiveplay_env.agents.registry import user_agent
     from fiveplay_env import single_agent as sa
 
     assert sa._find_resolver() is user_agent
@@ -164,7 +164,7 @@ def test_a_crafted_rllib_folder_runs_nothing(tmp_path, where):
     state = evil if where == "state" else {}
     path = _rllib_folder(tmp_path, ctor, state)
     with pytest.raises(CheckpointError, match="refused, not loaded: UnpicklingError: it names io.open") as e:
-        from agents.rllib_agent import load_safe_module
+        from fiveplay_env.agents.rllib_agent import load_safe_module
 
         load_safe_module(path)
     assert not os.path.exists(marker)
@@ -179,7 +179,7 @@ def test_a_crafted_rllib_folder_runs_nothing(tmp_path, where):
 
 
 def test_rllib_folder_with_other_classes_is_refused(tmp_path):
-    from agents.rllib_agent import load_safe_module
+    from fiveplay_env.agents.rllib_agent import load_safe_module
 
     path = _rllib_folder(tmp_path, {"class": np.dtype("float32"), "ctor_args_and_kwargs": ((), {})}, {})
     with pytest.raises(CheckpointError, match="expected the class fiveplay_env.integrations.rllib.MaskedPPOTorchRLModule"):
@@ -193,7 +193,7 @@ def test_rllib_module_loads_the_safe_way_and_plays_like_rllibs_own_loader(tmp_pa
     pytest.importorskip("ray.rllib")
     from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 
-    from agents.rllib_agent import load_safe_module
+    from fiveplay_env.agents.rllib_agent import load_safe_module
     from fiveplay_env.integrations import rllib as R
 
     env = R.FiveplayMultiAgentEnv({"game": "take5", "num_players": 3, "mode": "round"})
@@ -226,7 +226,7 @@ def test_rllib_module_loads_the_safe_way_and_plays_like_rllibs_own_loader(tmp_pa
 # --- thoughts ---------------------------------------------------------------------------------------------------
 
 def _engine_game(game: str, seed: int):
-    from agents import games
+    from fiveplay_env.agents import games
 
     g = games.get_game(game)
     cfg = g.config_cls(num_players=4, **({"mode": "round"} if game == "take5" else {}))

@@ -6,11 +6,11 @@ import dataclasses
 import numpy as np
 import pytest
 
-from agents import games
-from agents.arena import play_game
-from agents.base import Agent, InformationSet
-from agents.registry import known_agents, make_agent, register_prefix
-from agents.random_agent import RandomAgent
+from fiveplay_env.agents import games
+from fiveplay_env.agents.arena import play_game
+from fiveplay_env.agents.base import Agent, InformationSet
+from fiveplay_env.agents.registry import known_agents, make_agent, register_prefix
+from fiveplay_env.agents.random_agent import RandomAgent
 from fiveplay_env.core import seeding
 from fiveplay_env.five_alive.config import PRESETS as FA_PRESETS
 from fiveplay_env.take5.config import PRESETS as T5_PRESETS
@@ -205,7 +205,7 @@ def test_information_set_hides_the_engine() -> None:
 def test_kit_slots_are_checked_and_read_by_the_learner() -> None:
     """A kit's networks, JAX heuristics and guided search are declared as data (bad forms are clear errors);
     the learner's architecture table and observation adaptation read them."""
-    from agents.kit import AgentKit
+    from fiveplay_env.agents.kit import AgentKit
 
     for kw, match in (({"networks": {"big": "no_colon"}}, "AgentKit.networks"),
                       ({"networks": {"mlp": "m:C"}}, "'mlp' is the generic network"),
@@ -214,10 +214,10 @@ def test_kit_slots_are_checked_and_read_by_the_learner() -> None:
         with pytest.raises(ValueError, match=match):
             AgentKit(game="toybid", **kw)
     pytest.importorskip("torch")
-    from agents.learned import defaults, nets
+    from fiveplay_env.agents.learned import defaults, nets
 
     assert list(nets.ARCHS) == ["mlp", *sorted(a for g in games.GAMES for a in games.kit(g).networks)]
-    assert nets.ARCHS["take5"].__module__ == "agents.take5.nets" and nets.Take5ActorCritic is nets.ARCHS["take5"]
+    assert nets.ARCHS["take5"].__module__ == "fiveplay_env.agents.take5.nets" and nets.Take5ActorCritic is nets.ARCHS["take5"]
     with pytest.raises(ValueError, match=r"arch: expected one of \['mlp'"):
         nets.build_model("chess", {"obs_dim": 3, "num_actions": 2})
     obs = np.zeros((2, 7), np.float32)

@@ -1,4 +1,4 @@
-"""The batched search (``agents.bsearch``): the same search as ``ismcts``, its worlds in the batched engine.
+"""The batched search (``fiveplay_env.agents.bsearch``): the same search as ``ismcts``, its worlds in the batched engine.
 
 - on the same (world, candidate) pairs and random numbers its rollouts give ``ismcts``'s values exactly
   (heuristic rollouts), for every config family;
@@ -15,12 +15,12 @@ import time
 import numpy as np
 import pytest
 
-from agents import games
-from agents.base import InformationSet
-from agents.bsearch import MAX_ROWS, BatchSearchAgent, BatchSearchParams
-from agents.registry import make_agent
-from agents.take5 import bsearch as t5bs
-from agents.take5 import rollouts as t5roll
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import InformationSet
+from fiveplay_env.agents.bsearch import MAX_ROWS, BatchSearchAgent, BatchSearchParams
+from fiveplay_env.agents.registry import make_agent
+from fiveplay_env.agents.take5 import bsearch as t5bs
+from fiveplay_env.agents.take5 import rollouts as t5roll
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5.batched import ASIDE, PENDING, QUEUE
 from fiveplay_env.take5.config import Take5Config

@@ -1,4 +1,4 @@
-"""The batched search (``agents.bsearch``) in 5 Alive (``agents/five_alive/bsearch.py``).
+"""The batched search (``fiveplay_env.agents.bsearch``) in 5 Alive (``agents/five_alive/bsearch.py``).
 
 - on the same (world, candidate) pairs and random numbers its rollouts give ``ismcts``'s values exactly
   (the attacker/saver rollouts, every option that changes them, every config family; with
@@ -15,9 +15,9 @@ import time
 import numpy as np
 import pytest
 
-from agents import games
-from agents.base import InformationSet
-from agents.registry import catalogue, known_agents, make_agent
+from fiveplay_env.agents import games
+from fiveplay_env.agents.base import InformationSet
+from fiveplay_env.agents.registry import catalogue, known_agents, make_agent
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive.batched import BatchedFiveAlive
 from fiveplay_env.five_alive.config import FiveAliveConfig

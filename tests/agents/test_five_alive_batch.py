@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.five_alive.batch import attacker_actions
-from agents.five_alive.heuristics import AttackerAgent
+from fiveplay_env.agents.five_alive.batch import attacker_actions
+from fiveplay_env.agents.five_alive.heuristics import AttackerAgent
 from fiveplay_env import vector
 
 

@@ -1,4 +1,4 @@
-"""``agents.arena.mean_ci``, the one 95% interval of a mean that tournaments, evaluation and the
+"""``fiveplay_env.agents.arena.mean_ci``, the one 95% interval of a mean that tournaments, evaluation and the
 experiments report, and the forms its users keep (evaluation's ``(mean, half-width)`` pair)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.arena import Z95, mean_ci
+from fiveplay_env.agents.arena import Z95, mean_ci
 
 
 def test_the_interval_and_where_it_is_undefined():
@@ -29,7 +29,7 @@ def test_numpy_input_gives_plain_floats_and_the_same_figures():
 
 
 def test_evaluation_reports_it_as_a_mean_and_half_width_pair():
-    from agents.learned.evaluation import mean_half_width
+    from fiveplay_env.agents.learned.evaluation import mean_half_width
 
     assert mean_half_width(np.array([1.0, 3.0])) == (2.0, mean_ci([1.0, 3.0])["half_width"])
     one, none = mean_half_width(np.array([4.0])), mean_half_width(np.array([]))

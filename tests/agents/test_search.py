@@ -6,13 +6,13 @@ import time
 import numpy as np
 import pytest
 
-from agents import games
-from agents.registry import make_agent
-from agents.arena import play_game
-from agents.five_alive.adapter import ALL_KINDS
-from agents.five_alive.rollouts import attacker_excludes
-from agents.base import InformationSet
-from agents.search import SearchParams
+from fiveplay_env.agents import games
+from fiveplay_env.agents.registry import make_agent
+from fiveplay_env.agents.arena import play_game
+from fiveplay_env.agents.five_alive.adapter import ALL_KINDS
+from fiveplay_env.agents.five_alive.rollouts import attacker_excludes
+from fiveplay_env.agents.base import InformationSet
+from fiveplay_env.agents.search import SearchParams
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.take5 import engine as t5eng
 from fiveplay_env.take5.config import Take5Config
@@ -92,7 +92,7 @@ def test_search_never_reads_hidden_state(game_name: str, config: object) -> None
         else:
             differed += other.state.hands != engine.state.hands or other.state.draw != engine.state.draw
         # The determinizations themselves are identical, not only the decision.
-        from agents.base import InformationSet
+        from fiveplay_env.agents.base import InformationSet
 
         wa = InformationSet(engine, player).sample(np.random.default_rng(99)).state
         wb = InformationSet(other, player).sample(np.random.default_rng(99)).state
@@ -270,7 +270,7 @@ class _LowestFirst:
 def test_take5_policy_rollouts_play_the_policy_and_add_its_value_at_the_depth_limit() -> None:
     """Batched policy rollouts equal a plain replay in which every player follows the policy, and with
     value=1 the leaf adds each player's value head estimate (in points) to its gains."""
-    from agents.take5 import rollouts as t5r
+    from fiveplay_env.agents.take5 import rollouts as t5r
 
     cfg = Take5Config(mode="game")
     for engine, player in _positions("take5", cfg, 6, seed=11):
@@ -327,7 +327,7 @@ def test_five_alive_value_leaf_is_the_value_head_at_the_searchers_next_decision(
     """5 Alive ``value=1,depth=D``: each rollout is played by the policy (the rule's Bomb answers) across
     round ends until the searcher is about to make its D-th next decision, and is worth ``points`` times
     the value head there, on the searcher's own observation; a decided result counts +-points."""
-    from agents.five_alive import rollouts as far
+    from fiveplay_env.agents.five_alive import rollouts as far
     from fiveplay_env.five_alive import observation as faob
 
     game = games.get_game("five_alive")
@@ -375,8 +375,8 @@ def engine_choices(engine: object) -> int:
 
 def _search_agents(game_name: str) -> list[object]:
     """One of each search agent kind: ours, the best response by search, and OpenSpiel's (if installed)."""
-    from agents.random_agent import RandomAgent
-    from agents.best_response import BestResponseSearch
+    from fiveplay_env.agents.random_agent import RandomAgent
+    from fiveplay_env.agents.best_response import BestResponseSearch
 
     out = [make_agent("ismcts:sims=4", game_name, seed=0),
            BestResponseSearch(lambda sd: RandomAgent(sd), game_name, seed=0, sims=4)]
@@ -389,7 +389,7 @@ def _search_agents(game_name: str) -> list[object]:
 
 @pytest.mark.parametrize("game_name,config", CONFIGS[::2], ids=["take5", "five_alive"])
 def test_every_search_agent_takes_one_information_set_per_decision(game_name: str, config: object) -> None:
-    """The shared preamble (agents.base.SearchAgentBase.take_information_set): a decision without
+    """The shared preamble (fiveplay_env.agents.base.SearchAgentBase.take_information_set): a decision without
     observe_engine, or with a mask that is not the engine's, is refused naming the agent; the set is used
     up by the decision; a single legal action needs no set."""
     game = games.get_game(game_name)
@@ -418,8 +418,8 @@ def test_every_search_agent_takes_one_information_set_per_decision(game_name: st
 def test_the_guided_searches_and_the_game_are_the_kits() -> None:
     """``GUIDED`` is a live view of the kits' guided searches (a game without one, the toy game, is absent),
     and a search agent must be told its game."""
-    from agents.openspiel_agent import OpenSpielAgent
-    from agents.search import GUIDED, SearchAgent, guided_prior
+    from fiveplay_env.agents.openspiel_agent import OpenSpielAgent
+    from fiveplay_env.agents.search import GUIDED, SearchAgent, guided_prior
 
     assert dict(GUIDED) == {name: games.kit(name).guided for name in ("five_alive", "take5")}
     assert "toybid" in games.GAMES and "toybid" not in GUIDED and GUIDED.get("toybid") is None

@@ -4,8 +4,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.take5.batch import safest_actions
-from agents.take5.heuristics import SafestAgent
+from fiveplay_env.agents.take5.batch import safest_actions
+from fiveplay_env.agents.take5.heuristics import SafestAgent
 from fiveplay_env import vector
 
 

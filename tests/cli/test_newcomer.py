@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.registry import catalogue, known_agents, make_agent
-from experiments import cli
+from fiveplay_env.agents.registry import catalogue, known_agents, make_agent
+from fiveplay_env.experiments import cli
 from fiveplay_env import games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -100,7 +100,7 @@ def test_replay_shows_the_game_as_text_and_checks_it(game, recorded, capsys):
 def test_replay_survives_a_closed_pipe(recorded):
     """``fiveplay replay RECORD | head -3``: the command stops when ``head`` closes the pipe, with no
     traceback (the console script's exit code for SIGPIPE, 141)."""
-    proc = subprocess.Popen([sys.executable, "-c", "from experiments.cli import console; console()", "replay",
+    proc = subprocess.Popen([sys.executable, "-c", "from fiveplay_env.experiments.cli import console; console()", "replay",
                              recorded["five_alive"]], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     head = [proc.stdout.readline() for _ in range(3)]
     proc.stdout.close()  # the reader goes away, as head does
@@ -129,7 +129,7 @@ BLOCKER = textwrap.dedent('''
 
     sys.meta_path.insert(0, CoreOnly())
     sys.argv[0] = "fiveplay"
-    from experiments.cli import console
+    from fiveplay_env.experiments.cli import console
     console()
 ''')
 
@@ -220,7 +220,7 @@ def test_supersuit_without_its_package_names_the_extra(monkeypatch):
 def test_the_demo_leaderboard_is_sorted_by_win_rate_and_says_so():
     """The issue's case: the trained policy wins more often than ``take5-safest`` but rates lower; the
     table is sorted by win rate, says so, and shows the rating beside it with its meaning."""
-    from experiments import demo
+    from fiveplay_env.experiments import demo
 
     def entrant(name, win, mu, score):
         return {"entrant": name, "games": 100, "win_rate": {"mean": win, "half_width": 0.05},

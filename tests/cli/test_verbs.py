@@ -1,4 +1,4 @@
-"""The ``fiveplay`` command (experiments.cli): every verb's ``--help`` is its module's own parser, each
+"""The ``fiveplay`` command (fiveplay_env.experiments.cli): every verb's ``--help`` is its module's own parser, each
 cheap verb does one real short run through the command, usage errors and exit codes are the module's,
 ``fiveplay games`` prints the game table, and the console script of pyproject.toml is this function."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from experiments import cli
+from fiveplay_env.experiments import cli
 from fiveplay_env import games
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,7 +30,7 @@ def test_the_console_script_is_the_command():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     target = project["scripts"]["fiveplay"]
     module, func = target.split(":")
-    assert module == "experiments.cli" and getattr(cli, func) is cli.console
+    assert module == "fiveplay_env.experiments.cli" and getattr(cli, func) is cli.console
 
 
 def test_top_level_help_lists_every_verb_with_its_module(capsys):
@@ -61,10 +61,10 @@ def test_every_verb_has_a_main_block_and_a_summary():
         name = cli.main_module(module)
         assert cli.main_block(name).body, verb
         assert cli.summary(module), verb
-    assert cli.main_module("experiments.ladder") == "experiments.ladder"
-    assert cli.main_module("experiments.tournament") == "experiments.tournament.__main__"  # a package
+    assert cli.main_module("fiveplay_env.experiments.ladder") == "fiveplay_env.experiments.ladder"
+    assert cli.main_module("fiveplay_env.experiments.tournament") == "fiveplay_env.experiments.tournament.__main__"  # a package
     with pytest.raises(ValueError, match="expected an 'if __name__"):
-        cli.main_block("experiments.runs")  # a library module, not a command
+        cli.main_block("fiveplay_env.experiments.runs")  # a library module, not a command
     with pytest.raises(ValueError, match="expected an importable module"):
         cli.main_module("experiments.no_such_module")
 
@@ -185,7 +185,7 @@ def test_bench_runs_through_the_command(tmp_path, capsys):
 def test_bench_paired_rounds_rotate_the_order():
     """``bench --paired``: one pass of each contestant per round, the first seat rotating, the rates kept in
     round order (the ratios are taken round by round from them)."""
-    from experiments import bench
+    from fiveplay_env.experiments import bench
 
     calls: list[str] = []
 
@@ -238,7 +238,7 @@ def test_the_long_verbs_forward_their_arguments(argv, says, capsys):
 def test_python_dash_m_experiments_is_the_same_command():
     import fiveplay_env
 
-    proc = subprocess.run([sys.executable, "-m", "experiments", "--version"], capture_output=True, text=True,
+    proc = subprocess.run([sys.executable, "-m", "fiveplay_env.experiments", "--version"], capture_output=True, text=True,
                           cwd=ROOT, timeout=120)
     assert proc.returncode == 0 and proc.stdout.strip() == f"fiveplay {fiveplay_env.__version__}"
 
@@ -288,7 +288,7 @@ def test_missing_names_the_module_and_the_extra():
 @pytest.mark.parametrize("how", ["fiveplay", "python -m"])
 def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, capsys, monkeypatch):
     """filelock (the experiments extra) made unimportable: the tournament stops with one line, exit 1,
-    through the command (before it runs) and through ``python -m experiments.tournament`` (``runs.run_cli``,
+    through the command (before it runs) and through ``python -m fiveplay_env.experiments.tournament`` (``runs.run_cli``,
     when the import fails)."""
     monkeypatch.setitem(sys.modules, "filelock", None)  # import filelock -> ModuleNotFoundError
     argv = ["--game", "take5", "--agents", "random", "random", "--games", "2", "--out", str(tmp_path), "--quiet"]
@@ -303,8 +303,8 @@ def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, 
     prefix = "tournament: error: "  # the module's own one-line error (runs.run_cli)
     import importlib
 
-    tournament_cli = importlib.import_module("experiments.tournament.cli")  # the package re-exports cli()
-    monkeypatch.setattr(sys, "argv", ["python -m experiments.tournament", *argv])
+    tournament_cli = importlib.import_module("fiveplay_env.experiments.tournament.cli")  # the package re-exports cli()
+    monkeypatch.setattr(sys, "argv", ["python -m fiveplay_env.experiments.tournament", *argv])
     code = tournament_cli.cli()
     err = capsys.readouterr().err
     assert code == 1 and err.count("\n") == 1, err
@@ -315,7 +315,7 @@ def test_a_missing_optional_package_is_one_line_naming_its_extra(how, tmp_path, 
 def test_the_command_names_the_extra_for_a_module_without_its_own_handler(tmp_path, capsys, monkeypatch):
     """A module whose entry point lets a ModuleNotFoundError out: the command names the extra (here the web
     app's entry point made to raise what a bare ``import uvicorn`` would)."""
-    import experiments.web.__main__ as web_main
+    import fiveplay_env.experiments.web.__main__ as web_main
 
     def no_uvicorn(argv=None):
         raise ModuleNotFoundError("No module named 'uvicorn'", name="uvicorn")
@@ -369,8 +369,8 @@ def test_replay_checks_a_tournaments_records(tmp_path, capsys):
 
 
 def test_the_web_app_without_its_extra_is_one_line_naming_it(tmp_path, capsys, monkeypatch):
-    """uvicorn (the web extra) made unimportable: ``python -m experiments.web`` says which extra, exit 1."""
-    from experiments.web.__main__ import main as web_main
+    """uvicorn (the web extra) made unimportable: ``python -m fiveplay_env.experiments.web`` says which extra, exit 1."""
+    from fiveplay_env.experiments.web.__main__ import main as web_main
 
     monkeypatch.setitem(sys.modules, "uvicorn", None)
     assert web_main(["--runs", str(tmp_path), "--port", "8765"]) == 1  # refused before anything binds
@@ -381,7 +381,7 @@ def test_the_web_app_without_its_extra_is_one_line_naming_it(tmp_path, capsys, m
 
 def test_every_bench_option_is_a_valid_config_of_both_engines():
     """``bench --options`` rows: each option is a config the numpy batched engine and the JAX engine accept."""
-    from experiments import bench
+    from fiveplay_env.experiments import bench
 
     from fiveplay_env import games
 

@@ -18,8 +18,8 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("ray.rllib")
 
-from experiments import tournament as T  # noqa: E402
-from experiments.tournament.ray_tasks import RayBackend, default_batch_size  # noqa: E402
+from fiveplay_env.experiments import tournament as T  # noqa: E402
+from fiveplay_env.experiments.tournament.ray_tasks import RayBackend, default_batch_size  # noqa: E402
 
 VOLATILE = ("think_s", "think_max_s", "check")  # wall-clock figures and the row checksums over them
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -89,7 +89,7 @@ def test_a_killed_worker_loses_only_its_unfinished_games(ray_local) -> None:
 def test_resume_after_a_killed_ray_run(tmp_path, ray_local) -> None:
     games = 240
     out = tmp_path / "killed"
-    cmd = [sys.executable, "-m", "experiments.tournament", *ARGS, "--games", str(games), "--out", str(out),
+    cmd = [sys.executable, "-m", "fiveplay_env.experiments.tournament", *ARGS, "--games", str(games), "--out", str(out),
            "--ray", ray_local]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     run_dir = None
@@ -111,7 +111,7 @@ def test_resume_after_a_killed_ray_run(tmp_path, ray_local) -> None:
     assert not os.path.exists(os.path.join(run_dir, "summary.json")), "the run finished before the kill"
     with open(os.path.join(run_dir, "config.json")) as f:
         spec = json.load(f)
-    from agents.games import get_game
+    from fiveplay_env.agents.games import get_game
 
     partial = T.read_games(os.path.join(run_dir, "games.csv"), T.TournamentSpec.from_json(spec),
                            T.csv_columns(get_game("take5")))
@@ -142,9 +142,9 @@ def test_the_old_module_name_still_imports_with_a_warning() -> None:
     import importlib
     import sys
 
-    sys.modules.pop("experiments.ray_backend", None)
-    with pytest.warns(DeprecationWarning, match="experiments.tournament.ray_tasks"):
-        old = importlib.import_module("experiments.ray_backend")
+    sys.modules.pop("fiveplay_env.experiments.ray_backend", None)
+    with pytest.warns(DeprecationWarning, match="fiveplay_env.experiments.tournament.ray_tasks"):
+        old = importlib.import_module("fiveplay_env.experiments.ray_backend")
     assert old.RayPool is RayBackend and old.default_batch_size is default_batch_size
 
 
@@ -213,7 +213,7 @@ def test_rllib_ppo_trains_on_both_games_and_a_checkpoint_plays_a_tournament(tmp_
         assert summary["complete"]
         mine = [e for e in summary["entrants"] if e["agent"] == agents[0]][0]
         assert mine["games"] == 3 and mine["decisions"] > 0
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
 
     with pytest.raises(ValueError, match="rllib"):
         make_agent(f"rllib:{tmp_path / 'nothing'}", "take5")
@@ -224,7 +224,7 @@ def test_rllib_ppo_trains_on_both_games_and_a_checkpoint_plays_a_tournament(tmp_
 
 @pytest.mark.slow
 def test_rllib_train_script_writes_a_run_folder(tmp_path, ray_local) -> None:
-    from experiments import rllib_train
+    from fiveplay_env.experiments import rllib_train
 
     summary = rllib_train.main(["--game", "five_alive", "--config", "num_players=2", "--iterations", "1",
                                 "--train-batch", "200", "--minibatch-size", "100", "--epochs", "1",

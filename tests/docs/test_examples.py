@@ -95,7 +95,7 @@ def test_the_readme_shows_commands_and_only_the_fiveplay_form():
     kinds = [examples.classify(b) for b in README_BLOCKS if b.lang != "bibtex"]
     assert sum(k == "commands" for k in kinds) >= 3
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    assert "python -m experiments" not in readme and "fiveplay replay" in readme
+    assert "python -m fiveplay_env.experiments" not in readme and "fiveplay replay" in readme
 
 
 def test_shown_fiveplay_commands_parse_with_the_verbs_own_parser():

@@ -80,8 +80,8 @@ def test_the_api_reference_documents_the_public_modules(site):
                     sorted(x.name for x in (out / "api").glob("*.html")))
     for module in ("fiveplay_env", "fiveplay_env.take5_v0", "fiveplay_env.five_alive_v0", "fiveplay_env.games",
                    "fiveplay_env.vector", "fiveplay_env.records", "fiveplay_env.testing", "fiveplay_env.wrappers",
-                   "fiveplay_env.integrations.rllib", "fiveplay_env.integrations.sb3", "agents.base",
-                   "agents.registry", "agents.search", "experiments.tournament", "experiments.train"):
+                   "fiveplay_env.integrations.rllib", "fiveplay_env.integrations.sb3", "fiveplay_env.agents.base",
+                   "fiveplay_env.agents.registry", "fiveplay_env.agents.search", "fiveplay_env.experiments.tournament", "fiveplay_env.experiments.train"):
         assert f'id="module-{module}"' in every, module
     assert 'id="fiveplay_env.vector.make_vec"' in every
     assert 'id="fiveplay_env.take5.config.Take5Config"' in every
@@ -101,7 +101,7 @@ def test_the_results_pages_hold_the_run_artefacts_tables(site):
         assert agent in ladders
     cards = (ROOT / "agents" / "learned" / "pretrained" / "README.md").read_text(encoding="utf-8")
     models = text_of(out / "results" / "models.html")
-    for name, command in re.findall(r"^\| `([^`]+)` \|.*\| `(python -m experiments\.train [^`]+)` \|$", cards, re.M):
+    for name, command in re.findall(r"^\| `([^`]+)` \|.*\| `(python -m fiveplay_env.experiments\.train [^`]+)` \|$", cards, re.M):
         assert name in models and command in models
     assert "RLlib PPO sampling" in text_of(out / "results" / "throughput.html")
     assert "First-player advantage" in text_of(out / "results" / "five_alive.html")

@@ -1,4 +1,4 @@
-"""experiments.baselines (the 5 Alive baselines per player count) on a tiny run through the command,
+"""fiveplay_env.experiments.baselines (the 5 Alive baselines per player count) on a tiny run through the command,
 its spec's checks, and the seat map that lets the 4-player 5 Alive policy read other player counts."""
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from agents.learned.defaults import adapt_observation, five_alive_seat_map
-from experiments import baselines, cli
+from fiveplay_env.agents.learned.defaults import adapt_observation, five_alive_seat_map
+from fiveplay_env.experiments import baselines, cli
 from fiveplay_env.five_alive import observation as faobs
 
 
@@ -40,7 +40,7 @@ def test_spec_checks_its_fields() -> None:
 
 
 def test_each_ladder_seats_the_policy_of_its_player_count(monkeypatch) -> None:
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     fake = {n: pretrained.Pretrained(n, f"{n}.pt", "five_alive", k, "") for n, k in
             (("five-alive-2p", 2), ("five-alive-4p", 4), ("five-alive-6p", 6))}

@@ -1,6 +1,6 @@
-"""The search-based approximate best response (``agents.best_response.BestResponseSearch``) on the toy
+"""The search-based approximate best response (``fiveplay_env.agents.best_response.BestResponseSearch``) on the toy
 Goofspiel of ``tests/toy_game``, where the exact best response to a fixed opponent is computed here by
-brute force (expectimax over the prize order), and its use in ``experiments.exploit``."""
+brute force (expectimax over the prize order), and its use in ``fiveplay_env.experiments.exploit``."""
 from __future__ import annotations
 
 import functools
@@ -9,11 +9,11 @@ import itertools
 import numpy as np
 import pytest
 
-from agents.arena import play_game
-from agents.base import Agent
-from agents.random_agent import RandomAgent
-from agents.best_response import BestResponseSearch
-from agents import games as table
+from fiveplay_env.agents.arena import play_game
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.agents.random_agent import RandomAgent
+from fiveplay_env.agents.best_response import BestResponseSearch
+from fiveplay_env.agents import games as table
 from fiveplay_env.core import seeding
 
 K = 4  # bid cards and prizes 1..K
@@ -146,7 +146,7 @@ def test_exploit_search_best_response_through_the_command(tmp_path, capsys) -> N
     and a fixed agent, in the summary and the printed table; bad combinations are refused."""
     import json
 
-    from experiments import cli, exploit
+    from fiveplay_env.experiments import cli, exploit
 
     code = cli.main(["exploit", "--game", "toybid", "--agent", "random", "--config", "num_players=2", "cards=3",
                      "--no-ppo", "--search-sims", "60", "--search-games", "8", "--out", str(tmp_path), "--quiet"])

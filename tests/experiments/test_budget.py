@@ -1,4 +1,4 @@
-"""experiments.budget: the Wilson interval, the typed spec, a tiny budget-curve run through the
+"""fiveplay_env.experiments.budget: the Wilson interval, the typed spec, a tiny budget-curve run through the
 ``fiveplay budget`` command (files, seat balance, intervals) and the search agent's profile hook."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from experiments import budget, cli
+from fiveplay_env.experiments import budget, cli
 
 
 def test_wilson_interval_known_values() -> None:
@@ -34,7 +34,7 @@ def test_spec_validates_and_expands_its_points() -> None:
 
 
 def test_default_series_guides_with_the_policy_of_its_player_count(monkeypatch) -> None:
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     fake = {n: pretrained.Pretrained(n, f"{n}.pt", "take5", k, "") for n, k in
             (("take5-game-4p", 4), ("take5-game-6p", 6))}
@@ -53,7 +53,7 @@ def test_tiny_budget_curve_through_the_command(tmp_path, capsys) -> None:
                      "--series", "ismcts:sims={sims}", "--sims", "2", "6", "--games", "2", "--out", str(tmp_path),
                      "--quiet"])
     out = capsys.readouterr().out
-    assert code == 0 and "2 x `take5-safest`" in out and "Command: `python -m experiments.budget" in out
+    assert code == 0 and "2 x `take5-safest`" in out and "Command: `python -m fiveplay_env.experiments.budget" in out
     (run_dir,) = [d for d in tmp_path.iterdir() if d.name.startswith("budget__take5__")]
     with open(run_dir / "budget.csv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))

@@ -9,7 +9,7 @@ import pytest
 
 @pytest.mark.slow
 def test_quick_demo_trains_plays_both_tournaments_and_saves_results(tmp_path: Path, capsys):
-    from experiments import demo
+    from fiveplay_env.experiments import demo
 
     res = demo.main(["--quick", "--out", str(tmp_path), "--train-minutes", "0.1", "--workers", "1"])
     out = capsys.readouterr().out

@@ -10,7 +10,7 @@ torch = pytest.importorskip("torch")
 
 
 def test_gpu_check_dry_run_on_cpu(tmp_path):
-    from experiments.gpu_check import main
+    from fiveplay_env.experiments.gpu_check import main
 
     prev = torch.get_num_threads()
     try:
@@ -29,7 +29,7 @@ def test_gpu_check_dry_run_on_cpu(tmp_path):
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error on a machine without a GPU")
 def test_gpu_check_without_gpu_is_a_clear_error(tmp_path):
-    from experiments.gpu_check import main
+    from fiveplay_env.experiments.gpu_check import main
 
     with pytest.raises(ValueError, match="expected a usable GPU"):
         main(["--out", str(tmp_path)])
@@ -38,7 +38,7 @@ def test_gpu_check_without_gpu_is_a_clear_error(tmp_path):
 def test_gpu_check_jax_part_dry_run_on_cpu(tmp_path):
     """Part 3 (the JAX engines) on the CPU with tiny sizes: throughput rows and the on-device equality check."""
     pytest.importorskip("jax")
-    from experiments.gpu_check import main
+    from fiveplay_env.experiments.gpu_check import main
 
     res = main(["--jax-only", "--jax-games", "take5", "--jax-batch", "2", "--seconds", "0.01", "--jax-equal-steps", "4",
                 "--jax-compile-fast",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments import rankings
+from fiveplay_env.experiments import rankings
 
 RPS = np.array([[0.5, 0.9, 0.1],
                 [0.1, 0.5, 0.9],

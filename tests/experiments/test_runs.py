@@ -14,8 +14,8 @@ import time
 
 import pytest
 
-from experiments import runs
-from experiments import tournament as T
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments import tournament as T
 
 ARGS = ["--game", "take5", "--agents", "take5-safest", "random", "take5-closest", "--config", "mode=round",
         "--seed", "5", "--quiet", "--no-plots"]
@@ -74,7 +74,7 @@ def test_cli_reports_oserror_without_traceback(tmp_path, monkeypatch, capsys) ->
     def boom(*a, **k):
         raise OSError(30, "Read-only file system")
 
-    from experiments.tournament import runner
+    from fiveplay_env.experiments.tournament import runner
 
     monkeypatch.setattr(runner, "_session", boom)
     monkeypatch.setattr(sys, "argv", ["tournament", *ARGS, "--games", "2", "--out", str(tmp_path)])
@@ -110,7 +110,7 @@ def test_run_folder_records_provenance(tmp_path) -> None:
     assert prov["fiveplay"] == fiveplay_env.__version__
     assert prov["packages"]["numpy"] == numpy.__version__
     assert prov["python"] == ".".join(map(str, sys.version_info[:3]))
-    assert prov["command"].startswith("python -m experiments.tournament --game take5 --agents take5-safest")
+    assert prov["command"].startswith("python -m fiveplay_env.experiments.tournament --game take5 --agents take5-safest")
     root = os.path.dirname(os.path.dirname(os.path.abspath(fiveplay_env.__file__)))
     if os.path.isdir(os.path.join(root, ".git")) and shutil.which("git"):
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True).stdout.strip()
@@ -154,7 +154,7 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path) -> None:
 
 def test_a_killed_holder_releases_the_lock(tmp_path) -> None:
     run_dir = str(tmp_path)
-    code = f"import time; from experiments import runs\nwith runs.RunLock({run_dir!r}):\n    print('locked', flush=True); time.sleep(60)"
+    code = f"import time; from fiveplay_env.experiments import runs\nwith runs.RunLock({run_dir!r}):\n    print('locked', flush=True); time.sleep(60)"
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "locked"
@@ -170,7 +170,7 @@ def test_a_killed_holder_releases_the_lock(tmp_path) -> None:
 def test_two_trainers_on_one_run_folder(tmp_path) -> None:
     """A second trainer resuming a run folder in use is refused before it writes a row."""
     pytest.importorskip("torch")
-    from experiments import train
+    from fiveplay_env.experiments import train
 
     r = train.main(["--game", "take5", "--config", "num_players=3", "mode=round", "--opponents", "random",
                     "--total-decisions", "200", "--num-envs", "8", "--rollout-steps", "8", "--eval-games", "6",
@@ -187,7 +187,7 @@ def test_two_trainers_on_one_run_folder(tmp_path) -> None:
 
 def test_resume_refuses_a_checkpoint_that_changed(tmp_path) -> None:
     pytest.importorskip("torch")
-    from experiments import train
+    from fiveplay_env.experiments import train
 
     base = ["--game", "take5", "--config", "num_players=3", "mode=round", "--opponents", "random",
             "--total-decisions", "100", "--num-envs", "8", "--rollout-steps", "8", "--eval-games", "3",
@@ -267,7 +267,7 @@ def test_an_interrupted_last_game_is_still_dropped_quietly(tmp_path) -> None:
 # --- a worker error does not outlive its tournament -------------------------------------------------------------
 
 def test_a_set_up_error_does_not_leak_into_the_next_tournament(tmp_path) -> None:
-    from experiments.tournament import worker
+    from fiveplay_env.experiments.tournament import worker
 
     bad = T.WorkerJob(T.TournamentSpec(agents=("no-such-agent",) * 3, game="take5", config={"mode": "round"}))
     worker.init_process(bad.to_json())

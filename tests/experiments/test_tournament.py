@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from experiments import tournament as T
+from fiveplay_env.experiments import tournament as T
 
 PNG = b"\x89PNG\r\n\x1a\n"
 VOLATILE = ("think_s", "think_max_s", "check")  # wall-clock figures (and the row checksums over them) differ between runs
@@ -150,7 +150,7 @@ def test_pool_workers_run_the_numeric_libraries_on_one_thread() -> None:
     import subprocess
     import sys
 
-    code = ("import os, torch; from experiments.tournament import TournamentSpec, WorkerJob, worker; "
+    code = ("import os, torch; from fiveplay_env.experiments.tournament import TournamentSpec, WorkerJob, worker; "
             "spec = TournamentSpec(agents=('pretrained:take5-game-4p', 'random', 'random', 'random'), game='take5', "
             "config={'num_players': 4}); "
             "torch.set_num_threads(2); worker.init_process(WorkerJob(spec).to_json(), threads_one=ONE); "

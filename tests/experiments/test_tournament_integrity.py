@@ -16,10 +16,10 @@ import sys
 
 import pytest
 
-from agents.registry import agent_fingerprint
-from experiments import runs
-from experiments import tournament as T
-from experiments.tournament import store
+from fiveplay_env.agents.registry import agent_fingerprint
+from fiveplay_env.experiments import runs
+from fiveplay_env.experiments import tournament as T
+from fiveplay_env.experiments.tournament import store
 
 BASE = ["--game", "take5", "--config", "mode=round", "--seed", "2", "--quiet", "--no-plots", "--no-progress"]
 
@@ -57,7 +57,7 @@ def _write_csv(run_dir, rows) -> None:
 # --- item 5: fingerprints of every file a name reads -----------------------------------------------------
 
 def _shipped(name: str) -> str:
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     return pretrained.path_of(name)
 
@@ -81,7 +81,7 @@ def test_a_changed_checkpoint_is_refused_whatever_the_name_around_it(tmp_path, t
 
 def test_shipped_policies_are_fingerprinted_by_their_content(tmp_path, monkeypatch) -> None:
     pytest.importorskip("torch")
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     here = tmp_path / "shipped"
     here.mkdir()
@@ -115,11 +115,11 @@ def test_rllib_folders_and_import_paths_are_fingerprinted(tmp_path, monkeypatch)
     assert agent_fingerprint(f"rllib:{tmp_path / 'ckpt'}") not in (None, fp)
     assert agent_fingerprint(f"rllib:{tmp_path / 'nothing'}") is None
     # an import path: its module's source file
-    (tmp_path / "fp_bot_mod.py").write_text("from agents.random_agent import RandomAgent as Bot\n")
+    (tmp_path / "fp_bot_mod.py").write_text("from fiveplay_env.agents.random_agent import RandomAgent as Bot\n")
     monkeypatch.syspath_prepend(str(tmp_path))
     first = agent_fingerprint("fp_bot_mod:Bot")
     assert first is not None and first.startswith("sha256:")
-    (tmp_path / "fp_bot_mod.py").write_text("from agents.random_agent import RandomAgent as Bot  # edited\n")
+    (tmp_path / "fp_bot_mod.py").write_text("from fiveplay_env.agents.random_agent import RandomAgent as Bot  # edited\n")
     assert agent_fingerprint("fp_bot_mod:Bot") != first
     # names that read no file
     for name in ("random", "take5-safest", "ismcts:sims=5", "ismcts:sims=5,rollout=random"):
@@ -130,7 +130,7 @@ def test_rllib_folders_and_import_paths_are_fingerprinted(tmp_path, monkeypatch)
 def test_every_prefix_that_reads_files_has_a_fingerprint_hook() -> None:
     import importlib
 
-    from agents import registry
+    from fiveplay_env.agents import registry
 
     for prefix in ("ckpt", "pretrained", "rllib"):  # the shipped prefixes whose names load files
         try:

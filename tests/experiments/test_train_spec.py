@@ -1,7 +1,7 @@
-"""``experiments.train.run(TrainSpec)``: a training command as data, through the command line's own parser."""
+"""``fiveplay_env.experiments.train.run(TrainSpec)``: a training command as data, through the command line's own parser."""
 import pytest
 
-from experiments.train import TrainSpec, run
+from fiveplay_env.experiments.train import TrainSpec, run
 
 
 def test_a_spec_is_the_command_line_it_stands_for():

@@ -515,7 +515,7 @@ def test_vector_api_runs_five_alive_with_same_step_autoreset():
 
 
 def test_training_envs_agree_with_the_reference_loop_and_snapshots_restore():
-    from agents.learned.envs import LoopVecEnv, engine_snapshot, make_training_env, restore_engine
+    from fiveplay_env.agents.learned.envs import LoopVecEnv, engine_snapshot, make_training_env, restore_engine
 
     B, kw = 6, dict(num_players=4, variant="teams", bomb_zero_optional=True)
     fast = make_training_env("five_alive", B, 4, kw, "batched")

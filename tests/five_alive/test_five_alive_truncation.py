@@ -128,10 +128,10 @@ def test_the_vector_api_reports_truncated_games():
 def test_arena_and_tournament_rows_show_the_truncation(tmp_path):
     import csv
 
-    from agents.five_alive import adapter
-    from agents.arena import play_game
-    from agents.registry import make_agent
-    from experiments import tournament
+    from fiveplay_env.agents.five_alive import adapter
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.registry import make_agent
+    from fiveplay_env.experiments import tournament
     from fiveplay_env import records
 
     cfg = FiveAliveConfig(num_players=3, max_steps=20)

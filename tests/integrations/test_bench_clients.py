@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from experiments import bench_clients  # noqa: E402
+from fiveplay_env.experiments import bench_clients  # noqa: E402
 
 
 def test_bench_clients_reports_every_row(capsys):

@@ -18,9 +18,9 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import evaluate_bots, ismcts, mcts  # noqa: E402
 from open_spiel.python.observation import make_observation  # noqa: E402
 
-from agents import games  # noqa: E402
-from agents.base import InformationSet  # noqa: E402
-from agents.registry import known_agents, make_agent  # noqa: E402
+from fiveplay_env.agents import games  # noqa: E402
+from fiveplay_env.agents.base import InformationSet  # noqa: E402
+from fiveplay_env.agents.registry import known_agents, make_agent  # noqa: E402
 from fiveplay_env.five_alive import engine as faeng  # noqa: E402
 from fiveplay_env.five_alive import observation as faobs  # noqa: E402
 from fiveplay_env.five_alive.config import DEFAULT_DECK, KIND_KEYS, FiveAliveConfig  # noqa: E402
@@ -131,7 +131,7 @@ def test_the_openspiel_forms_are_games_of_the_game_table():
     """Every OpenSpiel form is a game of ``fiveplay_env.games`` with that game's config class; a game of
     the table without one (the toy game of tests/toy_game, registered by conftest) and an unknown name
     are clear errors, in the integration and for the agents."""
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
     from fiveplay_env import games
 
     assert set(osi.FORMS) <= set(games.names()) and "toybid" in games.names()
@@ -469,7 +469,7 @@ def test_missing_extra_names_it(monkeypatch):
     monkeypatch.delitem(sys.modules, "fiveplay_env.integrations.openspiel")
     with pytest.raises(ImportError, match=r"pip install -e '\.\[openspiel\]'"):
         importlib.import_module("fiveplay_env.integrations.openspiel")
-    from agents import openspiel_agent
+    from fiveplay_env.agents import openspiel_agent
 
     with pytest.raises(ImportError, match=r"\[openspiel\]"):
         openspiel_agent.OpenSpielAgent(0, "take5")
@@ -564,7 +564,7 @@ def test_agent_names_and_options():
     ("five_alive", ["max_cycles=12"], ["openspiel:ismcts:sims=3", "openspiel:mcts:sims=4,worlds=2"]),
 ])
 def test_openspiel_agents_play_in_our_tournament(tmp_path, game, config, agents):
-    from experiments import tournament
+    from fiveplay_env.experiments import tournament
 
     n = len(agents)
     summary = tournament.main(["--game", game, "--agents", *agents, "--config", *config, "--games", str(n),
@@ -579,7 +579,7 @@ def test_openspiel_agents_play_in_our_tournament(tmp_path, game, config, agents)
 # --- experiments.openspiel_compare (the README's table) ------------------------------------------------
 
 def test_compare_pair_swaps_seats_and_times_searched_decisions_only():
-    from experiments import openspiel_compare as oc
+    from fiveplay_env.experiments import openspiel_compare as oc
 
     task = {"game": "take5", "config": {"num_players": 2, "mode": "round"}, "seed": 3, "pair": 0,
             "cell": ["sims", 3], "ours": "ismcts:sims=4", "theirs": "openspiel:ismcts:sims=3"}
@@ -602,7 +602,7 @@ def test_compare_pair_swaps_seats_and_times_searched_decisions_only():
 
 
 def test_compare_runs_calibrates_the_ms_match_and_writes_its_table(tmp_path, capsys):
-    from experiments import openspiel_compare as oc
+    from fiveplay_env.experiments import openspiel_compare as oc
 
     out = tmp_path / "t.json"
     oc.main(["--game", "take5", "--budgets", "2", "--pairs", "1", "--calibrate", "1", "--workers", "1",

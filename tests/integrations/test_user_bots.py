@@ -8,12 +8,12 @@ import textwrap
 import numpy as np
 import pytest
 
-from agents.base import Agent
-from agents.registry import make_agent
+from fiveplay_env.agents.base import Agent
+from fiveplay_env.agents.registry import make_agent
 
 BOT_MODULE = textwrap.dedent('''
     import numpy as np
-    from agents.base import Agent
+    from fiveplay_env.agents.base import Agent
 
     class LowestCard(Agent):
         """Always the legal action with the lowest id."""
@@ -75,7 +75,7 @@ def test_clear_errors(bot_module):
 
 
 def test_user_bot_in_a_tournament_with_two_workers(bot_module, tmp_path):
-    from experiments import tournament as T
+    from fiveplay_env.experiments import tournament as T
 
     bot = f"{bot_module}:LowestCard"
     summary = T.main(["--game", "take5", "--agents", bot, "random", "--players", "2", "--config", "mode=round",
@@ -92,7 +92,7 @@ def test_user_bot_in_a_tournament_with_two_workers(bot_module, tmp_path):
 
 
 def test_user_bot_as_opponent_in_the_single_agent_env_and_training(bot_module):
-    from agents.learned.config import parse_opponents
+    from fiveplay_env.agents.learned.config import parse_opponents
     from fiveplay_env.vector_gym import GymVectorEnv
     from fiveplay_env.wrappers import SingleAgentEnv
 

@@ -13,9 +13,9 @@ from tests.learning.conftest import TAKE5_CFG, tiny_args
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory):
     """A small trainer's checkpoint file (no training needed to test the file format)."""
-    from agents.learned.checkpoint import save_checkpoint
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import save_checkpoint
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0)], total_decisions=100,
                       num_envs=4, rollout_steps=8, hidden=(16,))
@@ -31,7 +31,7 @@ def _write(path: str, data: bytes) -> str:
 
 
 def test_round_trip_and_atomic_write(saved):
-    from agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
 
     path, _ = saved
     ck = load_checkpoint(path)
@@ -49,7 +49,7 @@ def test_round_trip_and_atomic_write(saved):
     ("appended", "corrupt"),
 ])
 def test_damaged_files_raise_a_clear_error(saved, tmp_path, damage, message):
-    from agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
 
     path, _ = saved
     raw = open(path, "rb").read()
@@ -75,11 +75,11 @@ def test_damaged_files_raise_a_clear_error(saved, tmp_path, damage, message):
 
 
 def test_mismatched_checkpoints(saved, tmp_path):
-    import agents.learned  # noqa: F401
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
-    from agents.registry import make_agent
+    import fiveplay_env.agents.learned  # noqa: F401
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.agents.registry import make_agent
 
     path, cfg = saved
     with pytest.raises(CheckpointError, match="game"):
@@ -96,7 +96,7 @@ def test_mismatched_checkpoints(saved, tmp_path):
 
 
 def test_resume_refuses_a_missing_or_damaged_checkpoint(tmp_path):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     empty_run = tmp_path / "train__take5__0__x"
     empty_run.mkdir()
@@ -110,7 +110,7 @@ def test_resume_refuses_a_missing_or_damaged_checkpoint(tmp_path):
 
 
 def test_resume_refuses_changed_settings(tmp_path):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     r = main(tiny_args(str(tmp_path), total=200, extra=["--eval-interval", "0", "--no-plots"]))
     copy = str(tmp_path / "copy")

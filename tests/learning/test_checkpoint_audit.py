@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.learned.checkpoint import MAGIC, load_checkpoint, save_checkpoint
-from agents.learned.algorithms.ppo import PPOConfig
-from agents.learned.trainer import Trainer
+from fiveplay_env.agents.learned.checkpoint import MAGIC, load_checkpoint, save_checkpoint
+from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+from fiveplay_env.agents.learned.trainer import Trainer
 from fiveplay_env.core.errors import CheckpointError
 from tests.learning.conftest import TAKE5_CFG
 
@@ -107,7 +107,7 @@ def test_a_header_with_a_non_integer_size_is_a_clear_error(tmp_path, size):
 
 @pytest.mark.parametrize("game, config", [("take5", {"num_players": 3}), ("five_alive", {"num_players": 4})])
 def test_engine_snapshots_go_through_get_state_and_restore_the_same_games(game, config):
-    from agents.learned.envs import engine_snapshot, make_training_env, restore_engine
+    from fiveplay_env.agents.learned.envs import engine_snapshot, make_training_env, restore_engine
     from fiveplay_env.vector import random_actions
 
     env = make_training_env(game, 5, 3, config, "batched")

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import Agent
+from fiveplay_env.agents.base import Agent
 from fiveplay_env.vector import LoopVecEnv
 from fiveplay_env.core import seeding
 from fiveplay_env.core.errors import CheckpointError
@@ -76,7 +76,7 @@ def counted_steps(monkeypatch):
 
 
 def _cfg(game, config, opponents, **kw):
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
     base = dict(game=game, config=dict(config), opponents=opponents, total_decisions=10_000, num_envs=6,
                 rollout_steps=16, minibatch_size=64, epochs=1, hidden=(32, 32))
@@ -86,8 +86,8 @@ def _cfg(game, config, opponents, **kw):
 
 @pytest.mark.parametrize("game,config", GAMES)
 def test_an_engine_opponent_sees_its_own_slots_engine_at_every_step(counted_steps, game, config):
-    from agents.learned.engine_seats import seat_seed
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.engine_seats import seat_seed
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     tr = Trainer(_cfg(game, config, [(WATCHER, 2.0), ("self", 1.0)]))
     assert tr.backend == "reference-loop" and tr.collector.engine_seats is not None
@@ -125,10 +125,10 @@ def test_an_engine_opponent_sees_its_own_slots_engine_at_every_step(counted_step
 
 
 def test_the_batched_engine_refuses_an_engine_opponent_with_a_clear_error(tmp_path):
-    from agents.learned.envs import resolve_backend
-    from agents.learned.evaluation import evaluate
-    from agents.learned.trainer import Trainer
-    from experiments import train
+    from fiveplay_env.agents.learned.envs import resolve_backend
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.experiments import train
 
     msg = r"'ismcts:sims=4' uses the engine .* expected backend 'reference' or 'auto', got 'batched'"
     with pytest.raises(ValueError, match=msg):
@@ -154,8 +154,8 @@ def _same(a, b) -> bool:
 
 @pytest.mark.parametrize("game,config", GAMES)
 def test_training_against_the_search_agent_repeats_and_resumes_exactly(tmp_path, game, config):
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = _cfg(game, config, [("ismcts:sims=4", 2.0), ("self", 1.0)])
     a = Trainer(cfg)
@@ -184,8 +184,8 @@ def test_training_against_the_search_agent_repeats_and_resumes_exactly(tmp_path,
 
 
 def test_an_engine_opponent_without_a_state_refuses_to_resume(tmp_path):
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = _cfg("take5", TAKE5_CFG, [(WATCHER, 1.0)])
     a = Trainer(cfg)
@@ -196,7 +196,7 @@ def test_an_engine_opponent_without_a_state_refuses_to_resume(tmp_path):
     assert not ckpt["trainer"]["engine_seats"]["resumable"]
     with pytest.raises(CheckpointError, match=r"cannot be resumed exactly: opponent .*Watcher' uses the engine"):
         Trainer(cfg).load_state(ckpt)
-    from agents.learned.agent import load_policy
+    from fiveplay_env.agents.learned.agent import load_policy
 
     load_policy(path)  # the policy in it still loads
 
@@ -204,14 +204,14 @@ def test_an_engine_opponent_without_a_state_refuses_to_resume(tmp_path):
 @pytest.mark.parametrize("game,config,learner", [("take5", dict(TAKE5_CFG), "take5-safest"),
                                                   ("five_alive", {"num_players": 3}, "five-alive-attacker")])
 def test_evaluation_against_the_search_agent_plays_the_arenas_games(game, config, learner):
-    """The duplicate format against 2-3 x ismcts: each game is the game agents.arena.play_game plays with
+    """The duplicate format against 2-3 x ismcts: each game is the game fiveplay_env.agents.arena.play_game plays with
     the same deal, the learner in the same seat and the search agents reset to the same seeds."""
-    from agents import games
-    from agents.arena import play_game
-    from agents.learned.engine_seats import seat_seed
-    from agents.learned.envs import score_info
-    from agents.learned.evaluation import evaluate
-    from agents.registry import make_agent
+    from fiveplay_env.agents import games
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.learned.engine_seats import seat_seed
+    from fiveplay_env.agents.learned.envs import score_info
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.registry import make_agent
 
     seed, total, name = 5, 2 * config["num_players"], "ismcts:sims=4"  # two deals, each from every seat
     me = make_agent(learner, game, seed=0)  # a deterministic heuristic as the learner

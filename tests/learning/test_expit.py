@@ -1,4 +1,4 @@
-"""Expert iteration (``agents.learned.algorithms.expit``): the config's errors, the targets, the update
+"""Expert iteration (``fiveplay_env.agents.learned.algorithms.expit``): the config's errors, the targets, the update
 moving the policy toward them, bit-identical resume, the checkpoint as an agent and as a search prior,
 and ``fiveplay train --algo expit``."""
 from __future__ import annotations
@@ -15,7 +15,7 @@ GUIDED = "bsearch:worlds=2,rollout=policy,depth=1,value=1"
 
 
 def _cfg(**kw):
-    from agents.learned.algorithms.expit import ExpitConfig
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
 
     base = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0)], total_decisions=10_000,
                 hidden=(16,), search=FAST, games_per_update=1, minibatch_size=16, buffer_size=25,
@@ -47,8 +47,8 @@ def test_bad_config_values_are_named(kw, field):
 
 
 def test_registered_and_checkpoint_config_round_trip():
-    from agents.learned.algorithms import ALGORITHMS, config_from_dict
-    from agents.learned.algorithms.expit import ExpitConfig
+    from fiveplay_env.agents.learned.algorithms import ALGORITHMS, config_from_dict
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
 
     assert "expit" in ALGORITHMS
     cfg = _cfg(target="visits", search=GUIDED)
@@ -57,7 +57,7 @@ def test_registered_and_checkpoint_config_round_trip():
 
 
 def test_targets_from_the_searchs_thoughts():
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_trainer
 
     thoughts = {"kind": "search", "chosen": 5, "candidates": [
         {"action": 5, "visits": 6, "mean": -1.0}, {"action": 9, "visits": 6, "mean": -2.0},
@@ -75,7 +75,7 @@ def test_targets_from_the_searchs_thoughts():
 
 
 def test_the_update_moves_the_policy_toward_the_targets():
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_trainer
 
     tr = make_trainer(_cfg(buffer_size=1000))
     tr.train_update()
@@ -99,7 +99,7 @@ def test_the_update_moves_the_policy_toward_the_targets():
 
 
 def _run(updates: int, trainer=None, **kw):
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_trainer
 
     tr = trainer or make_trainer(_cfg(**kw))
     for _ in range(updates):
@@ -110,8 +110,8 @@ def _run(updates: int, trainer=None, **kw):
 @pytest.fixture(scope="module")
 def resumed(tmp_path_factory):
     """A tiny guided run: 4 updates straight, and 2 + checkpoint + resume + 2 (the buffer wraps around)."""
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.trainer import make_trainer
 
     prev = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -145,10 +145,10 @@ def test_a_resumed_run_continues_bit_identically(resumed):
 
 
 def test_the_checkpoint_loads_as_a_ckpt_agent_and_as_a_search_prior(resumed):
-    from agents import games
-    from agents.arena import play_game
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.registry import make_agent
+    from fiveplay_env.agents import games
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.registry import make_agent
 
     _, again, path = resumed
     ck = load_checkpoint(path)
@@ -167,8 +167,8 @@ def test_the_checkpoint_loads_as_a_ckpt_agent_and_as_a_search_prior(resumed):
 
 
 def test_resume_refuses_another_search(resumed, tmp_path):
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.trainer import make_trainer
     from fiveplay_env.core.errors import CheckpointError
 
     _, _, path = resumed
@@ -178,8 +178,8 @@ def test_resume_refuses_another_search(resumed, tmp_path):
 
 
 def test_fiveplay_train_algo_expit_resumes_like_a_straight_run(tmp_path):
-    from agents.learned.checkpoint import load_checkpoint
-    from experiments.train import main
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.experiments.train import main
 
     def args(out, total):
         return ["--algo", "expit", "--game", "take5", "--config", "num_players=4", "mode=round",

@@ -19,7 +19,7 @@ from tests.jax_replay import COMPILE_FAST  # noqa: E402
 
 @pytest.fixture(scope="module", autouse=True)
 def _compile_fast():
-    from agents.learned.jax import collector
+    from fiveplay_env.agents.learned.jax import collector
 
     prev = collector.COMPILER_OPTIONS
     collector.COMPILER_OPTIONS = COMPILE_FAST
@@ -28,7 +28,7 @@ def _compile_fast():
 
 
 def _cfg(**kw):
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
     """The settings the rollout and training tests share (one compiled rollout for both: its jit key is the
     game, the batch, the steps, the opponents, the reward options and the network's shapes)."""
@@ -44,8 +44,8 @@ def _cfg(**kw):
 
 def _played(game: str, config: dict, steps: int, B: int = 24, seed: int = 5):
     """Observations and masks of seeded numpy games played half by the numpy heuristic, half at random."""
-    from agents.five_alive.batch import attacker_actions
-    from agents.take5.batch import safest_actions
+    from fiveplay_env.agents.five_alive.batch import attacker_actions
+    from fiveplay_env.agents.take5.batch import safest_actions
     from fiveplay_env import vector
 
     ref = safest_actions if game == "take5" else attacker_actions
@@ -68,7 +68,7 @@ def _played(game: str, config: dict, steps: int, B: int = 24, seed: int = 5):
 ])
 def test_jax_heuristics_equal_the_numpy_ones(game, config, name):
     """Decision by decision over seeded games (whole games of Take 5 with row choices; 5 Alive's Bomb answers)."""
-    from agents.learned.jax.heuristics import heuristic
+    from fiveplay_env.agents.learned.jax.heuristics import heuristic
 
     obs, mask, ref = _played(game, config, 120)
     act = jax.jit(lambda o, m: heuristic(name, config["num_players"])(o, m, None), compiler_options=COMPILE_FAST)
@@ -79,7 +79,7 @@ def test_jax_heuristics_equal_the_numpy_ones(game, config, name):
 
 
 def test_jax_safest_refuses_more_players_than_it_is_exact_for():
-    from agents.learned.jax.heuristics import heuristic
+    from fiveplay_env.agents.learned.jax.heuristics import heuristic
 
     with pytest.raises(ValueError, match="exact for 2..5 players"):
         heuristic("take5-safest", 6)
@@ -90,9 +90,9 @@ def test_jax_safest_refuses_more_players_than_it_is_exact_for():
 @pytest.mark.parametrize("arch,game,config", [("take5", "take5", {"num_players": 4, "mode": "round"}),
                                               ("mlp", "five_alive", {"num_players": 4})])
 def test_jax_network_equals_the_torch_network(arch, game, config):
-    from agents.learned.defaults import obs_scale_for
-    from agents.learned.jax import nets as jnets
-    from agents.learned.nets import build_model
+    from fiveplay_env.agents.learned.defaults import obs_scale_for
+    from fiveplay_env.agents.learned.jax import nets as jnets
+    from fiveplay_env.agents.learned.nets import build_model
 
     obs, mask, _ = _played(game, config, 40, B=8)
     torch.manual_seed(0)
@@ -133,11 +133,11 @@ def test_five_alive_jax_rollouts_equal_the_numpy_collectors():
 def _rollouts_equal(cfg, arch: str) -> None:
     """Drive the JAX collector three rollouts, then the numpy collector seated and acting as it did: every
     rollout array, the returns and the finished games are equal."""
-    from agents.learned import returns
-    from agents.learned.collector import Collector
-    from agents.learned.jax.collector import JaxCollector
-    from agents.learned.nets import build_model
-    from agents.registry import make_agent
+    from fiveplay_env.agents.learned import returns
+    from fiveplay_env.agents.learned.collector import Collector
+    from fiveplay_env.agents.learned.jax.collector import JaxCollector
+    from fiveplay_env.agents.learned.nets import build_model
+    from fiveplay_env.agents.registry import make_agent
 
     jc = JaxCollector(cfg, np.random.default_rng(0))
     torch.manual_seed(1)
@@ -201,10 +201,10 @@ def _rollouts_equal(cfg, arch: str) -> None:
 def test_jax_training_learns_checkpoints_and_resumes_exactly(tmp_path):
     """A few updates move the loss and the entropy and beat random; the checkpoint is an ordinary one (the
     ckpt: agent plays it); a trainer resumed from the checkpoint after 2 updates makes exactly updates 3 and 4."""
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.evaluation import evaluate
-    from agents.learned.trainer import Trainer
-    from agents.registry import make_agent
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.agents.registry import make_agent
 
     cfg = _cfg()
     a = Trainer(cfg)
@@ -243,7 +243,7 @@ def test_jax_training_learns_checkpoints_and_resumes_exactly(tmp_path):
 
 
 def test_jax_backend_refuses_what_it_cannot_play():
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     with pytest.raises(ValueError, match="plays self, pool and the agents"):
         Trainer(_cfg(opponents=[("take5-cheapest", 1.0)]))
@@ -258,8 +258,8 @@ def test_jax_backend_reads_the_engine_from_the_game_table():
     import dataclasses as dc
     import importlib.util
 
-    from agents.learned.jax.collector import engine_factory
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.jax.collector import engine_factory
+    from fiveplay_env.agents.learned.trainer import Trainer
     from fiveplay_env import games
 
     assert engine_factory("take5").__module__ == games.get("take5").jax_engine

@@ -21,8 +21,8 @@ def _states(num: int = 64, steps: int = 17, seed: int = 0):
 
 @pytest.mark.parametrize("arch", ["mlp", "take5"])
 def test_illegal_actions_get_no_probability(arch):
-    from agents.learned.nets import ILLEGAL_LOGIT, build_model
-    from agents.learned.policy import sample_actions
+    from fiveplay_env.agents.learned.nets import ILLEGAL_LOGIT, build_model
+    from fiveplay_env.agents.learned.policy import sample_actions
 
     obs, mask = _states()
     net = build_model(arch, {"obs_dim": obs.shape[1], "num_actions": mask.shape[1], "hidden": [32]})
@@ -41,8 +41,8 @@ def test_illegal_actions_get_no_probability(arch):
 
 
 def test_take5_features_match_the_safest_heuristic():
-    from agents.learned.nets import build_model
-    from agents.take5.heuristics import decode, expected_costs
+    from fiveplay_env.agents.learned.nets import build_model
+    from fiveplay_env.agents.take5.heuristics import decode, expected_costs
 
     obs, mask = _states(num=32, steps=9)
     net = build_model("take5", {"obs_dim": obs.shape[1], "num_actions": mask.shape[1]})
@@ -58,7 +58,7 @@ def test_take5_features_match_the_safest_heuristic():
 
 
 def test_reference_loop_equals_the_batched_engine_and_snapshots_restore():
-    from agents.learned.envs import LoopVecEnv, engine_snapshot, make_training_env, restore_engine
+    from fiveplay_env.agents.learned.envs import LoopVecEnv, engine_snapshot, make_training_env, restore_engine
 
     B = 12
     fast = make_training_env("take5", B, 4, TAKE5_CFG, "batched")

@@ -1,6 +1,6 @@
 """The learner's pieces on their own: a torch-free collector driven by a numpy policy, GAE against a plain
 per-trajectory walk, the algorithm registry, the command line generated from the configs, the old
-``agents.learned.ppo`` names, checkpoints from before ``--algo`` and the import boundaries."""
+``fiveplay_env.agents.learned.ppo`` names, checkpoints from before ``--algo`` and the import boundaries."""
 from __future__ import annotations
 
 import ast
@@ -23,10 +23,10 @@ NUMPY_COLLECTION = r'''
 import sys
 sys.modules["torch"] = None  # any import of torch fails from here on
 import numpy as np
-from agents.learned import returns
-from agents.learned.collector import Collector
-from agents.learned.config import TrainConfig
-from agents.registry import make_agent
+from fiveplay_env.agents.learned import returns
+from fiveplay_env.agents.learned.collector import Collector
+from fiveplay_env.agents.learned.config import TrainConfig
+from fiveplay_env.agents.registry import make_agent
 
 class UniformPolicy:
     """A numpy policy: uniform over the legal actions; logp = -log(k), value 0.5."""
@@ -99,8 +99,8 @@ def _plain_gae(roll, gamma, lam):
 
 
 def test_gae_equals_a_plain_walk_along_each_trajectory():
-    from agents.learned.collector import Rollout
-    from agents.learned.returns import gae
+    from fiveplay_env.agents.learned.collector import Rollout
+    from fiveplay_env.agents.learned.returns import gae
 
     rng = np.random.default_rng(4)
     R, B, n = 30, 7, 3
@@ -122,9 +122,9 @@ def test_gae_equals_a_plain_walk_along_each_trajectory():
 
 
 def test_the_algorithm_registry_and_an_unknown_algo():
-    from agents.learned import algorithms
-    from agents.learned.algorithms.ppo import PPO, PPOConfig
-    from experiments import train
+    from fiveplay_env.agents.learned import algorithms
+    from fiveplay_env.agents.learned.algorithms.ppo import PPO, PPOConfig
+    from fiveplay_env.experiments import train
 
     assert algorithms.get_algorithm("ppo").ALGORITHM is PPO and algorithms.config_class("ppo") is PPOConfig
     assert PPOConfig.algo == "ppo"
@@ -132,17 +132,17 @@ def test_the_algorithm_registry_and_an_unknown_algo():
         algorithms.get_algorithm("a3c")
     with pytest.raises(ValueError, match=r"algo: expected one of \['expit', 'ppo'\], got 'a3c'"):
         train.main(["--algo", "a3c", "--quiet"])
-    from agents.learned.config import TrainConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.config import TrainConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     with pytest.raises(ValueError, match="expected an algorithm's config"):
         Trainer(TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10))
 
 
 def test_the_command_line_is_generated_from_the_configs():
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.config import default_opponents, parse_opponents
-    from experiments import train
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.config import default_opponents, parse_opponents
+    from fiveplay_env.experiments import train
 
     parser = train.build_parser("ppo")
     flags = {s for a in parser._actions for s in a.option_strings}
@@ -173,20 +173,20 @@ def test_the_command_line_is_generated_from_the_configs():
     ("backend", "gpu", r"backend: expected one of \['auto', 'batched', 'reference', 'jax'\], got 'gpu'"),
 ])
 def test_bad_settings_are_named(field, value, message):
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
     with pytest.raises(ValueError, match=message):
         PPOConfig(game="take5", config={}, opponents=[("self", 1.0)], total_decisions=10, **{field: value})
 
 
 def test_the_old_ppo_module_warns_and_keeps_its_names():
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.evaluation import evaluate
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.evaluation import evaluate
+    from fiveplay_env.agents.learned.trainer import Trainer
 
-    sys.modules.pop("agents.learned.ppo", None)
-    with pytest.warns(DeprecationWarning, match="agents.learned.ppo was split"):
-        ppo = importlib.import_module("agents.learned.ppo")
+    sys.modules.pop("fiveplay_env.agents.learned.ppo", None)
+    with pytest.warns(DeprecationWarning, match="fiveplay_env.agents.learned.ppo was split"):
+        ppo = importlib.import_module("fiveplay_env.agents.learned.ppo")
     assert ppo.TrainConfig is PPOConfig and ppo.Trainer is Trainer and ppo.evaluate is evaluate
     for name in ("parse_opponents", "game_defaults", "resolve_device", "sample_actions", "mean_ci",
                  "model_from_checkpoint", "Timers", "cpu_state_dict"):
@@ -195,9 +195,9 @@ def test_the_old_ppo_module_warns_and_keeps_its_names():
 
 def test_a_checkpoint_from_before_algo_resumes(tmp_path):
     """Checkpoints written before ``algo`` existed (no such key) are PPO's: they resume exactly."""
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0), ("self", 1.0), ("pool", 1.0)],
                     total_decisions=10_000, num_envs=6, rollout_steps=12, minibatch_size=32, epochs=1, hidden=(16,),
@@ -247,7 +247,7 @@ def test_import_boundaries():
             for f in files:
                 if f.endswith(".py"):
                     p = os.path.join(d, f)
-                    if "agents.learned.trainer" in _imports(p):
+                    if "fiveplay_env.agents.learned.trainer" in _imports(p):
                         importers.add(os.path.relpath(p, ROOT))
     assert importers == {"experiments/train.py", os.path.join("agents", "learned", "ppo.py"),
                          os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py"),
@@ -256,20 +256,20 @@ def test_import_boundaries():
     for name in ("collector.py", "returns.py", "engine_seats.py", "inference.py", "names.py", "agent.py",
                  "defaults.py", "config.py", "envs.py", "checkpoint.py", os.path.join("pretrained", "__init__.py")):
         imported = _imports(os.path.join(learned, name))
-        assert not any(m.startswith(("agents.registry", "agents.learned.trainer")) for m in imported), name
+        assert not any(m.startswith(("fiveplay_env.agents.registry", "fiveplay_env.agents.learned.trainer")) for m in imported), name
     for name in ("collector.py", "returns.py", "engine_seats.py", "defaults.py", "config.py"):
         assert not any(m.split(".")[0] == "torch" for m in _imports(os.path.join(learned, name))), name
-    assert not any(m.startswith("agents") for m in _imports(os.path.join(ROOT, "fiveplay_env", "vector.py")))
+    assert not any(m.startswith("fiveplay_env.agents") for m in _imports(os.path.join(ROOT, "fiveplay_env", "vector.py")))
     search = _imports(os.path.join(ROOT, "agents", "search.py"))
-    assert not any(m.startswith(("agents.registry", "agents.learned.ppo", "agents.learned.trainer")) for m in search)
+    assert not any(m.startswith(("fiveplay_env.agents.registry", "fiveplay_env.agents.learned.ppo", "fiveplay_env.agents.learned.trainer")) for m in search)
 
 
 def test_every_module_of_the_learner_says_what_it_does():
     """The package docstring's table lists every module of ``agents/learned`` (and nothing that is gone)."""
-    import agents.learned
+    import fiveplay_env.agents.learned as learned_pkg
 
-    doc = agents.learned.__doc__
-    learned = os.path.dirname(agents.learned.__file__)
+    doc = learned_pkg.__doc__
+    learned = os.path.dirname(learned_pkg.__file__)
     names = {f[:-3] for f in os.listdir(learned) if f.endswith(".py") and f != "__init__.py"}
     names |= {d for d in os.listdir(learned) if os.path.isfile(os.path.join(learned, d, "__init__.py"))}
     for name in names:
@@ -277,4 +277,4 @@ def test_every_module_of_the_learner_says_what_it_does():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
         for name in names:
-            importlib.import_module(f"agents.learned.{name}")
+            importlib.import_module(f"fiveplay_env.agents.learned.{name}")

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import games
-from agents.learned import pretrained
-from agents.registry import known_agents, make_agent
+from fiveplay_env.agents import games
+from fiveplay_env.agents.learned import pretrained
+from fiveplay_env.agents.registry import known_agents, make_agent
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,7 @@ def test_every_model_is_shipped_and_listed() -> None:
         path = pretrained.path_of(name)
         assert os.path.getsize(path) < 4_000_000  # small package data: the network only
         card = pretrained.model_card(name)
-        assert card["command"].startswith("python -m experiments.train") and card["wall_minutes"] > 0, name
+        assert card["command"].startswith(("python -m experiments.train", "python -m fiveplay_env.experiments.train")) and card["wall_minutes"] > 0, name
         assert "strength" in card
 
 
@@ -76,7 +76,7 @@ def test_bad_names_are_clear_errors() -> None:
 
 
 def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
-    from agents.take5.obs_adapt import adapt_take5_observation
+    from fiveplay_env.agents.take5.obs_adapt import adapt_take5_observation
     from fiveplay_env.take5 import observation as t5obs
 
     game = games.get_game("take5")
@@ -109,9 +109,9 @@ def test_take5_observation_adapter_keeps_the_cards_and_maps_the_tail() -> None:
 
 def test_loads_by_name_in_a_fresh_process_from_the_installed_package() -> None:
     """No import but the registry's: the lazy prefix brings the package data in."""
-    code = ("from agents.registry import make_agent; import numpy as np\n"
+    code = ("from fiveplay_env.agents.registry import make_agent; import numpy as np\n"
             "a = make_agent('pretrained:take5-game-4p', 'take5', seed=0)\n"
-            "from agents import games; g = games.get_game('take5'); e = g.new_engine(g.make_config({'num_players': 4}), 0)\n"
+            "from fiveplay_env.agents import games; g = games.get_game('take5'); e = g.new_engine(g.make_config({'num_players': 4}), 0)\n"
             "m = e.legal_mask(); print(int(m[a.act(g.observe(e, e.current_player), m)]))\n")
     out = subprocess.run([sys.executable, "-c", code], cwd="/", capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -120,8 +120,8 @@ def test_loads_by_name_in_a_fresh_process_from_the_installed_package() -> None:
 
 @pytest.mark.slow
 def test_the_model_card_table_is_the_cards() -> None:
-    """agents/learned/pretrained/README.md is what experiments.ship writes from the files' cards."""
-    from experiments.ship import readme
+    """agents/learned/pretrained/README.md is what fiveplay_env.experiments.ship writes from the files' cards."""
+    from fiveplay_env.experiments.ship import readme
 
     text = readme()
     for name in pretrained.MODELS:
@@ -130,9 +130,9 @@ def test_the_model_card_table_is_the_cards() -> None:
 
 
 def test_ship_writes_only_into_a_source_checkout(tmp_path) -> None:
-    """``experiments.ship`` rewrites the package data of a checkout, never an installed package's files."""
-    from agents.learned import pretrained
-    from experiments.ship import source_checkout
+    """``fiveplay_env.experiments.ship`` rewrites the package data of a checkout, never an installed package's files."""
+    from fiveplay_env.agents.learned import pretrained
+    from fiveplay_env.experiments.ship import source_checkout
 
     assert os.path.samefile(source_checkout(pretrained.HERE), os.path.join(os.path.dirname(__file__), "..", ".."))
     installed = tmp_path / "site-packages" / "fiveplay_env" / "agents" / "learned" / "pretrained"

@@ -6,7 +6,7 @@ import torch
 
 
 def test_sparse_first_layer_equals_the_dense_network_and_its_gradients():
-    from agents.learned.nets import build_model, sparse_linear
+    from fiveplay_env.agents.learned.nets import build_model, sparse_linear
     from fiveplay_env import vector
 
     env = vector.make_vec("take5", 16, seed=4, num_players=4, mode="round")

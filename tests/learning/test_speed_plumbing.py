@@ -31,7 +31,7 @@ def _take5_batch(steps: int = 40, envs: int = 32, seed: int = 1):
 def test_features_prepared_once_per_rollout_equal_per_minibatch(arch):
     """What the update reuses (one ``prepare`` over the whole rollout, sliced per minibatch) gives the
     same network outputs as preparing each minibatch on its own (the old per-minibatch work)."""
-    from agents.learned.nets import build_model
+    from fiveplay_env.agents.learned.nets import build_model
 
     obs, mask = _take5_batch()
     with torch.random.fork_rng(devices=[]):
@@ -74,7 +74,7 @@ def _reference_prepare(net, obs, mask):
 def test_take5_prepare_features_only_the_cards_that_matter_and_equals_the_whole_grid(config):
     """``prepare`` featurises the hand and the legal cards only; the result equals the plain computation
     over the 104-card grid of ``features`` (legal actions' features, pooled hand, network outputs)."""
-    from agents.learned.nets import build_model
+    from fiveplay_env.agents.learned.nets import build_model
     from fiveplay_env import vector
 
     env = vector.make_vec("take5", 48, seed=5, **config)
@@ -103,7 +103,7 @@ def test_take5_prepare_features_only_the_cards_that_matter_and_equals_the_whole_
 
 
 def test_take5_prepare_needs_the_mask():
-    from agents.learned.nets import build_model
+    from fiveplay_env.agents.learned.nets import build_model
 
     obs, mask = _take5_batch(steps=1, envs=2)
     net = build_model("take5", {"obs_dim": obs.shape[1], "num_actions": mask.shape[1], "hidden": [8]})
@@ -114,7 +114,7 @@ def test_take5_prepare_needs_the_mask():
 # --- devices ----------------------------------------------------------------------------------------------
 
 def test_resolve_device_names_and_missing_gpu():
-    from agents.learned.devices import resolve_device
+    from fiveplay_env.agents.learned.devices import resolve_device
 
     assert resolve_device("cpu") == torch.device("cpu")
     assert resolve_device("auto").type == ("cuda" if torch.cuda.is_available() else "cpu")
@@ -127,7 +127,7 @@ def test_resolve_device_names_and_missing_gpu():
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the error on a machine without a GPU")
 def test_train_with_device_cuda_without_gpu_is_a_clear_error(tmp_path, capsys):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     with pytest.raises(ValueError, match="device: expected a usable GPU"):
         main(tiny_args(str(tmp_path), extra=["--device", "cuda"]))
@@ -143,10 +143,10 @@ def _cuda_tagged_save(monkeypatch):
 
 
 def test_checkpoint_with_cuda_tagged_tensors_loads_on_cpu(tmp_path, monkeypatch):
-    from agents.learned.agent import PolicyAgent
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.agent import PolicyAgent
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
                       num_envs=4, rollout_steps=8, hidden=(16,))
@@ -176,9 +176,9 @@ def test_checkpoint_with_cuda_tagged_tensors_loads_on_cpu(tmp_path, monkeypatch)
 
 
 def test_trainer_state_holds_cpu_tensors():
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.devices import to_cpu as _to_cpu
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.devices import to_cpu as _to_cpu
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=1000,
                       num_envs=4, rollout_steps=8, hidden=(16,))
@@ -206,7 +206,7 @@ def test_tensorboard_event_files_hold_the_training_scalars(tmp_path):
     pytest.importorskip("tensorboard")
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     res = main(tiny_args(str(tmp_path), total=600, extra=["--no-plots"]))
     tb = os.path.join(res["run_dir"], "tensorboard")
@@ -226,7 +226,7 @@ def test_tensorboard_event_files_hold_the_training_scalars(tmp_path):
 
 
 def test_no_tensorboard_flag(tmp_path):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     res = main(tiny_args(str(tmp_path), total=200, extra=["--no-plots", "--no-tensorboard"]))
     assert res["tensorboard"] is None and not os.path.exists(os.path.join(res["run_dir"], "tensorboard"))
@@ -256,7 +256,7 @@ def test_wandb_run_gets_the_same_scalars(tmp_path, monkeypatch):
     fake.init = init  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "wandb", fake)
     monkeypatch.setenv("WANDB_MODE", "offline")
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     res = main(tiny_args(str(tmp_path), total=300, extra=["--no-plots", "--no-tensorboard", "--wandb",
                                                            "--wandb-project", "t"]))
@@ -270,7 +270,7 @@ def test_wandb_run_gets_the_same_scalars(tmp_path, monkeypatch):
 
 def test_wandb_missing_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "wandb", None)  # import wandb -> ImportError
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     with pytest.raises(ValueError, match="wandb: expected the wandb package"):
         main(tiny_args(str(tmp_path), total=200, extra=["--no-plots", "--no-tensorboard", "--wandb"]))
@@ -280,8 +280,8 @@ def test_wandb_missing_is_a_clear_error(tmp_path, monkeypatch):
 
 def test_compact_obs_training_equals_float_training():
     """The same seed with and without the compact observation: the same rollouts and the same updates."""
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     base = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
                 total_decisions=10_000, num_envs=8, rollout_steps=16, minibatch_size=64, epochs=1,
@@ -298,12 +298,12 @@ def test_compact_obs_training_equals_float_training():
 
 
 def test_compact_obs_errors():
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
     with pytest.raises(ValueError, match="compact_obs: expected game 'take5'"):
         PPOConfig(game="five_alive", config={"num_players": 3}, opponents=[("self", 1.0)], total_decisions=10,
                     compact_obs=True)
     with pytest.raises(ValueError, match="compact_obs: expected the batched engine"):
-        from agents.learned.trainer import Trainer
+        from fiveplay_env.agents.learned.trainer import Trainer
         Trainer(PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10,
                             num_envs=2, backend="reference", compact_obs=True))

@@ -13,7 +13,7 @@ from tests.learning.conftest import TAKE5_CFG, tiny_args
 
 
 def _state_dict(run_dir: str) -> dict[str, torch.Tensor]:
-    from agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
 
     return load_checkpoint(run_dir)["model"]["state_dict"]
 
@@ -24,7 +24,7 @@ def _same(a: dict[str, torch.Tensor], b: dict[str, torch.Tensor]) -> bool:
 
 @pytest.fixture(scope="module")
 def tiny_run(tmp_path_factory):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     out = str(tmp_path_factory.mktemp("runs"))
     return main(tiny_args(out))
@@ -47,10 +47,10 @@ def test_tiny_run_writes_its_files(tiny_run):
 
 
 def test_policy_plays_legal_moves_through_the_agent_protocol(tiny_run):
-    import agents.learned  # noqa: F401 - registers ckpt:
-    from agents import games
-    from agents.arena import play_game
-    from agents.registry import make_agent
+    import fiveplay_env.agents.learned  # noqa: F401 - registers ckpt:
+    from fiveplay_env.agents import games
+    from fiveplay_env.agents.arena import play_game
+    from fiveplay_env.agents.registry import make_agent
 
     game = games.get_game("take5")
     config = game.make_config(TAKE5_CFG)
@@ -70,8 +70,8 @@ def test_policy_plays_legal_moves_through_the_agent_protocol(tiny_run):
 
 
 def test_policy_in_a_tournament(tiny_run, tmp_path):
-    tournament = pytest.importorskip("experiments.tournament")
-    import agents.learned  # noqa: F401
+    tournament = pytest.importorskip("fiveplay_env.experiments.tournament")
+    import fiveplay_env.agents.learned  # noqa: F401
 
     res = tournament.main(["--game", "take5", "--agents", "ckpt:" + tiny_run["run_dir"], "random", "take5-safest",
                            "random", "--config", "mode=round", "--games", "8", "--out", str(tmp_path), "--quiet",
@@ -81,7 +81,7 @@ def test_policy_in_a_tournament(tiny_run, tmp_path):
 
 def test_resume_continues_exactly(tiny_run, tmp_path):
     """Stop at 1,000 decisions, resume to 1,600: the same network as one uninterrupted run to 1,600."""
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     first = str(tmp_path / "first")
     shutil.copytree(tiny_run["run_dir"], first)
@@ -98,9 +98,9 @@ def test_resume_continues_exactly(tiny_run, tmp_path):
 def test_trainer_resume_equals_uninterrupted_update(tmp_path):
     """Trainer level: save after 2 updates; a fresh trainer loaded from it makes exactly update 3; and the
     same seed gives the same first updates."""
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from agents.learned.algorithms.ppo import PPOConfig
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("take5-safest", 1.0), ("self", 1.0), ("pool", 1.0)],
                       total_decisions=10_000, num_envs=8, rollout_steps=24, minibatch_size=64, epochs=2,
@@ -132,8 +132,8 @@ FIVE_ALIVE_ARGS = ["--game", "five_alive", "--config", "num_players=3", "--oppon
 
 @pytest.mark.parametrize("backend", ["auto", "reference"])
 def test_five_alive_trains_and_resumes(tmp_path, backend):
-    from agents.learned.envs import has_batched_engine
-    from experiments.train import main
+    from fiveplay_env.agents.learned.envs import has_batched_engine
+    from fiveplay_env.experiments.train import main
 
     r = main([*FIVE_ALIVE_ARGS, "--backend", backend, "--out", str(tmp_path)])
     assert r["decisions"] >= 300
@@ -147,7 +147,7 @@ def test_five_alive_trains_and_resumes(tmp_path, backend):
 def test_resume_stays_on_the_engine_it_was_saved_from(tmp_path, monkeypatch):
     """A run started (backend auto) before a game had a batched engine resumes on the reference loop."""
     from fiveplay_env import vector
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     if "five_alive" not in vector.REGISTRY:
         pytest.skip("5 Alive has no batched engine here")
@@ -161,7 +161,7 @@ def test_resume_stays_on_the_engine_it_was_saved_from(tmp_path, monkeypatch):
 
 
 def test_bad_arguments_are_named(tmp_path):
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     with pytest.raises(ValueError, match="agent name"):
         main(tiny_args(str(tmp_path), extra=["--opponents", "no-such-agent"]))
@@ -178,20 +178,20 @@ def test_bad_arguments_are_named(tmp_path):
 def test_a_budget_the_evaluations_fill_makes_one_update_and_says_so(tmp_path, capsys):
     """--max-minutes counts the whole command: when the first evaluation alone takes the budget, the run makes
     one update (never none), evaluates and checkpoints it, and says why it ends late."""
-    from experiments.train import main
+    from fiveplay_env.experiments.train import main
 
     args = [a for a in tiny_args(str(tmp_path)) if a != "--quiet"]
     r = main(args + ["--max-minutes", "0.00001", "--no-progress", "--total-decisions", "100000"])
     assert r["updates"] == 1 and not r["complete"]
     assert "takes the whole --max-minutes budget" in capsys.readouterr().out
-    from agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
 
     assert load_checkpoint(r["checkpoint"])["progress"]["update"] == 1
 
 
 def test_curves_compare_runs_at_equal_training_time(tiny_run, tmp_path):
-    """experiments.curves: the table and plot of several runs against one baseline, from their files."""
-    from experiments import curves
+    """fiveplay_env.experiments.curves: the table and plot of several runs against one baseline, from their files."""
+    from fiveplay_env.experiments import curves
 
     out = str(tmp_path / "cmp.png")
     r = curves.main([tiny_run["run_dir"], tiny_run["run_dir"], "--baseline", "take5-safest", "--labels", "A", "B",
@@ -222,8 +222,8 @@ def test_the_time_budget_is_the_budget_and_the_stop_is_said(tmp_path, monkeypatc
     """--max-minutes without --total-decisions: the run trains for the time (no decision cap), ends within the
     budget on a fake clock where each update takes 7 s, and its last line says what stopped it and where the
     checkpoint is."""
-    import experiments.train as train
-    from agents.learned.trainer import Trainer
+    import fiveplay_env.experiments.train as train
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     clock = _FakeClock(7.0)
     monkeypatch.setattr(train, "CLOCK", clock)
@@ -249,9 +249,9 @@ def test_the_time_budget_is_the_budget_and_the_stop_is_said(tmp_path, monkeypatc
 
 def test_a_decision_cap_and_ctrl_c_are_said(tmp_path, monkeypatch, capsys):
     """The decision cap's stop line; Ctrl-C mid-run saves a checkpoint of the updates made and says so."""
-    import experiments.train as train
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.learned.trainer import Trainer
+    import fiveplay_env.experiments.train as train
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     args = [a for a in tiny_args(str(tmp_path / "a"), total=300) if a != "--quiet"] + ["--no-progress"]
     r = train.main(args)

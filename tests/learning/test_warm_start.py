@@ -9,7 +9,7 @@ from tests.learning.conftest import TAKE5_CFG, tiny_args
 
 
 def _cfg(**kw):
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
     base = dict(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0)], total_decisions=100,
                 num_envs=4, rollout_steps=8, hidden=(16,))
@@ -19,8 +19,8 @@ def _cfg(**kw):
 @pytest.fixture(scope="module")
 def source(tmp_path_factory):
     """A small policy's checkpoint whose weights differ from any fresh initialisation."""
-    from agents.learned.checkpoint import save_checkpoint
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import save_checkpoint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     tr = Trainer(_cfg(seed=3))
     with torch.no_grad():
@@ -37,8 +37,8 @@ def _same(a: dict, b: dict) -> bool:
 
 
 def test_a_fresh_run_starts_from_the_policy_and_records_it(source):
-    from agents.fingerprint import file_fingerprint
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.fingerprint import file_fingerprint
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     path, weights = source
     cold = Trainer(_cfg(seed=0))
@@ -56,9 +56,9 @@ def test_a_fresh_run_starts_from_the_policy_and_records_it(source):
 
 
 def test_a_shipped_policy_starts_a_run():
-    from agents.learned.checkpoint import load_checkpoint
-    from agents.learned.pretrained import path_of
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.pretrained import path_of
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     tr = Trainer(_cfg(hidden=(128, 128), init_from="pretrained:take5-round-4p"))
     assert _same(tr.model.state_dict(), load_checkpoint(path_of("take5-round-4p"))["model"]["state_dict"])
@@ -66,7 +66,7 @@ def test_a_shipped_policy_starts_a_run():
 
 
 def test_mismatched_or_unknown_policies_are_refused_by_name(source, tmp_path):
-    from agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.trainer import Trainer
 
     path, _ = source
     with pytest.raises(CheckpointError, match=r"network shape \(--hidden\)"):
@@ -84,8 +84,8 @@ def test_mismatched_or_unknown_policies_are_refused_by_name(source, tmp_path):
 
 
 def test_the_command_line_warm_start_survives_a_resume(source, tmp_path):
-    from agents.learned.checkpoint import load_checkpoint
-    from experiments.train import main
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.experiments.train import main
 
     path, weights = source
     extra = ["--eval-interval", "0", "--no-plots", "--hidden", "16", "--init-from", path]

@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.learned.algorithms.ppo import PPOConfig
+from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
 
-from agents.learned.trainer import Trainer
+from fiveplay_env.agents.learned.trainer import Trainer
 
 
 def _batch(win_reward: float) -> dict:

@@ -137,7 +137,7 @@ def test_write_and_read_round_trip(tmp_path):
 def test_tournament_record_writes_one_replayable_record_per_game(tmp_path):
     import csv
 
-    from experiments import tournament
+    from fiveplay_env.experiments import tournament
 
     summary = tournament.main(["--game", "take5", "--agents", "take5-safest", "random", "--config", "mode=round",
                                "--games", "4", "--out", str(tmp_path), "--record", "--quiet", "--no-plots"])

@@ -12,9 +12,9 @@ import time
 
 import pytest
 
-from experiments import tournament as T
-from experiments.tournament.schedule import Schedule
-from experiments.tournament.spec import MAX_GAMES
+from fiveplay_env.experiments import tournament as T
+from fiveplay_env.experiments.tournament.schedule import Schedule
+from fiveplay_env.experiments.tournament.spec import MAX_GAMES
 from fiveplay_env import records
 from fiveplay_env.core.errors import CheckpointError
 
@@ -23,7 +23,7 @@ from fiveplay_env.core.errors import CheckpointError
 
 def _load(path):
     pytest.importorskip("torch")
-    from agents.learned.checkpoint import load_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint
 
     return load_checkpoint(path)
 
@@ -47,7 +47,7 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
 
 def test_a_huge_file_is_refused_by_its_size(tmp_path):
     pytest.importorskip("torch")
-    from agents.learned import checkpoint
+    from fiveplay_env.agents.learned import checkpoint
 
     big = tmp_path / "big.pt"
     with open(big, "wb") as f:  # sparse: no disk used
@@ -60,7 +60,7 @@ def test_a_huge_file_is_refused_by_its_size(tmp_path):
 
 def test_a_ckpt_agent_of_a_device_is_a_clear_error():
     pytest.importorskip("torch")
-    from agents.registry import make_agent
+    from fiveplay_env.agents.registry import make_agent
 
     with pytest.raises(ValueError, match="expected a regular file"):
         make_agent("ckpt:/dev/zero", "take5", seed=0)

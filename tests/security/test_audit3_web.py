@@ -14,9 +14,9 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from experiments.web import sessions  # noqa: E402
-from experiments.web.app import MAX_REPLAY_STEPS, create_app, json_depth, parse_json  # noqa: E402
-from experiments.web.sessions import GameError  # noqa: E402
+from fiveplay_env.experiments.web import sessions  # noqa: E402
+from fiveplay_env.experiments.web.app import MAX_REPLAY_STEPS, create_app, json_depth, parse_json  # noqa: E402
+from fiveplay_env.experiments.web.sessions import GameError  # noqa: E402
 from fiveplay_env import records  # noqa: E402
 
 
@@ -37,7 +37,7 @@ def test_a_heavy_search_request_ends_within_its_budget(client):
     """The audit's reproducer: 10 players, 9 policy-guided searches of 1,000 simulations each took 46.6 s
     for one request; every request now ends near MAX_BOT_SECONDS (asserted with a 3x margin)."""
     pytest.importorskip("torch")
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     if "take5-game-10p" not in pretrained.available():
         pytest.skip("the take5-game-10p policy is not shipped in this checkout")
@@ -69,8 +69,8 @@ def test_a_heavy_search_request_ends_within_its_budget(client):
 
 
 def test_the_search_deadline_stops_a_decision_and_plays_a_legal_move():
-    from agents import games
-    from agents.registry import make_agent
+    from fiveplay_env.agents import games
+    from fiveplay_env.agents.registry import make_agent
 
     g = games.get_game("take5")
     eng = g.new_engine(g.make_config({"num_players": 6, "mode": "round"}), 5)
@@ -90,10 +90,10 @@ def test_the_search_deadline_stops_a_decision_and_plays_a_legal_move():
 def test_a_five_alive_guided_search_of_six_players_keeps_its_deadline():
     """The audit: 5 Alive with 6 players, 19 s per decision of a guided search."""
     pytest.importorskip("torch")
-    from agents import games
-    from agents.learned import pretrained
-    from agents.registry import make_agent
-    from agents.search import GUIDED
+    from fiveplay_env.agents import games
+    from fiveplay_env.agents.learned import pretrained
+    from fiveplay_env.agents.registry import make_agent
+    from fiveplay_env.agents.search import GUIDED
 
     prior = GUIDED["five_alive"].split("prior=")[1].split(",")[0]
     if prior not in pretrained.available():

@@ -25,7 +25,7 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 @pytest.mark.parametrize("config", CONFIGS)
 def test_compact_decodes_exactly_at_every_step(config):
     torch = pytest.importorskip("torch")
-    from agents.learned.compact import CompactDecoder
+    from fiveplay_env.agents.learned.compact import CompactDecoder
 
     env = vector.make_vec("take5", 32, seed=11, **config)
     eng = env.engine
@@ -99,8 +99,8 @@ def test_draft_configs_are_refused_by_name() -> None:
     with pytest.raises(ValueError, match="expected draft=False"):
         env.engine.observe_compact()
     pytest.importorskip("torch")
-    from agents.learned.algorithms.ppo import PPOConfig as TrainConfig
-    from agents.learned.config import parse_opponents
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig as TrainConfig
+    from fiveplay_env.agents.learned.config import parse_opponents
 
     with pytest.raises(ValueError, match="compact_obs: expected draft=False"):
         TrainConfig(game="take5", config={"num_players": 5, "professional": True, "draft": True},

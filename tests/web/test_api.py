@@ -17,10 +17,10 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents.base import Agent  # noqa: E402
-from agents.registry import register_prefix  # noqa: E402
-from experiments.web import sessions, views  # noqa: E402
-from experiments.web.app import MAX_BODY, MAX_REPLAY_STEPS, create_app  # noqa: E402
+from fiveplay_env.agents.base import Agent  # noqa: E402
+from fiveplay_env.agents.registry import register_prefix  # noqa: E402
+from fiveplay_env.experiments.web import sessions, views  # noqa: E402
+from fiveplay_env.experiments.web.app import MAX_BODY, MAX_REPLAY_STEPS, create_app  # noqa: E402
 from fiveplay_env import records  # noqa: E402
 from tests.web.util import LiveServer, raw_request  # noqa: E402
 
@@ -105,7 +105,7 @@ def test_index_static_and_meta(client):
     assert "take5-safest" in names and "random" in names and "ismcts:sims=200" in names
     assert f"ckpt:{TRAIN_RUN}" in names and "boomtest:x" in names  # a checkpoint in the runs folder, the operator's
     assert not any(n.endswith("...") or ":N" in n for n in names)
-    from agents import search
+    from fiveplay_env.agents import search
 
     guided = [b for b in t5["bots"] if b["group"] == "Guided search"]  # one per prior, suiting the counts it is nearest
     assert guided[0]["name"] == search.GUIDED["take5"] and "take5-game-4p" in guided[0]["about"] and guided[0]["suits"] == [2, 3, 4]
@@ -368,7 +368,7 @@ def test_every_request_for_a_game_needs_its_token_and_nothing_lists_games(client
 
 ATTACK_BOTS = [
     "os:abort", "faulthandler:_sigsegv", "sys:exit", "builtins:input", "_thread:interrupt_main", "tempfile:mkdtemp",
-    "os:environ", "os.path:expanduser", "subprocess:Popen", "mypkg.mybots:CleverBot", "agents.base:Agent",
+    "os:environ", "os.path:expanduser", "subprocess:Popen", "mypkg.mybots:CleverBot", "fiveplay_env.agents.base:Agent",
     "ckpt:/dev/zero", "ckpt:/dev/urandom", "ckpt:/etc/passwd", "ckpt:../outside.pt", "ckpt:link_out/outside.pt",
     "ckpt:{outside}", "ckpt:" + "x" * 290, "ckpt:", "rllib:/tmp", "rllib:" + TRAIN_RUN, "boomtest:y",
     "ismcts:sims=5,prior=tempfile:mkdtemp", "ismcts:prior=os:abort", "ismcts:sims=5,topk=2,prior=faulthandler:_sigsegv",
@@ -755,7 +755,7 @@ def test_unknown_routes_and_methods_are_4xx(client):
 
 
 def test_cli_binds_localhost_by_default():
-    from experiments.web.__main__ import build_parser, main
+    from fiveplay_env.experiments.web.__main__ import build_parser, main
 
     args = build_parser().parse_args([])
     assert args.host == "127.0.0.1" and args.port == 8000 and args.runs == "runs" and args.allow_agent == []
@@ -764,7 +764,7 @@ def test_cli_binds_localhost_by_default():
 
 
 def test_bench_script_runs_bounded_on_localhost():
-    from experiments.web import bench
+    from fiveplay_env.experiments.web import bench
 
     out = bench.main(["--bots", "random", "--moves", "2", "--games", "6", "--clients", "2"])
     assert out["url"].startswith("http://127.0.0.1:")

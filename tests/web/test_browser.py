@@ -304,7 +304,7 @@ def test_the_picker_offers_the_policy_and_guided_search_of_the_player_count(desk
     """The new-game panel's default bot is the shipped policy of the game's family (Take 5 round or game
     mode, 5 Alive) trained for the nearest player count, and its guided search is the one whose prior is
     that policy; changing the count changes both."""
-    from agents.search import GUIDED
+    from fiveplay_env.agents.search import GUIDED
 
     open_app(desktop, server)
     if not desktop.locator("#new-game[open]").count():

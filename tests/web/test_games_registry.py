@@ -1,4 +1,4 @@
-"""The web app knows games only through the game table and each game's web view (``experiments.web.games``):
+"""The web app knows games only through the game table and each game's web view (``fiveplay_env.experiments.web.games``):
 its game list, presets, choices and bot preferences come from the registered games; the toy game of
 ``tests/toy_game`` (registered for the whole test session by ``tests/conftest.py``, with no web module) is
 served by the generic view, plays to the end, replays and shows what its seat may see only; and no file of
@@ -16,9 +16,9 @@ pytest.importorskip("httpx")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents import games as agent_games  # noqa: E402
-from experiments.web import games as web_views  # noqa: E402
-from experiments.web.app import STATIC_DIR, create_app  # noqa: E402
+from fiveplay_env.agents import games as agent_games  # noqa: E402
+from fiveplay_env.experiments.web import games as web_views  # noqa: E402
+from fiveplay_env.experiments.web.app import STATIC_DIR, create_app  # noqa: E402
 from fiveplay_env import games  # noqa: E402
 from tests.toy_game import GAME as TOY  # noqa: E402
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from experiments.web import rules_text, views
-from experiments.web.games import take5 as take5_web
+from fiveplay_env.experiments.web import rules_text, views
+from fiveplay_env.experiments.web.games import take5 as take5_web
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.state import ACTION_NAMES, BUST
 from fiveplay_env.take5.state import BULL
@@ -17,7 +17,7 @@ from fiveplay_env.take5.config import Take5Config
 
 def _take5_steps(config: Take5Config, seed: int):
     """(before, action, after, events) for every step of a random Take 5 game."""
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     rng = np.random.default_rng(seed)
     eng = games_mod.get_game("take5").new_engine(config, seed)
@@ -86,7 +86,7 @@ def test_ranking_shares_places():
 
 def test_five_alive_events_name_the_round_they_were_played_in():
     config = FiveAliveConfig(num_players=3)
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
 
     eng = games_mod.get_game("five_alive").new_engine(config, 3)
     rng = np.random.default_rng(3)
@@ -131,7 +131,7 @@ def test_rules_panel_comes_from_the_rule_book():
 def test_rules_route(web_runs_dir):
     from starlette.testclient import TestClient
 
-    from experiments.web.app import create_app
+    from fiveplay_env.experiments.web.app import create_app
 
     client = TestClient(create_app(web_runs_dir), base_url="http://127.0.0.1")
     r = client.get("/api/rules/five_alive")

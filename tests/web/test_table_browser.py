@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from experiments.web import views
+from fiveplay_env.experiments.web import views
 from tests.web.test_browser import (VIEWPORTS, _page, browser, check, click_start, desktop, open_app, page,  # noqa: F401 (fixtures)
                                     play_by_mouse, server, shot, start_game, wait_turn)
 
@@ -35,7 +35,7 @@ def _record(page, g: dict) -> dict:
 
 def _replay(rec: dict):
     """Every state of a recorded game (replayed here with the engine) and each step's events."""
-    from agents import games as games_mod
+    from fiveplay_env.agents import games as games_mod
     from fiveplay_env.core.config import from_kwargs
 
     gdef = games_mod.get_game(rec["game"])
@@ -352,7 +352,7 @@ def test_delete_of_a_game_in_progress_asks_first(page, server, tmp_path):
     page.locator(f".game-tab[data-id='{gid}'] button.close").click()
     page.click("#confirm-delete")
     page.wait_for_function("(gid) => !JSON.parse(localStorage.getItem('fiveplay.games')).some(g => g.id === gid)", arg=gid)
-    from experiments.web.sessions import GameError
+    from fiveplay_env.experiments.web.sessions import GameError
 
     with pytest.raises(GameError):  # gone from the server too
         server.server.config.app.state.store.get(gid, token)

@@ -12,7 +12,7 @@ def make_runs(root: str) -> str:
     ``summary.json`` and a ``checkpoint.pt``: a shipped policy's file, so ``ckpt:RUN`` loads), and,
     beside the runs folder, ``secret.txt`` and ``outside.pt`` plus a symbolic link inside the runs folder
     pointing at them (traversal targets). Returns the runs folder."""
-    from experiments import tournament
+    from fiveplay_env.experiments import tournament
 
     runs = os.path.join(root, "runs")
     os.makedirs(runs)
@@ -38,7 +38,7 @@ def make_runs(root: str) -> str:
                    "evaluations": [{"baseline": "random", "score_mean": 12.5}], "curves_csv": "curves.csv"}, f)
     ratings = next(os.path.join(runs, d, "ratings.png") for d in os.listdir(runs) if d.startswith("tournament__take5"))
     shutil.copy(ratings, os.path.join(train, "curves.png"))
-    from agents.learned import pretrained
+    from fiveplay_env.agents.learned import pretrained
 
     shutil.copy(pretrained.path_of("take5-round-4p"), os.path.join(train, "checkpoint.pt"))
     shutil.copy(pretrained.path_of("take5-round-4p"), os.path.join(root, "outside.pt"))
@@ -59,7 +59,7 @@ class LiveServer:
 
         import uvicorn
 
-        from experiments.web.app import create_app
+        from fiveplay_env.experiments.web.app import create_app
 
         with socket.socket() as s:
             s.bind(("127.0.0.1", 0))

@@ -2,12 +2,12 @@
 
 | name      | module                              | what                                                   |
 |-----------|-------------------------------------|--------------------------------------------------------|
-| ``ppo``   | ``agents.learned.algorithms.ppo``   | clipped PPO (minibatch SGD with Adam over each rollout)  |
-| ``expit`` | ``agents.learned.algorithms.expit`` | expert iteration: the batched search plays, the network learns its choices and the outcomes, then guides the next search |
+| ``ppo``   | ``fiveplay_env.agents.learned.algorithms.ppo``   | clipped PPO (minibatch SGD with Adam over each rollout)  |
+| ``expit`` | ``fiveplay_env.agents.learned.algorithms.expit`` | expert iteration: the batched search plays, the network learns its choices and the outcomes, then guides the next search |
 
 An algorithm is a module (imported on first use) that defines
 
-- ``CONFIG``: its config class, a subclass of ``agents.learned.config.TrainConfig`` adding its own
+- ``CONFIG``: its config class, a subclass of ``fiveplay_env.agents.learned.config.TrainConfig`` adding its own
   hyperparameters (declared with ``option``, so the command line gets them) and setting ``algo``;
 - ``ALGORITHM``: a class ``ALGORITHM(cfg, model, rng, device, decoder)`` (the learner network, the run's
   numpy generator, the torch device, the compact observation's decoder or None) with
@@ -17,10 +17,10 @@ An algorithm is a module (imported on first use) that defines
 
 and optionally
 
-- ``TRAINER``: a class with ``agents.learned.trainer.Trainer``'s interface (``TRAINER(cfg, device,
+- ``TRAINER``: a class with ``fiveplay_env.agents.learned.trainer.Trainer``'s interface (``TRAINER(cfg, device,
   warm_start)``, ``train_update``, ``state`` / ``load_state``, ``throughput``, ``model``, the counters), for
   an algorithm that gathers its own experience (``expit``: games the search plays);
-  ``agents.learned.trainer.make_trainer`` picks it, else ``Trainer``.
+  ``fiveplay_env.agents.learned.trainer.make_trainer`` picks it, else ``Trainer``.
 
 The collector, the returns, the evaluation and the checkpoints are shared: a second algorithm is a new
 module here and a line in ``ALGORITHMS``.
@@ -31,7 +31,7 @@ import importlib
 from types import ModuleType
 from typing import Any
 
-ALGORITHMS: dict[str, str] = {"ppo": "agents.learned.algorithms.ppo", "expit": "agents.learned.algorithms.expit"}
+ALGORITHMS: dict[str, str] = {"ppo": "fiveplay_env.agents.learned.algorithms.ppo", "expit": "fiveplay_env.agents.learned.algorithms.expit"}
 """Algorithm name -> its module (imported on first use)."""
 
 

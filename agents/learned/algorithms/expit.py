@@ -1,7 +1,7 @@
 """Expert iteration (torch): the policy distilled from the search, the search guided by the policy.
 
-    from agents.learned.algorithms.expit import ExpitConfig
-    from agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
+    from fiveplay_env.agents.learned.trainer import make_trainer
     cfg = ExpitConfig(game="take5", config={"num_players": 4, "mode": "round"},
                       opponents=[("take5-safest", 1.0), ("self", 1.0)], total_decisions=50_000,
                       init_from="pretrained:take5-round-4p", win_reward=3.0)
@@ -10,7 +10,7 @@
         stats = trainer.train_update()          # games_per_update games, then sgd steps on the buffer
 
 Anthony, Tian and Barber (2017), "Thinking fast and slow with deep learning and tree search"; the same
-loop as AlphaZero's, with the batched determinized search (``agents.bsearch``) as the expert. One update:
+loop as AlphaZero's, with the batched determinized search (``fiveplay_env.agents.bsearch``) as the expert. One update:
 
 1. **The search plays.** The current network is written to a policy file (a policy-only checkpoint in a
    temporary folder of the run's own) and becomes the ``prior=ckpt:FILE`` of the search ``search`` names
@@ -40,10 +40,10 @@ loop as AlphaZero's, with the batched determinized search (``agents.bsearch``) a
    one-hot target would call all but one of them wrong; a temperature of 1 bull head keeps a card one
    head worse at e^-1 of the best one's weight.
 
-   The value target is PPO's (``agents.learned.collector``) at lambda = 1: the seat's rewards times
+   The value target is PPO's (``fiveplay_env.agents.learned.collector``) at lambda = 1: the seat's rewards times
    ``reward_scale`` from this decision to its next one, plus ``win_reward * (win share - 1/n)`` on its
    last decision, discounted by ``gamma`` per own decision, summed to the end of the game. So the value
-   head stays in the units the search's ``value=1`` leaf reads (``agents.search.PolicyGuide``: points =
+   head stays in the units the search's ``value=1`` leaf reads (``fiveplay_env.agents.search.PolicyGuide``: points =
    value / ``reward_scale``), and a distilled checkpoint guides the next search as a PPO one does.
 3. **The update** (``ExIt``): samples go into a replay buffer of the last ``buffer_size``; then
    ceil(``replay_ratio`` x new samples / ``minibatch_size``) steps of Adam on minibatches drawn uniformly
@@ -83,11 +83,11 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, save_checkpoint
-from agents.learned.collector import Timers
-from agents.learned.config import TrainConfig, option, parse_opponents
-from agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
-from agents.learned.nets import MaskedActorCritic, build_model
+from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, save_checkpoint
+from fiveplay_env.agents.learned.collector import Timers
+from fiveplay_env.agents.learned.config import TrainConfig, option, parse_opponents
+from fiveplay_env.agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
+from fiveplay_env.agents.learned.nets import MaskedActorCritic, build_model
 from fiveplay_env.core import seeding
 from fiveplay_env.core.errors import CheckpointError
 
@@ -101,7 +101,7 @@ BACKENDS = ("auto", "reference")
 
 def default_expit_opponents(game: str) -> list[str]:
     """The opponents of an expit run that names none: the game's best heuristic and ``self``, equal weights."""
-    from agents.learned.defaults import best_heuristic
+    from fiveplay_env.agents.learned.defaults import best_heuristic
 
     return [best_heuristic(game), "self"]
 
@@ -122,9 +122,9 @@ def split_search(spec: str) -> tuple[str, str, bool]:
         raise ValueError(f"search: expected a worlds= or sims= budget (a time= budget depends on the machine's "
                          f"speed, so the run would not be reproducible), got {spec!r}")
     if base == "bsearch":
-        from agents.bsearch import BatchSearchParams as params_cls
+        from fiveplay_env.agents.bsearch import BatchSearchParams as params_cls
     else:
-        from agents.search import SearchParams as params_cls  # type: ignore[assignment]
+        from fiveplay_env.agents.search import SearchParams as params_cls  # type: ignore[assignment]
     probe = rest if has_prior else ",".join(filter(None, [rest, "prior=ckpt:PRIOR"]))
     try:
         params_cls.parse(probe)
@@ -354,17 +354,17 @@ class ExpitTimers(Timers):
 
 
 class ExpitTrainer:
-    """An expert-iteration run (module docstring), with the interface of ``agents.learned.trainer.Trainer``
+    """An expert-iteration run (module docstring), with the interface of ``fiveplay_env.agents.learned.trainer.Trainer``
     that ``experiments/train.py`` drives: ``train_update``, ``state`` / ``load_state``, ``throughput``,
     ``model``, the counters."""
 
     backend = "reference-loop"
 
     def __init__(self, cfg: ExpitConfig, device: str = "cpu", warm_start: bool = True) -> None:
-        from agents import games
-        from agents.learned.defaults import obs_scale_for
-        from agents.learned.trainer import warm_start_from
-        from agents.registry import make_agent, user_agent
+        from fiveplay_env.agents import games
+        from fiveplay_env.agents.learned.defaults import obs_scale_for
+        from fiveplay_env.agents.learned.trainer import warm_start_from
+        from fiveplay_env.agents.registry import make_agent, user_agent
 
         if not isinstance(cfg, ExpitConfig):
             raise ValueError(f"config: expected an ExpitConfig, got {type(cfg).__name__}")
@@ -596,7 +596,7 @@ class ExpitTrainer:
 
     def throughput(self, wall: float | None = None) -> dict[str, Any]:
         """Decisions of experience per second of playing + update time, and each part's share."""
-        from agents.learned.trainer import throughput_of
+        from fiveplay_env.agents.learned.trainer import throughput_of
 
         return throughput_of(self.timers, ("search", "engine", "network", "opponents", "rollout", "update", "other"),
                              self.decisions, self.env_steps, self.env_steps)
@@ -604,7 +604,7 @@ class ExpitTrainer:
     # ------------------------------------------------------------------ checkpoints
 
     def state(self, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The checkpoint payload (``agents.learned.checkpoint``'s format, ``algo "expit"``)."""
+        """The checkpoint payload (``fiveplay_env.agents.learned.checkpoint``'s format, ``algo "expit"``)."""
         payload = self.policy_payload()
         payload.update({
             "backend": self.backend, "optimizer": self.algorithm.state_dict(), "args": dict(args or {}),
@@ -616,7 +616,7 @@ class ExpitTrainer:
 
     def load_state(self, ckpt: dict[str, Any]) -> None:
         """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
-        from agents.learned.trainer import check_resumable
+        from fiveplay_env.agents.learned.trainer import check_resumable
 
         check_resumable(ckpt, self.cfg, self.game_config, self.D, self.A, self.model,
                         ("seed", "opponents", "search", "target", "buffer_size"))

@@ -1,6 +1,6 @@
 """Clipped PPO (torch): ``epochs`` passes of minibatch SGD with Adam over each rollout.
 
-    from agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
     cfg = PPOConfig(game="take5", config={"num_players": 4, "mode": "round"},
                     opponents=[("take5-safest", 2.0), ("self", 1.0), ("pool", 1.0)], total_decisions=200_000)
 
@@ -27,8 +27,8 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from agents.learned.config import TrainConfig, option
-from agents.learned.devices import to_cpu
+from fiveplay_env.agents.learned.config import TrainConfig, option
+from fiveplay_env.agents.learned.devices import to_cpu
 
 GROUP = "PPO"
 

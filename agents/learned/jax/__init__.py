@@ -3,13 +3,13 @@
 | module          | job                                                                                  |
 |-----------------|--------------------------------------------------------------------------------------|
 | ``nets``        | the torch networks' forward pass in JAX (``mlp``; a game's network through its        |
-|                 | class's ``jax_forward``, e.g. ``agents.take5.jax_nets``), from a torch state dict    |
+|                 | class's ``jax_forward``, e.g. ``fiveplay_env.agents.take5.jax_nets``), from a torch state dict    |
 | ``heuristics``  | the games' heuristics in JAX (their kits' ``jax_heuristics``, e.g. take5-safest,      |
-|                 | equal to ``agents.take5.batch`` decision by decision), and ``random``                 |
-| ``collector``   | ``JaxCollector``: the collector's contract (``agents.learned.collector``) with the T   |
+|                 | equal to ``fiveplay_env.agents.take5.batch`` decision by decision), and ``random``                 |
+| ``collector``   | ``JaxCollector``: the collector's contract (``fiveplay_env.agents.learned.collector``) with the T   |
 |                 | steps of B games, the policy, the pool and the heuristics inside one ``lax.scan``       |
 
-The update stays the torch PPO of ``agents.learned.algorithms.ppo`` (one implementation; the rollout's
+The update stays the torch PPO of ``fiveplay_env.agents.learned.algorithms.ppo`` (one implementation; the rollout's
 arrays reach it as numpy views of the JAX arrays, no copy on the CPU), and so do the checkpoints.
 
 Importing this package imports jax; without it the ``ImportError`` names the extra to install.

@@ -1,4 +1,4 @@
-"""The JAX collector: the contract of ``agents.learned.collector.Collector`` with every step compiled.
+"""The JAX collector: the contract of ``fiveplay_env.agents.learned.collector.Collector`` with every step compiled.
 
     collector = JaxCollector(cfg, rng, make_agent, timers)   # cfg.backend == "jax"
     rollout = collector.collect(policy)                      # a collector.Rollout (numpy views, no copy)
@@ -9,11 +9,11 @@ the very games of the numpy batched engine for the same seed) in which, at every
 
 | who acts                  | how (all inside the scan)                                                     |
 |---------------------------|-------------------------------------------------------------------------------|
-| the learner's seats       | the learner network's JAX forward (``agents.learned.jax.nets``), a Gumbel-max  |
+| the learner's seats       | the learner network's JAX forward (``fiveplay_env.agents.learned.jax.nets``), a Gumbel-max  |
 |                           | sample, its log-probability and value                                         |
 | a ``pool`` game's others  | the game's snapshot: rows grouped by snapshot, each group's network run on     |
 |                           | chunks of its rows (a loop whose trip count is the chunks needed that step)   |
-| an agent kind's others    | the JAX heuristic (``agents.learned.jax.heuristics``), skipped at a step where  |
+| an agent kind's others    | the JAX heuristic (``fiveplay_env.agents.learned.jax.heuristics``), skipped at a step where  |
 |                           | no game needs it                                                              |
 
 and the rewards are attributed as the numpy collector attributes them: each learner seat's reward, scaled,
@@ -21,7 +21,7 @@ goes to its latest decision; a game's end marks the learner seats' last decision
 option ``win_reward * (win share - 1/n)``; a trajectory's unfinished last decision is held back and
 carried into the next rollout. New games draw their opponent kind, learner seat and snapshot from the
 collector's JAX key (the numpy collector draws them from the run's numpy generator: the same distribution,
-another stream). The returns (``agents.learned.returns.gae``), the update and the pool's bookkeeping are
+another stream). The returns (``fiveplay_env.agents.learned.returns.gae``), the update and the pool's bookkeeping are
 the numpy collector's and the torch trainer's, unchanged: this class only replaces how a ``Rollout`` is
 made. ``tests/learning/test_jax_train.py`` holds the rollouts equal to the numpy collector's for the same
 games, seats and actions.
@@ -43,10 +43,10 @@ import jax.numpy as jnp
 import numpy as np
 from jax import lax
 
-from agents.learned.collector import Rollout, SnapshotPool, Timers
-from agents.learned.config import SPECIAL_KINDS, TrainConfig
-from agents.learned.jax import heuristics as heur
-from agents.learned.jax import nets as jnets
+from fiveplay_env.agents.learned.collector import Rollout, SnapshotPool, Timers
+from fiveplay_env.agents.learned.config import SPECIAL_KINDS, TrainConfig
+from fiveplay_env.agents.learned.jax import heuristics as heur
+from fiveplay_env.agents.learned.jax import nets as jnets
 from fiveplay_env.core import seeding
 
 POOL_CHUNK = 32
@@ -85,7 +85,7 @@ def engine_factory(game: str) -> Any:
 
 
 def _outcome(final: Any, n: int, lower_is_better: bool) -> Any:
-    """float32 [B, n]: the win share of each seat of the games that ended, as ``agents.learned.envs.outcome``
+    """float32 [B, n]: the win share of each seat of the games that ended, as ``fiveplay_env.agents.learned.envs.outcome``
     reads it (``final``: the engine's ``_vstep`` report: a tuple whose last entry is the engine's win shares
     (5 Alive: ``(lives, result, share)``), or the final scores (Take 5): the best score wins, ties share)."""
     if isinstance(final, tuple):
@@ -102,7 +102,7 @@ class JaxCollector:
 
     def __init__(self, cfg: TrainConfig, rng: np.random.Generator, make_agent: Any = None,
                  timers: Timers | None = None) -> None:
-        from agents.learned.defaults import score_info
+        from fiveplay_env.agents.learned.defaults import score_info
 
         self.cfg = cfg
         self.rng = rng
@@ -317,7 +317,7 @@ class JaxCollector:
 
     def collect(self, policy: Any) -> Rollout:
         """One rollout of ``rollout_steps`` steps played by ``policy.model`` (a torch network of
-        ``agents.learned.nets``, read as JAX parameters) and the pool (see the module docstring)."""
+        ``fiveplay_env.agents.learned.nets``, read as JAX parameters) and the pool (see the module docstring)."""
         t0 = time.perf_counter()
         spec, learner = self.net_inputs(policy.model)
         pool = self._pool_params(learner)
@@ -358,7 +358,7 @@ class JaxCollector:
     def state(self) -> dict[str, Any]:
         """The collector's part of a checkpoint, with the numpy collector's keys (``Trainer.state`` packs
         them): ``env`` holds the JAX games (every ``State`` leaf, the slots' game indices, the keys)."""
-        from agents.learned import envs as envs_mod
+        from fiveplay_env.agents.learned import envs as envs_mod
 
         cs = self.cs
         leaves = {f"env.{i}": np.asarray(x) for i, x in enumerate(jax.tree_util.tree_leaves(cs["env"]))}
@@ -378,7 +378,7 @@ class JaxCollector:
 
     def load_state(self, st: dict[str, Any], where: str) -> None:
         """Continue from ``state()`` of a collector of the same configuration (``CheckpointError`` if not)."""
-        from agents.learned import envs as envs_mod
+        from fiveplay_env.agents.learned import envs as envs_mod
         from fiveplay_env.core.errors import CheckpointError
 
         snap = st["env"]

@@ -1,13 +1,13 @@
 """Heuristics in JAX, for opponents inside the JAX rollouts: each game declares its own in its kit
-(``agents.kit.AgentKit.jax_heuristics``: agent name -> ``"module:factory"``), each equal, decision by
+(``fiveplay_env.agents.kit.AgentKit.jax_heuristics``: agent name -> ``"module:factory"``), each equal, decision by
 decision, to its batched numpy twin (``tests/learning/test_jax_train.py`` replays seeded games through both).
 
     act = heuristic("take5-safest", num_players)      # act(obs float32 [B, D], mask bool [B, A], key) -> int32 [B]
 
 | name                 | where                                                                        |
 |----------------------|------------------------------------------------------------------------------|
-| a game's heuristic   | its kit's ``jax_heuristics`` (Take 5: ``take5-safest``, ``agents.take5.jax_heuristics``; |
-|                      | 5 Alive: ``five-alive-attacker``, ``agents.five_alive.jax_heuristics``)       |
+| a game's heuristic   | its kit's ``jax_heuristics`` (Take 5: ``take5-safest``, ``fiveplay_env.agents.take5.jax_heuristics``; |
+|                      | 5 Alive: ``five-alive-attacker``, ``fiveplay_env.agents.five_alive.jax_heuristics``)       |
 | ``random``           | here: a uniform legal action (``random_actions``, its own key stream)         |
 
 ``JAX_AGENTS`` is a live view of the names there are (``random`` and every kit's).
@@ -26,7 +26,7 @@ Act = Callable[[Any, Any, Any], Any]
 
 def _declared() -> dict[str, str]:
     """Agent name -> ``"module:factory"`` of every kit's JAX heuristics."""
-    from agents import games
+    from fiveplay_env.agents import games
     from fiveplay_env import games as table
 
     out: dict[str, str] = {}
@@ -69,7 +69,7 @@ def heuristic(name: str, num_players: int) -> Act:
     path = _declared().get(name) if isinstance(name, str) else None
     if path is None:
         raise ValueError(f"opponents: --backend jax plays self, pool and the agents {sorted(JAX_AGENTS)}, got {name!r}")
-    from agents.kit import resolve
+    from fiveplay_env.agents.kit import resolve
 
     return resolve(path)(num_players)
 
@@ -81,8 +81,8 @@ def random_actions(key: Any, mask: Any) -> Any:
 
 
 def __getattr__(name: str) -> Any:
-    """A game's JAX heuristic function that moved to its game (``safest_actions``: ``agents.take5.jax_heuristics``,
-    ``attacker_actions``: ``agents.five_alive.jax_heuristics``), by its name."""
+    """A game's JAX heuristic function that moved to its game (``safest_actions``: ``fiveplay_env.agents.take5.jax_heuristics``,
+    ``attacker_actions``: ``fiveplay_env.agents.five_alive.jax_heuristics``), by its name."""
     import importlib
 
     for path in _declared().values():

@@ -1,4 +1,4 @@
-"""The torch networks of ``agents.learned.nets`` as pure JAX functions (forward only: the rollouts' policy).
+"""The torch networks of ``fiveplay_env.agents.learned.nets`` as pure JAX functions (forward only: the rollouts' policy).
 
     spec = NetSpec.of(model)                       # the architecture's static facts (hashable)
     params = params_of(model.state_dict())         # numpy arrays, layers' weights as [in, out]
@@ -12,7 +12,7 @@ torch update then trains; the torch network stays the one implementation that is
 |--------------|---------------------------------------------------------------------------------------|
 | ``mlp``      | ``obs * obs_scale`` through the trunk; linear policy and value heads; masked logits    |
 | a game's own | the function its torch class names (``jax_forward = "module:function"``, e.g. Take 5's |
-|              | ``agents.take5.jax_nets.forward``), called as ``forward`` is, with the static facts   |
+|              | ``fiveplay_env.agents.take5.jax_nets.forward``), called as ``forward`` is, with the static facts   |
 |              | its class's ``jax_static()`` gives in ``spec.static``; it may build on ``linear``,     |
 |              | ``trunk``, ``scan_add`` and ``first_k`` here                                          |
 """
@@ -33,7 +33,7 @@ ILLEGAL_LOGIT = -1.0e9  # agents.learned.nets.ILLEGAL_LOGIT (not imported: that 
 class NetSpec:
     """The static facts of a network (hashable: a jit static argument).
 
-    ``arch``: its name (``agents.learned.nets.ARCHS``); ``layers``: the trunk's layer count;
+    ``arch``: its name (``fiveplay_env.agents.learned.nets.ARCHS``); ``layers``: the trunk's layer count;
     ``num_players``: the player count a game's network was built for (0: none); ``forward``: the
     architecture's JAX forward, ``"module:function"`` (None: ``mlp``); ``static``: its static facts,
     sorted ``(name, value)`` pairs (the torch network's ``jax_static()``)."""
@@ -47,12 +47,12 @@ class NetSpec:
 
     @staticmethod
     def of(model: Any) -> "NetSpec":
-        """The spec of a torch network of ``agents.learned.nets`` (``ValueError`` for an architecture
+        """The spec of a torch network of ``fiveplay_env.agents.learned.nets`` (``ValueError`` for an architecture
         without a JAX forward)."""
         arch = getattr(model, "arch", None)
         fwd = getattr(model, "jax_forward", None)
         if arch != "mlp" and not isinstance(fwd, str):
-            from agents.learned.nets import ARCHS
+            from fiveplay_env.agents.learned.nets import ARCHS
 
             have = [a for a in ARCHS if a == "mlp" or ARCHS[a].jax_forward]
             raise ValueError(f"JAX network: expected an architecture with a JAX forward, one of {have}, got {arch!r}")
@@ -95,7 +95,7 @@ def forward(spec: NetSpec, p: dict[str, Any], obs: Any, mask: Any) -> tuple[Any,
     (``params_of``) for observations ``obs`` [B, D] and legal masks ``mask`` [B, A] (bool)."""
     mask = mask.astype(bool)
     if spec.forward is not None:
-        from agents.kit import resolve
+        from fiveplay_env.agents.kit import resolve
 
         return resolve(spec.forward)(spec, p, obs, mask)
     h = trunk(spec, p, obs * p["obs_scale"])

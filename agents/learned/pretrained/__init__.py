@@ -1,6 +1,6 @@
 """Pretrained policies shipped with the package: ``make_agent("pretrained:take5-game-4p", "take5")``.
 
-The ``pretrained`` prefix is registered with ``agents.registry`` by the ``agents.learned`` package (this
+The ``pretrained`` prefix is registered with ``fiveplay_env.agents.registry`` by the ``fiveplay_env.agents.learned`` package (this
 module does not import the registry). Name syntax: ``pretrained:NAME[?OPTION[&OPTION]]`` with the options of ``ckpt:`` names (``greedy``, the
 default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 
@@ -17,18 +17,18 @@ default; ``sample``; ``temperature=X``). ``NAME`` is one of ``MODELS``:
 | ``five-alive-6p``  | five_alive | 6 players, standard rules         | any 5 Alive variant with 2..6 players (below) |
 
 The files (``<NAME>.pt`` beside this module, package data) are policy checkpoints in the format of
-``agents.learned.checkpoint`` reduced to the network and its metadata (``export_policy``); each also
+``fiveplay_env.agents.learned.checkpoint`` reduced to the network and its metadata (``export_policy``); each also
 holds its model card (``model_card(NAME)``: the exact training command, the wall time it took on the
 2-core development machine, and its measured strength). ``README.md`` in this folder has the table.
 
 Take 5 policies and other player counts: the observation differs only in its per-player tail (scores,
 round penalties and seat, ``fiveplay_env.take5.observation``). A policy trained for k players plays
-n != k players through ``adapt_take5_observation`` (``agents.take5.obs_adapt``, the kit's ``adapt_observation``):
+n != k players through ``adapt_take5_observation`` (``fiveplay_env.agents.take5.obs_adapt``, the kit's ``adapt_observation``):
 the card part is kept; the tail keeps the player itself and the next k-1 seats (n > k) or pads absent
 players with zeros (n < k). Whether this generalises is measured, not assumed: the README's player-count
 paragraph (it carries to fewer players, not to more). Its ``take5`` network's risk features then assume
 k-1 opponents. The 5 Alive policies play 2..6 players through ``adapt_five_alive_observation``
-(``agents.five_alive.obs_adapt``). ``agents.learned.defaults.adapt_observation`` asks the game's kit.
+(``fiveplay_env.agents.five_alive.obs_adapt``). ``fiveplay_env.agents.learned.defaults.adapt_observation`` asks the game's kit.
 """
 from __future__ import annotations
 
@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned.agent import PolicyAgent
-from agents.learned.defaults import adapt_observation
-from agents.fingerprint import file_fingerprint
+from fiveplay_env.agents.learned.agent import PolicyAgent
+from fiveplay_env.agents.learned.defaults import adapt_observation
+from fiveplay_env.agents.fingerprint import file_fingerprint
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -106,7 +106,7 @@ def path_of(name: str) -> str:
 
 def model_card(name: str) -> dict[str, Any]:
     """The model card stored in the policy file: ``command``, ``wall_minutes``, ``decisions``, ``strength``."""
-    from agents.learned.inference import load_policy
+    from fiveplay_env.agents.learned.inference import load_policy
 
     _, meta = load_policy(path_of(name))
     return dict(meta.get("card") or {})
@@ -114,7 +114,7 @@ def model_card(name: str) -> dict[str, Any]:
 
 def make_pretrained_agent(rest: str, game: str, seed: int | None) -> Any:
     """The registry factory of ``pretrained:<rest>`` names."""
-    from agents.learned.agent import parse_ckpt_name
+    from fiveplay_env.agents.learned.agent import parse_ckpt_name
 
     name, greedy, temperature = parse_ckpt_name(rest)
     if name not in MODELS:
@@ -146,7 +146,7 @@ def export_policy(checkpoint: str, out: str, card: dict[str, Any]) -> int:
     """Write the policy of a training checkpoint (file or run folder) to ``out``, without the optimizer
     and trainer state (a small file ``ckpt:``/``pretrained:`` load), with ``card`` (JSON-able) as its
     model card. Returns the file size in bytes."""
-    from agents.learned.checkpoint import load_checkpoint, save_checkpoint
+    from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
 
     ckpt = load_checkpoint(checkpoint)
     keep = ("kind", "version", "algo", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress",

@@ -19,10 +19,10 @@ The kinds of fenced block a page of the site may hold (the info string after the
 |                    | normalised)                                                                      |
 | ``console``        | each ``$ python -m MODULE ARGS`` command runs as ``python -m`` would run it (in   |
 |                    | this process, in the page's working directory), ``$ fiveplay ARGS`` as         |
-|                    | ``python -m experiments ARGS`` (the console script's module); the lines below  |
+|                    | ``python -m fiveplay_env.experiments ARGS`` (the console script's module); the lines below  |
 |                    | a command, if any, are its expected output, matched like a doctest's            |
 | ``bash``           | shown, not run: its first line must say why (``# not run by the tests: ...``);  |
-|                    | each ``python -m experiments.NAME ...`` or ``fiveplay VERB ...`` in it must     |
+|                    | each ``python -m fiveplay_env.experiments.NAME ...`` or ``fiveplay VERB ...`` in it must     |
 |                    | parse with that command's own parser, ``make TARGET`` must be a target of the   |
 |                    | Makefile and ``pip install ... ".[EXTRA]"`` must name extras of pyproject.toml  |
 | ``text``, ``json`` | output or a layout, not code                                                    |
@@ -136,9 +136,9 @@ class _Parsed(Exception):
 def run_as_main(module: str) -> None:
     """What ``python -m module`` runs, in this process: the module (a package's ``__main__``) imported as
     usual, then its ``if __name__ == "__main__":`` block run in it, as ``fiveplay VERB`` does
-    (``experiments.cli``). Not ``runpy.run_module``: re-running a module already imported under its own
+    (``fiveplay_env.experiments.cli``). Not ``runpy.run_module``: re-running a module already imported under its own
     name warns (``RuntimeWarning: ... found in sys.modules``) and makes a second copy of its classes."""
-    from experiments import cli
+    from fiveplay_env.experiments import cli
 
     name = cli.main_module(module)
     code = compile(cli.main_block(name), importlib.util.find_spec(name).origin or name, "exec")
@@ -228,7 +228,7 @@ def check_command(line: str, root: Path) -> str:
 def check_fiveplay(args: list[str], line: str) -> str:
     """A shown ``fiveplay VERB ARGS`` command: ``ARGS`` must parse with the verb's module's own parser
     (``fiveplay games ...`` and ``fiveplay --version`` with the command's)."""
-    from experiments import cli
+    from fiveplay_env.experiments import cli
 
     verb = cli.canonical_verb(args[0]) if args else ""
     if verb in cli.VERBS:
@@ -343,7 +343,7 @@ class PageRun:
         elif lang == "console":
             for argv, expected in console_steps(block):
                 if argv[:1] == ["fiveplay"]:
-                    code, got = run_command("experiments", argv[1:])    # the console script's module
+                    code, got = run_command("fiveplay_env.experiments", argv[1:])    # the console script's module
                 elif argv[:2] == ["python", "-m"] and len(argv) >= 3:
                     code, got = run_command(argv[2], argv[3:])
                 else:

@@ -3,7 +3,7 @@
 | fragment (``docs/_generated/``)         | source in the repository                                       |
 |-----------------------------------------|----------------------------------------------------------------|
 | ``models.md``                           | ``agents/learned/pretrained/README.md``: the model cards, which |
-|                                         | ``experiments.ship`` writes from the policy files (a test holds  |
+|                                         | ``fiveplay_env.experiments.ship`` writes from the policy files (a test holds  |
 |                                         | it equal to the cards)                                          |
 | ``extras.md``                           | pyproject.toml: the optional extras and what each installs      |
 

@@ -1,4 +1,4 @@
-"""Each game's web view, found by the game's name as the agents layer finds a kit (``agents.games.kit``).
+"""Each game's web view, found by the game's name as the agents layer finds a kit (``fiveplay_env.agents.games.kit``).
 
 A web view (``WebView``) is what the web app knows of one game beyond its ``GameDef``: how a state becomes
 data for the browser (the one place that decides what a seat may see), the public events of a step, an
@@ -7,7 +7,7 @@ and which drawing code of the browser shows it. The panel's presets are the game
 (``GameDef.presets``, labelled by ``GameDef.preset_label``, its ``quick_preset`` first: the default). ``view(name)`` finds it:
 
 1. a view registered in this process with ``register_view`` (a third-party game's),
-2. the module ``experiments.web.games.<name>`` (one per built-in game, named after it): its ``VIEW``,
+2. the module ``fiveplay_env.experiments.web.games.<name>`` (one per built-in game, named after it): its ``VIEW``,
 3. otherwise ``generic_view(name)``: seats, whose turn, the seat's legal actions (by id) and its own
    observation, each step's public event text (``GameDef.public_event``), the outcome once the game is
    over (``GameDef.summary``), drawn by the browser's generic code. So every game of the table
@@ -110,7 +110,7 @@ _VIEWS: dict[str, WebView] = {}
 def register_view(v: WebView, *, replace: bool = False) -> WebView:
     """Add the web view of a game (``ValueError`` if it has one already, unless ``replace``)."""
     if not isinstance(v, WebView):
-        raise ValueError(f"register_view: expected a WebView (experiments.web.games), got {type(v).__name__}")
+        raise ValueError(f"register_view: expected a WebView (fiveplay_env.experiments.web.games), got {type(v).__name__}")
     if v.game in _VIEWS and _VIEWS[v.game] is not v and not replace:
         raise ValueError(f"register_view: game {v.game!r} has a web view already (pass replace=True to replace it)")
     _VIEWS[v.game] = v

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from experiments.web.games import WebView
+from fiveplay_env.experiments.web.games import WebView
 from fiveplay_env.five_alive import config as fa_config
 from fiveplay_env.five_alive import engine as fa_engine
 from fiveplay_env.five_alive import render as fa_render

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from experiments.web.games import WebView
+from fiveplay_env.experiments.web.games import WebView
 from fiveplay_env.take5 import config as t5_config
 from fiveplay_env.take5 import engine as t5_engine
 from fiveplay_env.take5 import state as t5_state

@@ -110,7 +110,7 @@ async function loadRuns() {
   try {
     const data = await api("GET", "/api/runs");
     box.replaceChildren(el("div", { class: "section-title", text: "Runs" }));
-    if (!data.runs.length) { box.append(el("div", { text: "No runs yet: play a game here, or run `make demo` or `python -m experiments.tournament ... --record`." })); return; }
+    if (!data.runs.length) { box.append(el("div", { text: "No runs yet: play a game here, or run `make demo` or `python -m fiveplay_env.experiments.tournament ... --record`." })); return; }
     const list = el("div", { class: "runs-list", id: "runs-table" });
     for (const r of data.runs) {
       list.append(el("div", { class: "run-card" },

@@ -79,14 +79,13 @@ class BatchSearchAgent(SearchAgent):
         self._config: Any = None
         self._rate: float | None = None  # simulations per second, measured on earlier decisions
         self._base_engine: Any = None
-        self._params_given = self.params
-        self._worlds = self.params.worlds
+        self._params_given = self.params  # as named; a decision's own copy replaces self.params
 
     # --- the budget -------------------------------------------------------------------------------
     def _halving(self, info: InformationSet, actions: list[int]) -> int:
-        if self._worlds is not None:  # this decision's sims: worlds x its candidates (the params are frozen)
-            self.params = dataclasses.replace(self._params_given, worlds=None,
-                                              sims=min(MAX_SIMS, self._worlds * len(actions)))
+        worlds = self._params_given.worlds
+        if worlds is not None:  # this decision's sims: worlds x its candidates (the params are frozen)
+            self.params = dataclasses.replace(self._params_given, worlds=None, sims=min(MAX_SIMS, worlds * len(actions)))
         t0 = _time.perf_counter()
         if self._dealt(info):
             return self._batched_halving(info, actions)

@@ -12,12 +12,21 @@ newest first:
 A held-back row (``pending``: its reward is not complete yet) gets no advantage of its own (0, it is
 trained on in the next rollout) but its value bootstraps the rows before it; a trajectory with no
 later row in this rollout bootstraps from 0 (its last row is the held-back one, or its game ended).
+
+``explained_variance(returns, values)``: how much of the returns' variance the value head explains (the
+updates' diagnostic, PPO's and expert iteration's).
 """
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+
+def explained_variance(returns: np.ndarray, values: np.ndarray) -> float:
+    """``1 - Var(returns - values) / Var(returns)``; NaN when the returns do not vary."""
+    var = float(np.var(returns))
+    return float(1 - np.var(returns - values) / var) if var > 0 else float("nan")
 
 
 def gae(rollout: Any, gamma: float, lam: float) -> np.ndarray:

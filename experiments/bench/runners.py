@@ -38,6 +38,22 @@ def _pick(mask: np.ndarray, rnd: random.Random) -> int:
     return int(legal[int(rnd.random() * len(legal))])
 
 
+def _timed_games(play: Callable[[int, random.Random], int]) -> Callable[[float], tuple[int, float]]:
+    """A runner: ``run(seconds)`` plays games seeded 0, 1, ... (``play(seed, rnd)`` -> its decisions, the
+    random moves drawn from ``rnd``) until ``seconds`` have passed; -> (decisions, seconds taken)."""
+
+    def run(seconds: float) -> tuple[int, float]:
+        rnd = random.Random(0)
+        decisions, seed = 0, 0
+        t0 = time.perf_counter()
+        end = t0 + seconds
+        while time.perf_counter() < end:
+            decisions += play(seed, rnd)
+            seed += 1
+        return decisions, time.perf_counter() - t0
+    return run
+
+
 # --- reference engines -----------------------------------------------------------------------------
 def engine_runner(game: str, n: int, with_obs: bool) -> Callable[[float], tuple[int, float]]:
     """The reference engine's module functions (``BoundEngine``'s ``_new_game``, ``_legal_mask``,
@@ -47,22 +63,16 @@ def engine_runner(game: str, n: int, with_obs: bool) -> Callable[[float], tuple[
     cls = g.engine_cls
     observe, new_game, legal_mask, step = g.observe_state, cls._new_game, cls._legal_mask, cls._step
 
-    def run(seconds: float) -> tuple[int, float]:
-        rnd = random.Random(0)
-        decisions, seed = 0, 0
-        t0 = time.perf_counter()
-        end = t0 + seconds
-        while time.perf_counter() < end:
-            s = new_game(cfg, seed)
-            seed += 1
-            while s.current >= 0:  # -1 once the game is over (every engine)
-                mask = legal_mask(s)
-                if with_obs:
-                    observe(cfg, s, s.current)
-                step(cfg, s, _pick(mask, rnd))
-                decisions += 1
-        return decisions, time.perf_counter() - t0
-    return run
+    def play(seed: int, rnd: random.Random) -> int:
+        s, decisions = new_game(cfg, seed), 0
+        while s.current >= 0:  # -1 once the game is over (every engine)
+            mask = legal_mask(s)
+            if with_obs:
+                observe(cfg, s, s.current)
+            step(cfg, s, _pick(mask, rnd))
+            decisions += 1
+        return decisions
+    return _timed_games(play)
 
 
 # --- PettingZoo envs -----------------------------------------------------------------------------------
@@ -70,23 +80,18 @@ def aec_runner(game: str, n: int) -> Callable[[float], tuple[int, float]]:
     """The AEC env through ``agent_iter`` / ``last`` / ``step``."""
     env = games.get(game).make_env(num_players=n)
 
-    def run(seconds: float) -> tuple[int, float]:
-        rnd = random.Random(0)
-        decisions, seed = 0, 0
-        t0 = time.perf_counter()
-        end = t0 + seconds
-        while time.perf_counter() < end:
-            env.reset(seed=seed)
-            seed += 1
-            for _agent in env.agent_iter():
-                obs, _, term, trunc, _ = env.last()
-                if term or trunc:
-                    env.step(None)
-                    continue
-                env.step(_pick(obs["action_mask"], rnd))
-                decisions += 1
-        return decisions, time.perf_counter() - t0
-    return run
+    def play(seed: int, rnd: random.Random) -> int:
+        env.reset(seed=seed)
+        decisions = 0
+        for _agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                env.step(None)
+                continue
+            env.step(_pick(obs["action_mask"], rnd))
+            decisions += 1
+        return decisions
+    return _timed_games(play)
 
 
 def parallel_runner(game: str, n: int) -> Callable[[float], tuple[int, float]]:
@@ -98,20 +103,15 @@ def parallel_runner(game: str, n: int) -> Callable[[float], tuple[int, float]]:
     env = g.make_env(parallel=True, num_players=n)
     wait = getattr(g, "wait_action", None)
 
-    def run(seconds: float) -> tuple[int, float]:
-        rnd = random.Random(0)
-        decisions, seed = 0, 0
-        t0 = time.perf_counter()
-        end = t0 + seconds
-        while time.perf_counter() < end:
-            obs, _ = env.reset(seed=seed)
-            seed += 1
-            while env.agents:
-                acts = {a: _pick(o["action_mask"], rnd) for a, o in obs.items()}
-                decisions += sum(1 for a in acts.values() if a != wait)
-                obs, *_ = env.step(acts)
-        return decisions, time.perf_counter() - t0
-    return run
+    def play(seed: int, rnd: random.Random) -> int:
+        obs, _ = env.reset(seed=seed)
+        decisions = 0
+        while env.agents:
+            acts = {a: _pick(o["action_mask"], rnd) for a, o in obs.items()}
+            decisions += sum(1 for a in acts.values() if a != wait)
+            obs, *_ = env.step(acts)
+        return decisions
+    return _timed_games(play)
 
 
 # --- batched engines -------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def batched_rate(game: str, n: int, b: int, with_obs: bool, seconds: float, repe
 def compact_rate(game: str, n: int, b: int, seconds: float, repeats: int) -> float | None:
     """``bench_batched``'s loop with the game's compact observation (``GameDef.compact``, uint8, the batched
     engine's ``observe_compact``) encoded at every step into one reused buffer; None without one."""
-    from fiveplay_env.vector import random_actions
+    from fiveplay_env.core.batched import bench_batched
 
     g = games.get(game)
     factory = g.batched_factory()
@@ -139,18 +139,7 @@ def compact_rate(game: str, n: int, b: int, seconds: float, repeats: int) -> flo
     def once() -> float:
         engine = factory(b, 0, num_players=n)
         buf = np.empty((b, g.compact_layout(engine.config).size), np.uint8)
-        rng = np.random.default_rng(0)
-        for _ in range(3):
-            engine.step(random_actions(engine.legal_action_mask, rng))
-        steps, t0 = 0, time.perf_counter()
-        now, deadline = t0, t0 + seconds
-        while now < deadline:
-            for _ in range(8):
-                engine.step(random_actions(engine.legal_action_mask, rng))
-                engine.observe_compact(out=buf)
-            steps += 8
-            now = time.perf_counter()
-        return steps * b / (now - t0)
+        return bench_batched(engine, True, seconds, observe=lambda: engine.observe_compact(out=buf))
     return statistics.median(once() for _ in range(repeats))
 
 

@@ -43,7 +43,7 @@ import hashlib
 import json
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
 
 import numpy as np
@@ -423,14 +423,20 @@ class BatchedGameBase(BatchedActions, ABC):
         self._seeds[g] = seeding.batch_derive(self.base_seed, self._game_index[g])
 
 
-def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> float:
+def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float,
+                  observe: Callable[[], Any] | None = None) -> float:
     """Decisions per second of ``engine`` (a fresh one: it is stepped): random legal play, the actions
     drawn from the mask with ``core.sampling.random_actions`` inside the timed loop; ``with_obs`` also encodes
-    every step's observations (into one reused buffer). Runs for about ``seconds`` after a short
+    every step's observations (into one reused buffer; ``observe``: another encoding, called once a step
+    instead, e.g. a compact one into the caller's buffer). Runs for about ``seconds`` after a short
     warm-up; one decision = one game's action in one step."""
     batch_size = engine.batch_size
     rng = np.random.default_rng(0)
-    buf = np.empty((batch_size, engine.observation_size), np.float32)
+    if with_obs and observe is None:
+        buf = np.empty((batch_size, engine.observation_size), np.float32)
+
+        def observe() -> Any:
+            return engine.observe(out=buf)
     for _ in range(3):
         engine.step(random_actions(engine.legal_action_mask, rng))
     steps = 0
@@ -441,7 +447,7 @@ def bench_batched(engine: BatchedGameBase, with_obs: bool, seconds: float) -> fl
         for _ in range(8):  # several steps per clock read
             engine.step(random_actions(engine.legal_action_mask, rng))
             if with_obs:
-                engine.observe(out=buf)
+                observe()
         steps += 8
         now = time.perf_counter()
     return steps * batch_size / (now - t0)

@@ -177,8 +177,6 @@ class GameDef:
             value = getattr(self, key)
             if value is not None and ":" not in value:
                 raise ValueError(f"GameDef.{key}: expected 'module:factory', got {value!r}")
-        if self.batched is not None and ":" not in self.batched:
-            raise ValueError(f"GameDef.batched: expected 'module:factory', got {self.batched!r}")
 
     # --- configs ---------------------------------------------------------------------------------
     @property

@@ -24,20 +24,9 @@ pytest.importorskip("uvicorn")
 
 from tests.web.util import LiveServer  # noqa: E402
 
-CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 VIEWPORTS = {"desktop": {"width": 1366, "height": 800}, "phone": {"width": 390, "height": 844}}
 
 pytestmark = pytest.mark.browser
-
-
-def chromium_path() -> str | None:
-    env = os.environ.get("FIVEPLAY_CHROMIUM")
-    for p in ((env,) if env else ()) + CHROMIUM_CANDIDATES:
-        if p and os.path.isfile(p) and os.access(p, os.X_OK):
-            return p
-    return None
 
 
 @pytest.fixture(scope="module")
@@ -45,19 +34,6 @@ def server(web_runs_dir):
     srv = LiveServer(web_runs_dir, max_games=64, per_client=16)
     yield srv
     srv.stop()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("skipped: no Chromium")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    pw = sync_api.sync_playwright().start()
-    b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
-    yield b
-    b.close()
-    pw.stop()
 
 
 def _page(browser, viewport):

@@ -165,23 +165,6 @@ def test_the_core_scripts_do_not_branch_on_a_game():
         assert not re.search(r"game\s*[!=]==?\s*[\"']", text), p.name  # no game === "name"
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """test_browser's Chromium (skipped where there is none, as there)."""
-    pytest.importorskip("uvicorn")
-    from tests.web.test_browser import CHROMIUM_ARGS, chromium_path
-
-    exe = chromium_path()
-    if exe is None:
-        pytest.skip("skipped: no Chromium")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    pw = sync_api.sync_playwright().start()
-    b = pw.chromium.launch(executable_path=exe, args=CHROMIUM_ARGS, headless=True)
-    yield b
-    b.close()
-    pw.stop()
-
-
 @pytest.mark.browser
 def test_the_toy_game_in_a_browser_by_the_generic_view(browser, web_runs_dir):
     """In Chromium: the toy game is offered, played to its end by keyboard and mouse, its rules panel shows

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from fiveplay_env.experiments.web import views
-from tests.web.test_browser import (VIEWPORTS, _page, browser, check, click_start, desktop, open_app, page,  # noqa: F401 (fixtures)
+from tests.web.test_browser import (VIEWPORTS, _page, check, click_start, desktop, open_app, page,  # noqa: F401 (fixtures)
                                     play_by_mouse, server, shot, start_game, wait_turn)
 
 pytestmark = pytest.mark.browser

@@ -88,6 +88,7 @@ from fiveplay_env.agents.learned.collector import Timers
 from fiveplay_env.agents.learned.config import TrainConfig, option, parse_opponents
 from fiveplay_env.agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
 from fiveplay_env.agents.learned.nets import MaskedActorCritic, build_model
+from fiveplay_env.agents.learned.returns import explained_variance
 from fiveplay_env.core import seeding
 from fiveplay_env.core.errors import CheckpointError
 
@@ -329,9 +330,7 @@ class ExIt:
             rets.append(batch["ret"][idx])
             vals.append(value.detach().cpu().numpy())
         out = {k: v / max(steps, 1) for k, v in sums.items()}
-        r, v = np.concatenate(rets), np.concatenate(vals)
-        var = float(np.var(r))
-        out["explained_variance"] = float(1 - np.var(r - v) / var) if var > 0 else float("nan")
+        out["explained_variance"] = explained_variance(np.concatenate(rets), np.concatenate(vals))
         out["sgd_steps"] = steps
         out["lr"] = lr
         return out

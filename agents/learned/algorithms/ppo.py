@@ -29,6 +29,7 @@ import torch
 
 from fiveplay_env.agents.learned.config import TrainConfig, option
 from fiveplay_env.agents.learned.devices import to_cpu
+from fiveplay_env.agents.learned.returns import explained_variance
 
 GROUP = "PPO"
 
@@ -106,9 +107,7 @@ class PPO:
                 stats["entropy"] += float(entropy.detach())
                 count += 1
         out = {k: v / max(count, 1) for k, v in stats.items()}
-        ret = batch["ret"]
-        var = float(np.var(ret))
-        out["explained_variance"] = float(1 - np.var(ret - batch["val"]) / var) if var > 0 else float("nan")
+        out["explained_variance"] = explained_variance(batch["ret"], batch["val"])
         out["samples"] = N
         out["lr"] = lr
         return out

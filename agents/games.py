@@ -16,6 +16,7 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
+from fiveplay_env.core.printable import escape, quote
 from fiveplay_env.agents.five_alive import KIT as FIVE_ALIVE_KIT
 from fiveplay_env.agents.kit import AgentKit, default_kit
 from fiveplay_env.agents.take5 import KIT as TAKE5_KIT
@@ -68,14 +69,19 @@ def _load_kits() -> None:
         try:
             k = ep.load()
         except Exception as e:  # a broken third-party package must not break the built-in games
-            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {ep.name!r} ({ep.value}) failed to load: "
-                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {quote(ep.name)} ({escape(ep.value, 200)}) failed to "
+                          f"load: {type(e).__name__}: {escape(e, 300)}", RuntimeWarning, stacklevel=3)
             continue
         if isinstance(k, AgentKit):
-            _KITS.setdefault(k.game, k)
+            if k.game in _KITS and _KITS[k.game] is not k:
+                warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {quote(ep.name)}: skipped: the game "
+                              f"{quote(k.game)} has a kit already; expected a kit for a game of its own",
+                              RuntimeWarning, stacklevel=3)
+                continue
+            _KITS[k.game] = k
         else:
-            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {ep.name!r}: expected an AgentKit, got "
-                          f"{type(k).__name__}; skipped", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{KIT_ENTRY_POINT_GROUP} entry point {quote(ep.name)}: expected an AgentKit, got "
+                          f"{escape(type(k).__name__, 80)}; skipped", RuntimeWarning, stacklevel=3)
 
 
 def kit(game: str) -> AgentKit:

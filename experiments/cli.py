@@ -58,6 +58,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from fiveplay_env.core import extras
+from fiveplay_env.core.printable import escape
 
 PROG = "fiveplay"
 
@@ -256,6 +257,7 @@ def _jax(f: dict[str, Any]) -> str:
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    rows = [[escape(x, 120) for x in r] for r in rows]  # (a plug-in's strings: printable, one line each)
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
     line = lambda r: "  ".join(str(x).ljust(w) for x, w in zip(r, widths)).rstrip()  # noqa: E731
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
@@ -284,7 +286,7 @@ def game_text(f: dict[str, Any]) -> str:
     out += ["", f"metrics (score: {f['score']}):"]
     out += [f"  {m['name']} ({'lower' if m['lower_is_better'] else 'higher'} is better): {m['meaning']}"
             for m in f["metrics"]]
-    return "\n".join(out)
+    return "\n".join(escape(line, 400) for line in out)
 
 
 def games_command(args: argparse.Namespace) -> int:
@@ -293,7 +295,7 @@ def games_command(args: argparse.Namespace) -> int:
     try:
         chosen = [games.get(n) for n in args.names] if args.names else [games.table()[n] for n in sorted(games.table())]
     except (KeyError, ValueError) as exc:
-        print(f"{PROG} games: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        print(f"{PROG} games: error: {escape(exc.args[0] if exc.args else exc)}", file=sys.stderr)
         return 2
     facts = [game_facts(g) for g in chosen]
     if args.json:
@@ -318,7 +320,7 @@ def agents_text(game: str) -> str:
     for r in rows:
         needs = f" [the {r['needs']} extra]" if r["needs"] else ""
         lines.append(f"  {r['name'].ljust(width)}  {r['what']}{needs}")
-    return "\n".join(lines)
+    return "\n".join(escape(line, 400) for line in lines)  # (plug-in names and texts: printable, one line each)
 
 
 def agents_command(args: argparse.Namespace) -> int:
@@ -329,7 +331,7 @@ def agents_command(args: argparse.Namespace) -> int:
         for n in names:
             games.get(n)
     except (KeyError, ValueError) as exc:
-        print(f"{PROG} agents: error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        print(f"{PROG} agents: error: {escape(exc.args[0] if exc.args else exc)}", file=sys.stderr)
         return 2
     if args.json:
         from fiveplay_env.agents.registry import catalogue
@@ -365,7 +367,7 @@ def replay_command(args: argparse.Namespace) -> int:
         for i, rec in chosen:
             where = f"{args.path} record {i}"
             done = records.replay(rec, where, keep_states=args.states, allow_legacy=args.allow_legacy)
-            agents = ", ".join(map(str, rec.get("agents") or ())) or "agents not recorded"
+            agents = ", ".join(escape(a, 200) for a in rec.get("agents") or ()) or "agents not recorded"
             print(f"record {i}: {rec['game']}, seed {rec['seed']}, {len(rec['actions'])} actions ({agents}): "
                   f"replays exactly; final {json.dumps(rec.get('final', records.summary(rec['game'], done.engine.state)))}")
             if args.states:
@@ -382,7 +384,7 @@ def replay_command(args: argparse.Namespace) -> int:
     except (ValueError, OSError) as exc:  # RecordError is a ValueError
         if isinstance(exc, BrokenPipeError):
             raise
-        print(f"{PROG} replay: error: {exc}", file=sys.stderr)
+        print(f"{PROG} replay: error: {escape(exc)}", file=sys.stderr)
         return 2
     return 0
 

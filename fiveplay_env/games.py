@@ -16,8 +16,12 @@ the arena, tournaments, search, training, the web app, the ``--game`` options):
       [project.entry-points."fiveplay.games"]
       mygame = "mypkg.mygame:GAME"
 
-An entry point that fails to load is reported by a warning naming it and skipped; a name that is
-already taken is refused (``register(..., replace=True)`` replaces it on purpose).
+An entry point that fails to load is reported by a warning naming it and skipped; so is one whose game
+clashes with a game already in the table: the same name (a built-in game is never replaced by a
+plug-in), or a name that looks like one (the same letters once case, ``_`` and ``-`` are set aside, or
+a name that is not plain ASCII: a Cyrillic ``а`` in ``tаke5``). ``register`` refuses a name that is
+already taken (``register(..., replace=True)`` replaces it on purpose). A warning shows the plug-in's
+strings escaped (``fiveplay_env.core.printable``): they reach a terminal.
 """
 from __future__ import annotations
 
@@ -26,6 +30,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from fiveplay_env.core.gamedef import GameDef
+from fiveplay_env.core.printable import escape, quote
 from fiveplay_env.five_alive import GAME as FIVE_ALIVE
 from fiveplay_env.take5 import GAME as TAKE5
 
@@ -80,6 +85,25 @@ def _load_builtin() -> None:
             _add(g)
 
 
+def _skeleton(name: str) -> str:
+    """What a name looks like: case, ``_`` and ``-`` set aside (``Take_5`` and ``take5`` look alike)."""
+    return name.casefold().replace("_", "").replace("-", "")
+
+
+def clash(name: str) -> str | None:
+    """Why a plug-in's game called ``name`` may not join the table (None if it may): a name taken, one
+    that looks like a name in the table, or one that is not plain ASCII (it could pass for another)."""
+    if name in _TABLE:
+        kind = "a built-in game" if name in _builtin_names() else "another game"
+        return f"its name {quote(name)} is taken by {kind}"
+    if not name.isascii():
+        return f"its name {ascii(name)} is not plain ASCII (it could pass for another game's name)"
+    twin = next((n for n in _TABLE if _skeleton(n) == _skeleton(name)), None)
+    if twin is not None:
+        return f"its name {quote(name)} looks like the name of the game {twin!r}"
+    return None
+
+
 def _load_entry_points() -> None:
     global _entry_points_read
     if _entry_points_read:
@@ -88,25 +112,24 @@ def _load_entry_points() -> None:
     from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
+        label = f"fiveplay.games entry point {quote(ep.name)} ({escape(ep.value, 200)})"
         try:
             g = ep.load()
         except Exception as e:  # a broken third-party package must not break the built-in games
-            warnings.warn(f"fiveplay.games entry point {ep.name!r} ({ep.value}) failed to load: "
-                          f"{type(e).__name__}: {e}", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{label} failed to load: {type(e).__name__}: {escape(e, 300)}", RuntimeWarning,
+                          stacklevel=3)
             continue
         if not isinstance(g, GameDef):
-            warnings.warn(f"fiveplay.games entry point {ep.name!r} ({ep.value}): expected a GameDef, "
-                          f"got {type(g).__name__}; skipped", RuntimeWarning, stacklevel=3)
+            warnings.warn(f"{label}: expected a GameDef, got {escape(type(g).__name__, 80)}; skipped",
+                          RuntimeWarning, stacklevel=3)
             continue
-        if g.name not in _TABLE:
-            _add(g)
-
-
-def reload_entry_points() -> None:
-    """Read the ``fiveplay.games`` entry points again (after installing a package in this process)."""
-    global _entry_points_read
-    _entry_points_read = False
-    _load_entry_points()
+        if _TABLE.get(g.name) is g:
+            continue
+        why = clash(g.name)
+        if why is not None:
+            warnings.warn(f"{label}: skipped: {why}; expected a name of its own", RuntimeWarning, stacklevel=3)
+            continue
+        _add(g)
 
 
 def table() -> dict[str, GameDef]:
@@ -131,7 +154,7 @@ def get(name: Any) -> GameDef:
         return _TABLE[name]
     _load_entry_points()
     if not isinstance(name, str) or name not in _TABLE:
-        raise ValueError(f"game: expected one of {sorted(_TABLE)}, got {name!r}")
+        raise ValueError(f"game: expected one of {sorted(_TABLE)}, got {quote(name) if isinstance(name, str) else type(name).__name__}")
     return _TABLE[name]
 
 

@@ -41,9 +41,11 @@ field, an illegal (edited) action, a chain entry, a final result or digest that 
 
 Reading is bounded and total: every malformed input is a ``RecordError`` naming the line and the field
 (never a ``TypeError``, ``RecursionError`` or ``MemoryError``): a file is read up to ``MAX_FILE_BYTES``,
-a line up to ``MAX_LINE_CHARS``; a line's JSON values are counted before it is decoded (its commas: at
-most ``VALUES_PER_ACTION`` per allowed action plus ``HEADER_VALUES``, so a caller's ``max_actions``
-bounds the memory decoding takes, not only the list it yields); JSON nested deeper than ``MAX_DEPTH``, an integer of more than
+a line up to ``MAX_LINE_CHARS``; what decoding a line would allocate is counted before it is decoded
+(its values and its containers: the commas and the opening brackets outside strings, at most
+``VALUES_PER_ACTION`` per allowed action plus ``HEADER_VALUES``, or a caller's ``max_values``, so a
+caller's ``max_actions`` bounds the memory decoding takes, not only the list it yields: ``[[[...]]]``
+nested 28 deep counts 28, not 1); JSON nested deeper than ``MAX_DEPTH``, an integer of more than
 ``MAX_INT_DIGITS`` digits, ``NaN``/``Infinity``, a repeated key, invalid UTF-8 or a lone surrogate in a
 string are refused before or while the line is decoded; each field is type-checked (a ``game`` that is
 not a string, a seed >= 2**64, ...).
@@ -65,6 +67,7 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env import games
+from fiveplay_env.core import printable
 from fiveplay_env.core.config import from_kwargs, show_value
 from fiveplay_env.core.errors import IllegalActionError, action_id
 from fiveplay_env.core.seeding import SEED_MAX
@@ -320,29 +323,46 @@ def _check_strings(value: Any, where: str, path: str) -> None:
                 _check_strings(v, where, f"{path}[{i}]")
 
 
-def _check_values(line: str, where: str, max_actions: int) -> None:
-    """``RecordError`` before decoding if ``line`` holds more JSON values than a record of at most
-    ``max_actions`` actions may (``VALUES_PER_ACTION`` each, plus ``HEADER_VALUES``): a value is at most
-    one more than the commas outside strings, so counting them bounds what decoding would allocate."""
-    limit = VALUES_PER_ACTION * max_actions + HEADER_VALUES
-    if line.count(",") < limit:
+def json_units(text: str) -> int:
+    """What decoding JSON ``text`` allocates, counted without decoding it: its values and containers (one
+    more than the commas outside strings, plus the ``[`` and ``{`` outside strings). Each unit is one Python
+    object of a few dozen bytes, so ``json_units`` bounds the memory of ``json.loads`` whatever the text
+    nests (a list of 28 nested empty lists is 28 units, not 1)."""
+    bare = _blank_strings(text)
+    return bare.count(",") + bare.count("[") + bare.count("{") + 1
+
+
+def values_limit(max_actions: int) -> int:
+    """The JSON units (``json_units``) a record of at most ``max_actions`` actions may hold."""
+    return VALUES_PER_ACTION * max_actions + HEADER_VALUES
+
+
+def _check_values(line: str, where: str, max_actions: int, max_values: int | None = None) -> None:
+    """``RecordTooLarge`` before decoding if ``line`` holds more JSON values and containers (``json_units``)
+    than a record of at most ``max_actions`` actions may (``values_limit``), or than ``max_values``."""
+    limit = values_limit(max_actions) if max_values is None else min(max_values, values_limit(max_actions))
+    if line.count(",") + line.count("[") + line.count("{") < limit:  # (cheap, and an upper bound)
         return
-    values = _blank_strings(line).count(",") + 1
-    if values > limit:
-        raise RecordTooLarge(where, f"actions: expected at most {max_actions} actions (at most {limit} JSON values "
-                                    f"in a record), got a record of {values} values; refused before decoding")
+    units = json_units(line)
+    if units > limit:
+        raise RecordTooLarge(where, f"expected at most {limit:,} JSON values and containers in a record (a record "
+                                    f"of at most {max_actions} actions), got {units:,}; refused before decoding")
 
 
 def parse_records(text: str, source: str = "<text>", *, max_actions: int = MAX_ACTIONS,
-                  allow_legacy: bool = False) -> list[dict[str, Any]]:
+                  allow_legacy: bool = False, max_values: int | None = None) -> list[dict[str, Any]]:
     """Records from JSON Lines text (blank lines skipped); ``RecordError`` naming the line otherwise.
 
     Only the JSON and the header are checked here (bounded: see the module docstring); ``replay``
     checks the rest. ``max_actions``: the most actions a record may have (at most ``MAX_ACTIONS``),
-    counted before each line is decoded; ``allow_legacy``: read version-1 records too."""
+    counted before each line is decoded; ``max_values``: at most this many JSON values and containers
+    a line (``json_units``; default ``values_limit(max_actions)``); ``allow_legacy``: read version-1
+    records too."""
     if not isinstance(text, str):
         raise RecordError(source, f"expected text, got {type(text).__name__}")
     max_actions = _check_max_actions(max_actions)
+    if max_values is not None and (isinstance(max_values, bool) or not isinstance(max_values, int) or max_values < 1):
+        raise ValueError(f"max_values: expected a positive integer, got {show_value(max_values)}")
     out = []
     for i, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -350,7 +370,7 @@ def parse_records(text: str, source: str = "<text>", *, max_actions: int = MAX_A
         where = f"{source} line {i}"
         if len(line) > MAX_LINE_CHARS:
             raise RecordError(where, f"expected a record of at most {MAX_LINE_CHARS:,} characters, got {len(line):,}")
-        _check_values(line, where, max_actions)
+        _check_values(line, where, max_actions, max_values)
         rec = _decode(line, where)
         check_header(rec, where, max_actions=max_actions, allow_legacy=allow_legacy)
         _check_strings(rec, where, "")
@@ -420,8 +440,8 @@ def check_header(rec: Any, where: str = "<record>", *, max_actions: int = MAX_AC
         raise RecordError(where, f"actions: expected a list of action ids, got {type(rec['actions']).__name__}")
     if len(rec["actions"]) > max_actions:
         raise RecordTooLarge(where, f"actions: expected at most {max_actions} actions, got {len(rec['actions'])}")
-    if "agents" in rec and (not isinstance(rec["agents"], list) or not all(isinstance(a, str) for a in rec["agents"])):
-        raise RecordError(where, f"agents: expected a list of names, got {show_value(rec['agents'])}")
+    if "agents" in rec:
+        _check_agents(rec["agents"], where)
     for name, kind in (("final", dict), ("meta", dict), ("digest", str)):
         if name in rec and not isinstance(rec[name], kind):
             raise RecordError(where, f"{name}: expected {'an object' if kind is dict else 'a string'}, got "
@@ -436,6 +456,20 @@ def check_header(rec: Any, where: str = "<record>", *, max_actions: int = MAX_AC
 
 
 _HEX = re.compile(r"[0-9a-f]*")
+
+
+def _check_agents(agents: Any, where: str) -> None:
+    """``RecordError`` unless ``agents`` is a list of printable names (``printable.is_printable``: no
+    control, format or separator characters that would drive a terminal or forge a line when shown;
+    agent names are outside the chain, so an edited one still verifies)."""
+    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+        raise RecordError(where, f"agents: expected a list of names, got {printable.quote(show_value(agents))}")
+    for i, a in enumerate(agents):
+        if printable.is_printable(a):
+            continue
+        _check_strings(a, where, f"agents[{i}]")  # (a lone surrogate is named as such)
+        raise RecordError(where, f"agents[{i}]: expected a printable name (no control characters), got "
+                                 f"{printable.quote(a)}")
 
 
 def record_config(rec: Mapping[str, Any], where: str = "<record>") -> Any:

@@ -85,6 +85,8 @@ async def _http_error(request: Request, exc: Exception) -> Response:
 
 
 async def _server_error(request: Request, exc: Exception) -> Response:  # a bug, not a bad request
+    if isinstance(exc, MemoryError):  # (the server is short of memory: the request may work later)
+        return error(503, "the server is short of memory now: try again later")
     return error(500, f"internal error ({type(exc).__name__}); the server keeps serving")
 
 

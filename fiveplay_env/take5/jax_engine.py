@@ -111,7 +111,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without jax
 from fiveplay_env.core import jax_seeding as js
 from fiveplay_env.core.jax_vec import CHANCES, JaxEnvBase, JaxVecBase, PgxState, action_input, random_actions, register_state, state_field  # noqa: F401 (re-exported)
 from fiveplay_env.take5 import compact as compact_mod
-from fiveplay_env.take5.batched import sorting_network
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import (
     HAND, POOL as OBS_POOL, ROW_STATS, ROWS as OBS_ROWS, SCORES, SEEN as OBS_SEEN, TRICK as OBS_TRICK,
@@ -141,6 +140,35 @@ _SCORE_TABLE_MAX = 1 << 16  # scores beyond: float32 products, which may differ 
 
 
 # ----------------------------------------------------------------------------------------------- state
+def sorting_network(n: int) -> list[tuple[int, int]]:
+    """Comparators (i, j), i < j, of Batcher's odd-even merge sort for ``n`` keys: applying
+    ``(x[i], x[j]) = (min, max)`` in order sorts any ``n`` keys (the network for the next power of
+    two, without the comparators that touch the missing keys, which would sit at the top)."""
+    size = 1
+    while size < n:
+        size *= 2
+    comps: list[tuple[int, int]] = []
+
+    def merge(lo: int, hi: int, r: int) -> None:
+        step = r * 2
+        if step < hi - lo:
+            merge(lo, hi, step)
+            merge(lo + r, hi, step)
+            comps.extend((i, i + r) for i in range(lo + r, hi - r, step))
+        else:
+            comps.append((lo, lo + r))
+
+    def sort(lo: int, hi: int) -> None:
+        if hi - lo >= 1:
+            mid = lo + (hi - lo) // 2
+            sort(lo, mid)
+            sort(mid + 1, hi)
+            merge(lo, hi, 1)
+
+    sort(0, size - 1)
+    return [(i, j) for i, j in comps if j < n]
+
+
 @dataclasses.dataclass(frozen=True)
 class State(PgxState):
     """One Take 5 game (see the module docstring's table); a pytree of fixed-shape arrays."""

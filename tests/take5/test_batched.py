@@ -142,7 +142,8 @@ def test_batch_of_one_and_the_seed_of_each_slot():
 @pytest.mark.parametrize("n", range(1, 11))
 def test_sorting_network_sorts_every_input(n):
     # 0-1 principle: a comparator network sorts every input iff it sorts every 0/1 input
-    net = bt.sorting_network(n)
+    from fiveplay_env.take5.jax_engine import sorting_network
+    net = sorting_network(n)
     bits = (np.arange(2**n)[:, None] >> np.arange(n)) & 1
     cols = [bits[:, i].copy() for i in range(n)]
     for i, j in net:

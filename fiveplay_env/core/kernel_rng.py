@@ -1,0 +1,58 @@
+"""``core.seeding``'s counter-based randomness as numba functions, for the compiled kernels.
+
+Each function returns what its numpy twin in ``core.seeding`` returns for the same arguments (SplitMix64
+over ``(seed, counter, index)``; a shuffle is the stable argsort of its keys), so a kernel deals the
+reference engine's cards. ``tests/engines/test_kernels.py`` checks them against ``core.seeding``.
+Imported only by the kernels (it imports numba).
+"""
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_M1 = np.uint64(0xBF58476D1CE4E5B9)
+_M2 = np.uint64(0x94D049BB133111EB)
+_C = np.uint64(0xD1B54A32D192ED03)
+_DERIVE = np.uint64(2**63)
+_S30, _S27, _S31 = np.uint64(30), np.uint64(27), np.uint64(31)
+
+
+@nb.njit(cache=True, inline="always")
+def mix(x: np.uint64) -> np.uint64:
+    z = x + _GOLDEN
+    z = (z ^ (z >> _S30)) * _M1
+    z = (z ^ (z >> _S27)) * _M2
+    return z ^ (z >> _S31)
+
+
+@nb.njit(cache=True, inline="always")
+def base(seed: np.uint64, counter: np.uint64) -> np.uint64:
+    """The event's base key: ``mix(seed) ^ mix(counter + C)``, mixed."""
+    return mix(mix(seed) ^ mix(counter + _C))
+
+
+@nb.njit(cache=True)
+def permutation(seed: np.uint64, counter: np.uint64, n: int, keys: np.ndarray, out: np.ndarray) -> None:
+    """``out[:n]`` = ``seeding.permutation(seed, counter, n)`` (``keys``: uint64 scratch of >= n)."""
+    b = base(seed, counter)
+    for i in range(n):
+        keys[i] = mix(b + np.uint64(i) * _GOLDEN)
+    order = np.argsort(keys[:n], kind="mergesort")
+    for i in range(n):
+        out[i] = order[i]
+
+
+@nb.njit(cache=True)
+def below(seed: np.uint64, counter: np.uint64, k: int) -> int:
+    """``seeding.below(seed, counter, k)``: an integer in 0..k-1."""
+    return int(mix(base(seed, counter)) % np.uint64(k))
+
+
+@nb.njit(cache=True)
+def derive(seed: np.uint64, index: np.int64) -> np.uint64:
+    """``seeding.derive(seed, index)``: the seed of game ``index`` of a run."""
+    return mix(base(seed, _DERIVE + np.uint64(index)))
+
+
+__all__ = ["base", "below", "derive", "mix", "permutation"]

@@ -40,19 +40,26 @@ policy):
 
 Every problem raises ``fiveplay_env.core.errors.CheckpointError`` naming the file and what was wrong.
 Reading is bounded: only a regular file is opened (a FIFO, a device such as ``/dev/zero``, a socket: a
-clear error, no hang), and its size is checked (``MAX_CHECKPOINT_BYTES``) before a byte is read.
+clear error, no hang), and its size is checked (``MAX_CHECKPOINT_BYTES``, or a caller's ``max_bytes``)
+before a byte is read; then its first bytes only (the magic line and the header, at most
+``MAX_HEADER_BYTES``): a file that is not a checkpoint, or whose header's payload size does not match the
+file's, is refused before the payload is read (``check_file`` does just that, for a caller that wants
+to vet a path first: the web app's ``ckpt:``).
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
 import os
+import stat
 import tempfile
+from collections.abc import Iterator
 from typing import Any
 
 from fiveplay_env.agents.learned.defaults import game_facts
-from fiveplay_env.core.config import plain
+from fiveplay_env.core.config import plain, show_value
 from fiveplay_env.core.errors import CheckpointError
 
 MAGIC = b"FIVEPLAY-CHECKPOINT\n"
@@ -107,44 +114,24 @@ def save_checkpoint(path: str, payload: dict[str, Any]) -> int:
     return len(MAGIC) + len(header) + 1 + len(data)
 
 
-def load_checkpoint(path: str) -> dict[str, Any]:
+def load_checkpoint(path: str, *, max_bytes: int = MAX_CHECKPOINT_BYTES) -> dict[str, Any]:
     """Read and verify the checkpoint at ``path`` (a file, or a run folder holding ``checkpoint.pt``).
 
-    Raises ``CheckpointError`` if it is missing, unreadable, truncated, corrupt, or not a fiveplay PPO
-    checkpoint of a version this code reads.
+    Raises ``CheckpointError`` if it is missing, unreadable, larger than ``max_bytes``, truncated,
+    corrupt, or not a fiveplay PPO checkpoint of a version this code reads; the magic line and the header
+    are checked before the payload is read (module docstring).
     """
-    import torch
-
     file = resolve_path(path)
     if not os.path.exists(file):
         where = f" (looked for {CHECKPOINT_NAME} in the folder {path})" if file != path else ""
         raise CheckpointError(f"checkpoint {file}: missing: no such file{where}")
-    raw = _read_regular(file)
-    if not raw.startswith(MAGIC):
-        what = "empty" if not raw else "not a fiveplay checkpoint (it does not start with the FIVEPLAY-CHECKPOINT header)"
-        raise CheckpointError(f"checkpoint {file}: {what}")
-    rest = raw[len(MAGIC):]
-    nl = rest.find(b"\n", 0, MAX_HEADER_BYTES)
-    try:
-        header = json.loads(rest[:nl].decode("ascii")) if nl >= 0 else None
-    except (UnicodeDecodeError, json.JSONDecodeError):
-        header = None
-    if not isinstance(header, dict) or not {"format", "size", "sha256"} <= set(header):
-        raise CheckpointError(f"checkpoint {file}: corrupt: the header line is damaged or truncated")
-    size = header["size"]
-    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
-        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's size to be an integer >= 0, "
-                              f"got {size!r}")
-    if not isinstance(header["sha256"], str):
-        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's sha256 to be a hex string, "
-                              f"got {header['sha256']!r}")
-    if header["format"] != FILE_FORMAT:
-        raise CheckpointError(f"checkpoint {file}: expected file format {FILE_FORMAT}, got {header['format']!r}")
-    data = rest[nl + 1:]
+    with _open_regular(file, max_bytes) as (f, size):
+        header, offset = _read_header(f, file, size)
+        data = f.read(header["size"] + 1)
     if len(data) < header["size"]:
         raise CheckpointError(f"checkpoint {file}: truncated: expected {header['size']} payload bytes, found {len(data)}")
     if len(data) > header["size"]:
-        raise CheckpointError(f"checkpoint {file}: corrupt: expected {header['size']} payload bytes, found {len(data)}")
+        raise CheckpointError(f"checkpoint {file}: it grew while it was read (a file being written?): try again")
     if hashlib.sha256(data).hexdigest() != header["sha256"]:
         raise CheckpointError(f"checkpoint {file}: corrupt: the payload's SHA-256 does not match its header")
     try:
@@ -164,12 +151,23 @@ def load_checkpoint(path: str) -> dict[str, Any]:
     return payload
 
 
-def _read_regular(file: str) -> bytes:
-    """The bytes of ``file``, opened only if it is a regular file of at most ``MAX_CHECKPOINT_BYTES``:
-    opened without blocking (a FIFO does not wait for a writer), checked with ``fstat`` on the open
-    descriptor (no swap between the check and the read), read up to its size plus one byte."""
-    import stat
+def check_file(path: str, *, max_bytes: int = MAX_CHECKPOINT_BYTES) -> dict[str, Any]:
+    """The header of the checkpoint file at ``path`` (a file, or a run folder holding ``checkpoint.pt``),
+    checked without reading its payload: a regular file of at most ``max_bytes`` bytes that starts with the
+    magic line and a header whose payload size is the rest of the file. ``CheckpointError`` otherwise."""
+    file = resolve_path(path)
+    if not os.path.exists(file):
+        raise CheckpointError(f"checkpoint {file}: missing: no such file")
+    with _open_regular(file, max_bytes) as (f, size):
+        header, _ = _read_header(f, file, size)
+    return header
 
+
+@contextlib.contextmanager
+def _open_regular(file: str, max_bytes: int) -> Iterator[tuple[Any, int]]:
+    """``(binary file, its size)``, opened only if ``file`` is a regular file of at most ``max_bytes``:
+    opened without blocking (a FIFO does not wait for a writer), checked with ``fstat`` on the open
+    descriptor (no swap between the check and the read). ``CheckpointError`` otherwise."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(file, flags)
@@ -181,20 +179,55 @@ def _read_regular(file: str) -> bytes:
             kind = ("a FIFO" if stat.S_ISFIFO(st.st_mode) else "a device" if stat.S_ISCHR(st.st_mode)
                     or stat.S_ISBLK(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode) else "not a file")
             raise CheckpointError(f"checkpoint {file}: expected a regular file, got {kind}")
-        if st.st_size > MAX_CHECKPOINT_BYTES:
-            raise CheckpointError(f"checkpoint {file}: expected at most {MAX_CHECKPOINT_BYTES} bytes, got a file "
+        if st.st_size > max_bytes:
+            raise CheckpointError(f"checkpoint {file}: expected at most {max_bytes} bytes, got a file "
                                   f"of {st.st_size}")
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            raw = f.read(st.st_size + 1)
+        f = os.fdopen(fd, "rb")
+        fd = -1
     except OSError as exc:
         raise CheckpointError(f"checkpoint {file}: unreadable: {exc.strerror or exc}") from exc
     finally:
         if fd >= 0:
             os.close(fd)
-    if len(raw) > st.st_size:
-        raise CheckpointError(f"checkpoint {file}: it grew while it was read (a file being written?): try again")
-    return raw
+    try:
+        with f:
+            yield f, st.st_size
+    except OSError as exc:
+        raise CheckpointError(f"checkpoint {file}: unreadable: {exc.strerror or exc}") from exc
+
+
+def _read_header(f: Any, file: str, size: int) -> tuple[dict[str, Any], int]:
+    """The header of an open checkpoint file of ``size`` bytes, read from its first bytes only (the magic
+    line and at most ``MAX_HEADER_BYTES``), and where its payload starts; the header's payload size must be
+    the rest of the file. ``CheckpointError`` otherwise."""
+    head = f.read(len(MAGIC) + MAX_HEADER_BYTES)
+    if not head.startswith(MAGIC):
+        what = "empty" if not head else "not a fiveplay checkpoint (it does not start with the FIVEPLAY-CHECKPOINT header)"
+        raise CheckpointError(f"checkpoint {file}: {what}")
+    rest = head[len(MAGIC):]
+    nl = rest.find(b"\n")
+    try:
+        header = json.loads(rest[:nl].decode("ascii")) if nl >= 0 else None
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        header = None
+    if not isinstance(header, dict) or not {"format", "size", "sha256"} <= set(header):
+        raise CheckpointError(f"checkpoint {file}: corrupt: the header line is damaged or truncated")
+    hsize = header["size"]
+    if isinstance(hsize, bool) or not isinstance(hsize, int) or hsize < 0:
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's size to be an integer >= 0, "
+                              f"got {show_value(hsize)}")
+    if not isinstance(header["sha256"], str):
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected the header's sha256 to be a hex string, "
+                              f"got {show_value(header['sha256'])}")
+    if header["format"] != FILE_FORMAT:
+        raise CheckpointError(f"checkpoint {file}: expected file format {FILE_FORMAT}, got {show_value(header['format'])}")
+    offset = len(MAGIC) + nl + 1
+    if size - offset < hsize:
+        raise CheckpointError(f"checkpoint {file}: truncated: expected {hsize} payload bytes, found {size - offset}")
+    if size - offset > hsize:
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected {hsize} payload bytes, found {size - offset}")
+    f.seek(offset)
+    return header, offset
 
 
 def _load_payload(data: bytes) -> Any:

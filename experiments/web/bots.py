@@ -185,6 +185,14 @@ class BotPolicy:
             raise BotError(where + ": not a regular file")
         if st.st_size > MAX_CKPT_BYTES:
             raise BotError(f"ckpt: expected a checkpoint of at most {MAX_CKPT_BYTES} bytes, got {st.st_size}")
+        from fiveplay_env.agents.learned.checkpoint import check_file
+        from fiveplay_env.core.errors import CheckpointError
+
+        try:  # its magic line and header, from its first bytes: a file that is not a checkpoint is never read whole
+            check_file(full, max_bytes=MAX_CKPT_BYTES)
+        except CheckpointError as e:
+            why = str(e).split(": ", 1)[-1] if str(e).startswith(f"checkpoint {full}: ") else "not a checkpoint"
+            raise BotError(f"ckpt: {_short(path)}: {why[:200]}") from None
         return full
 
     def make(self, name: Any, game: str, seed: int | None) -> Agent:

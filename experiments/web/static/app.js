@@ -106,6 +106,7 @@ const gameTitle = (game) => (META && META.games[game] ? META.games[game].title :
 //   keysHelp, onKey(g, k, ev)              the dock's keys
 //   animate(g, events, prevView, base, {ms, say}), roundEnd(events)
 //   roundSummary(g, box), resultBody(g, box), endReason(g), resultText(snap)
+//   inView(g)                              on your turn: scroll what the move is about into view (keepInView)
 //   logText(e, names, viewer), logClass(e) (null: not logged)
 //   policyHint(t), searchValue(c), searchSuffix, valueText(t)   the bot's view in the game's units
 //   rulesExtra(game)                       the rules panel's own part (null: none)
@@ -179,6 +180,7 @@ VIEWS.generic = {
   },
   roundEnd: () => null,
   roundSummary: () => {},
+  inView: () => {},
   resultBody(g, box) {
     const snap = g.snap, v = snap.view;
     const t = el("table", { class: "board", id: "ranking" }, el("tr", {}, el("th", { text: "player" }), el("th", { text: "result" })));

@@ -19,6 +19,7 @@ function turnText(snap) {
     const won = v.winners.includes(snap.seat);
     return [won ? "Game over \u2014 you win!" : `Game over \u2014 ${v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")} won`, won ? "mine" : ""];
   }
+  if (play.busy && cur() && cur().snap === snap) return ["Your move is on the table\u2026", ""];  // never "your turn" once you have played
   if (snap.pending) return ["The bots are still playing\u2026", ""];
   if (!snap.your_turn) return viewOf(snap.game).isOut(snap) ? ["You are out: the bots play on\u2026", ""] : ["The bots are playing\u2026", ""];
   return viewOf(snap.game).yourTurn(snap, (k) => (TOUCH ? "" : ` (${k})`));
@@ -57,7 +58,10 @@ function renderDock(g) {
   const suggested = g.hint && g.hint.step === snap.steps ? g.hint.action : null;
   const button = (face, action, key, count, label) => {
     const ok = legal.has(action);
-    const b = el("button", { class: "card" + (ok ? " legal" : " unplayable") + (suggested === action ? " suggested" : "") + (g.selected === action ? " selected" : ""), type: "button",
+    // not your turn (the bots are playing, the cards are being laid): the hand is shown as it is, not greyed out;
+    // on your turn a card you may not play is dimmed
+    const off = snap.your_turn && !play.busy ? " unplayable" : " idle";
+    const b = el("button", { class: "card" + (ok ? " legal" : off) + (suggested === action ? " suggested" : "") + (g.selected === action ? " selected" : ""), type: "button",
       "data-action": action, "aria-label": `${label}${count > 1 ? ` (${count})` : ""}${ok ? "" : ", not playable now"}`, "aria-disabled": ok ? null : "true",
       "aria-pressed": confirmOn() && ok ? String(g.selected === action) : null, onclick: () => pickCard(action) }, face);
     const help = view.hoverHelp(action);
@@ -96,6 +100,24 @@ function renderDock(g) {
   requestAnimationFrame(() => document.body.style.setProperty("--dock-h", `${$("#dock").offsetHeight + 12}px`));
 }
 
+// the page scrolled (at once, no animation) so that target is inside the viewport and above the dock; extra too
+// when both fit (on a phone: the taken row and the trick that explains it, or the rows and the trick at a row choice)
+function keepInView(target, extra) {
+  if (!target) return;
+  const dock = $("#dock");
+  const room = () => (document.body.classList.contains("playing") && dock.offsetHeight ? dock.getBoundingClientRect().top : window.innerHeight) - 6;
+  const fit = (top, bottom) => {
+    if (bottom > room()) window.scrollBy({ top: Math.min(bottom - room(), top - 6), behavior: "instant" });
+    else if (top < 0) window.scrollBy({ top: top - 6, behavior: "instant" });
+  };
+  const t = target.getBoundingClientRect();
+  if (extra) {
+    const x = extra.getBoundingClientRect(), top = Math.min(t.top, x.top), bottom = Math.max(t.bottom, x.bottom);
+    if (bottom - top <= room() - 6) { fit(top, bottom); return; }
+  }
+  fit(t.top, t.bottom);
+}
+
 function renderTable(g, override = {}) {
   const snap = g.snap;
   const o = { viewer: snap.seat, names: snap.names, handInDock: true, poolInDock: true, ...override };
@@ -107,7 +129,7 @@ function renderPlay() {
   document.body.classList.toggle("playing", !!g);
   $("#log-box").hidden = !g;
   if (!g) {
-    $("#play-area").replaceChildren(); $("#result").hidden = true; $("#thinking").hidden = true;
+    $("#play-area").replaceChildren(); $("#result").hidden = true; $("#round-sheet").hidden = true; $("#thinking").hidden = true;
     $("#status").textContent = ""; renderGameTabs(); updateSkip(null, false); return;
   }
   if (g.snap.over) remember(g);
@@ -116,6 +138,7 @@ function renderPlay() {
   renderResult(g);
   renderGameTabs();
   renderThinking(g);
+  if (!play.busy && g.snap.your_turn) viewOf(g.snap.game).inView(g);  // what your move is about, in view (above the dock)
   const n = Object.keys(play.games).length;
   $("#status").textContent = `${plural(n, "game")} open`;
   if (!play.busy && $("#thoughts-toggle").checked) maybeThinkSoon(g);
@@ -129,13 +152,8 @@ function renderResult(g) {
     box.hidden = false; box.classList.add("error"); return;
   }
   box.classList.remove("error");
-  if (!snap.over) {
-    if (g.sheet) {  // a round just ended: its summary stays until your next move
-      view.roundSummary(g, box);
-      box.hidden = !box.childElementCount;
-    } else box.hidden = true;
-    return;
-  }
+  renderRoundSheet(g);
+  if (!snap.over) { box.hidden = true; return; }
   const iWon = v.winners.includes(snap.seat);
   box.append(el("h2", { id: "final-result", text: `Game over \u2014 ${iWon ? "you win!" : "winner: " + v.winners.map((w) => seatName(snap.names, w, snap.seat)).join(", ")}` }),
     el("div", { class: "end-reason", id: "end-reason", text: view.endReason(g) }));
@@ -147,6 +165,17 @@ function renderResult(g) {
   else if (snap.saved && snap.saved.error) buttons.append(el("span", { class: "small", text: snap.saved.error }));
   box.append(buttons, el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
   box.hidden = false;
+}
+
+function renderRoundSheet(g) {
+  // a round just ended: its summary stays until your next move (or "Hide"), beside the table on a wide screen and
+  // below it on a phone, so that it never pushes the rows you must choose from out of view
+  const box = $("#round-sheet"), snap = g.snap;
+  box.replaceChildren();
+  if (snap.over || snap.error || !g.sheet || g.sheetHidden === g.sheet) { box.hidden = true; return; }
+  viewOf(snap.game).roundSummary(g, box);
+  if (box.childElementCount) box.append(el("button", { type: "button", id: "hide-sheet", text: "Hide", onclick: () => { g.sheetHidden = g.sheet; renderRoundSheet(g); } }));
+  box.hidden = !box.childElementCount;
 }
 
 const replayHref = (saved) => `#replay/${encodeURIComponent(saved.run)}/${encodeURIComponent(saved.game)}`;

@@ -56,9 +56,11 @@ function renderTake5Table(area, v, o) {
   const rowsBox = el("div", { class: "rows", id: "rows" });
   (o.rows || v.rows).forEach((row, r) => {
     const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
-    const line = el("div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : "") + (o.takeRow === r ? " taking" : ""), "data-row": r },
+    // at your row choice each row is a button: its cards and its bull heads are what you take
+    const line = el(o.onRow ? "button" : "div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : "") + (o.takeRow === r ? " taking" : ""), "data-row": r,
+                                                  type: o.onRow ? "button" : null, "aria-label": o.onRow ? `take row ${r + 1}: ${plural(row.length, "card")}, ${plural(bulls, "bull head")}` : null },
       el("span", { class: "label", text: `row ${r + 1} \u00B7 ${plural(bulls, "bull")}` }),
-      el("div", { class: "cards" }, row.map((c) => el("span", { class: "card", "data-card": c }, take5Card(c, { small: compact() })))));
+      el("span", { class: "cards" }, row.map((c) => el("span", { class: "card", "data-card": c }, take5Card(c, { small: compact() })))));
     if (o.onRow) line.addEventListener("click", () => o.onRow(T5_ROW0 + r));
     rowsBox.append(line);
   });
@@ -74,7 +76,7 @@ function renderTake5Table(area, v, o) {
   } else trickBox.append(el("span", { class: "small", text: "no card revealed yet this round" }));
   board.append(el("div", { class: "trick-box", id: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox,
     o.note ? el("div", { class: "take-note", id: "take-note", role: "status", text: o.note }) : null));
-  board.append(el("div", { class: "rows-box" }, el("div", { class: "section-title", text: "Rows" }), rowsBox));
+  board.append(el("div", { class: "rows-box", id: "rows-box" }, el("div", { class: "section-title", text: o.onRow ? "Rows: tap the row you take" : "Rows" }), rowsBox));
   area.append(board);
   if (v.waiting_row) {
     const mine = v.waiting_row.player === o.viewer;
@@ -122,9 +124,12 @@ function lastTrickOf(g) {
   return null;
 }
 
-function showTrick() {  // on a narrow screen, the trick scrolled into view (above the dock)
-  const box = $("#trick-box");
-  if (box && compact()) box.scrollIntoView({ block: "nearest" });
+function showTrick() {  // the trick in view above the dock, and the rows with it when both fit (a phone: one above the other)
+  keepInView($("#trick-box"), $("#rows-box"));
+}
+
+function showRow(r) {  // a row being taken (or just laid on) in view above the dock, with the trick that explains it if both fit
+  keepInView($(`#play-area .row[data-row="${r}"]`), $("#trick-box"));
 }
 
 async function flyTaken(row, taker, ms) {  // the taken row's cards move to the taker's box
@@ -171,16 +176,15 @@ registerView("rows", {
   },
   dock(g, hand, button) {
     const snap = g.snap, v = snap.view;
-    if (v.phase === "row choice" && snap.your_turn) {
-      const t = lastTrickOf(g);
-      if (t) hand.append(el("div", { class: "dock-trick", "aria-label": "this trick" }, el("span", { class: "small", text: "This trick:" }),
-        t.cards.map(([c, q]) => el("span", { class: "slot" + (c === v.waiting_row.card ? " waiting" : "") },
-          take5Card(c, { tiny: true }), el("span", { class: "owner", text: q === snap.seat ? "you" : `P${q}` })))));
-      const picks = el("div", { class: "row-picks" });
+    if (v.phase === "row choice" && snap.your_turn && !play.busy) {
+      // the rows on the table are what you tap (with their cards); here, one short line of the same four choices
+      // (keys 1-4), so that the dock stays low and the rows stay in view above it
+      const picks = el("div", { class: "row-picks", role: "group", "aria-label": "take a row" });
       v.rows.forEach((row, r) => {
         const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
         picks.append(el("button", { class: "row-pick legal" + (g.selected === T5_ROW0 + r ? " selected" : ""), type: "button", "data-action": T5_ROW0 + r,
-          "aria-label": `take row ${r + 1}: ${plural(bulls, "bull head")}`, text: `${TOUCH ? "" : `${r + 1}: `}row ${r + 1} \u2192 ${plural(bulls, "bull")}`, onclick: () => pickCard(T5_ROW0 + r) }));
+          "aria-label": `take row ${r + 1}: ${plural(row.length, "card")}, ${plural(bulls, "bull head")}`, onclick: () => pickCard(T5_ROW0 + r) },
+          `${TOUCH ? "" : `${r + 1}: `}row ${r + 1}`, el("span", { class: "sub", text: plural(bulls, "bull") })));
       });
       hand.append(picks);
     } else if (v.phase === "draft") {
@@ -228,38 +232,42 @@ registerView("rows", {
         await pause(g, ms * T5_PACE.chose);
       } else if (e.type === "reveal") {
         trick = e.cards; placed = new Set();
-        draw(table, {}); noteShown(i); showTrick();
-        say("The cards are revealed, lowest first\u2026");
+        draw(table, {}); say("The cards are revealed, lowest first\u2026"); showTrick(); noteShown(i);
         await pause(g, ms * T5_PACE.reveal);
       } else if (e.type === "place" && trick) {
         if (e.took && e.took.length) {
           // the take: first the row about to be taken and why, then its cards moving to the taker, then the new row
           const before = { ...table, round_penalty: table.round_penalty.map((x, p) => (p === e.player ? x - e.bulls : x)) };
           draw(before, { takeRow: e.row, waiting: e.card, taker: e.player, note: nameText(e.text, snap.names, snap.seat), trickTitle: "This trick" });
-          noteShown(i); showTrick(); say(e.text);
+          say(e.text); showRow(e.row); noteShown(i);
           await pause(g, ms * T5_PACE.take);
           await flyTaken(e.row, e.player, ms * T5_PACE.fly);
           rows = e.rows; placed = new Set([...placed, e.card]);
           draw(table, { flashRow: e.row, taker: e.player, note: nameText(e.text, snap.names, snap.seat) });
-          noteShown(i);
+          showRow(e.row); noteShown(i);
           await pause(g, ms * T5_PACE.taken);
         } else {
           rows = e.rows; placed = new Set([...placed, e.card]);
-          draw(table, { flashRow: e.row }); noteShown(i); showTrick(); say(e.text);
+          draw(table, { flashRow: e.row }); say(e.text); showRow(e.row); noteShown(i);
           await pause(g, ms * T5_PACE.place);
         }
       } else if (e.type === "choose_row") {
-        draw(table, { waiting: e.card }); noteShown(i); showTrick(); say(e.text);
+        draw(table, { waiting: e.card }); say(e.text); showTrick(); noteShown(i);
         await pause(g, ms * T5_PACE.choose_row);
       } else if (e.type === "round_end" || e.type === "game_over") {
         draw(table, { roundEnded: true, trickTitle: `Last trick of round ${table.round + 1}` }); noteShown(i);
         if (e.type === "round_end") {
           g.sheet = e; renderResult(g);
+          if (compact()) keepInView($("#round-sheet"));  // a phone: the sheet is below the table, shown while the round ends
           say(`Round ${e.round} over \u2014 this round: ${e.penalties.map((x, p) => `${colName(snap, p)} +${x}`).join(", ")}`);
           await pause(g, ms * T5_PACE.round_end);
         }
       }
     }
+  },
+  inView(g) {  // your turn: the rows (and at a row choice the trick that led to it) in view above the dock
+    if (g.snap.view.phase === "row choice") keepInView($("#rows-box"), $("#trick-box"));
+    else keepInView($("#rows-box"));
   },
   roundEnd: (events) => events.filter((e) => e.type === "round_end").pop() || null,
   roundSummary(g, box) {

@@ -559,6 +559,10 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         eval_seed = cfg.seed + 7919  # the same deals at every evaluation: curves compare like with like
 
         budget = runs.WallBudget(a["max_minutes"], start=started, clock=CLOCK)
+        if hasattr(trainer, "work_dir"):  # expit: its prior's files inside the run folder, removed on every exit
+            trainer.work_dir = os.path.join(run_dir, "work")
+            trainer.should_stop = lambda: not budget.allows()
+            stack.callback(trainer.close)
         timed = a["max_minutes"] is not None and cfg.total_decisions >= UNCAPPED
         if timed and cfg.lr_schedule == "linear":
             trainer.schedule_progress = budget.spent  # the learning rate decays over the time budget

@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import MISSING, Field, asdict, dataclass, field, fields
 from typing import Any, ClassVar
 
-from fiveplay_env.core.config import plain
+from fiveplay_env.core.config import plain, show_value
 from fiveplay_env.games import default_game
 
 SPECIAL_KINDS = ("self", "pool")
@@ -207,6 +207,9 @@ class TrainConfig:
             if lo is None:
                 continue
             if f.type in ("int", int):
+                if hi is not None and (isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi):
+                    raise ValueError(f"{f.name}: expected an integer in {lo}..{hi:,} (at most {hi:,}), got "
+                                     f"{show_value(v)}")
                 if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                     raise ValueError(f"{f.name}: expected an integer >= {lo}, got {v!r}")
                 continue

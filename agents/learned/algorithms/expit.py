@@ -134,6 +134,16 @@ def split_search(spec: str) -> tuple[str, str, bool]:
     return base, rest, has_prior
 
 
+MAX_GAMES_PER_UPDATE = 100_000
+"""``games_per_update`` at most (an update of the default search is about a second a game)."""
+MAX_BUFFER_SIZE = 2_000_000
+"""``buffer_size`` at most; its memory is also checked against ``MAX_BUFFER_BYTES`` for the game's sizes."""
+MAX_BUFFER_BYTES = 4 << 30
+"""The replay buffer's memory at most once full (observations, masks, targets, returns)."""
+MAX_MINIBATCH = 65_536
+"""``minibatch_size`` at most."""
+
+
 @dataclass
 class ExpitConfig(TrainConfig):
     """An expert-iteration run: ``TrainConfig`` plus the search and the distillation (module docstring)."""
@@ -148,9 +158,12 @@ class ExpitConfig(TrainConfig):
     search: str = option(DEFAULT_SEARCH, "the expert: a bsearch or ismcts name with a worlds= or sims= budget; the "
                                          "run's current network is its prior= unless the name gives one",
                          metavar="NAME", group=GROUP)
-    games_per_update: int = option(16, "complete games the search plays per update", lo=1, metavar="G", group=GROUP)
-    buffer_size: int = option(25_000, "replay buffer: the last N samples", lo=1, metavar="N", group=GROUP)
-    minibatch_size: int = option(256, "samples per gradient step", lo=1, group=GROUP)
+    games_per_update: int = option(16, "complete games the search plays per update (an update also ends once "
+                                       "the run's total decisions are reached)", lo=1, hi=MAX_GAMES_PER_UPDATE,
+                                   metavar="G", group=GROUP)
+    buffer_size: int = option(25_000, "replay buffer: the last N samples", lo=1, hi=MAX_BUFFER_SIZE, metavar="N",
+                              group=GROUP)
+    minibatch_size: int = option(256, "samples per gradient step", lo=1, hi=MAX_MINIBATCH, group=GROUP)
     replay_ratio: float = option(4.0, "gradient steps per update: ceil(R x new samples / minibatch size)", lo=0.0,
                                  hi=1000.0, open_lo=True, metavar="R", group=GROUP)
     target: str = option("values", "the policy's target: softmax of the candidates' mean values, the search's visit "
@@ -399,6 +412,11 @@ class ExpitTrainer:
         self.model.to(self.device)
         self.model.sparse_input = bool(cfg.sparse_input)
         self.algorithm = ExIt(cfg, self.model, self.rng, self.device)
+        need = cfg.buffer_size * (4 * self.D + 5 * self.A + 4)
+        if need > MAX_BUFFER_BYTES:
+            raise ValueError(f"buffer_size: expected at most {MAX_BUFFER_BYTES // (4 * self.D + 5 * self.A + 4):,} "
+                             f"samples for {cfg.game} with {self.n} players (a full buffer of {cfg.buffer_size:,} "
+                             f"would take {need / 2**30:.1f} GiB, above {MAX_BUFFER_BYTES / 2**30:g} GiB)")
         self.buffer = ReplayBuffer(cfg.buffer_size, self.D, self.A)
         self.update_idx = 0
         self.decisions = 0
@@ -407,6 +425,13 @@ class ExpitTrainer:
         self.recent: list[dict[str, float]] = []
         self._prior_dir: str | None = None
         self._prior_file: str | None = None
+        self.work_dir: str | None = None
+        """Where the current network is written for the search's ``prior=`` (``experiments/train.py``: a
+        folder inside the run folder, so that a kill -9 leaves nothing in the system's temporary folder and
+        the next resume clears it); None: a temporary folder, removed when the trainer goes."""
+        self.should_stop: Any = None
+        """A callable saying the run's budget is spent (``experiments/train.py``: its time budget); checked
+        between the games of an update, which then ends early (as it does at ``total_decisions``)."""
 
     # ------------------------------------------------------------------ the schedule, the prior
 
@@ -427,13 +452,24 @@ class ExpitTrainer:
                 "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
                              "games": self.games}}
 
+    def close(self) -> None:
+        """Remove the files written for the search's prior (also done when the trainer goes)."""
+        if self._prior_dir is not None:
+            shutil.rmtree(self._prior_dir, ignore_errors=True)
+            self._prior_dir = self._prior_file = None
+
     def search_name(self) -> str:
         """The expert's registry name for this update: ``search`` with ``prior=ckpt:FILE``, FILE the current
         network (written now, a new file per update), unless ``search`` names its own prior."""
         if self._search_has_prior:
             return self.cfg.search
         if self._prior_dir is None:
-            self._prior_dir = tempfile.mkdtemp(prefix="fiveplay-expit-")
+            if self.work_dir is not None:
+                self._prior_dir = os.path.join(self.work_dir, "expit-prior")
+                shutil.rmtree(self._prior_dir, ignore_errors=True)  # (what a killed run left)
+                os.makedirs(self._prior_dir)
+            else:
+                self._prior_dir = tempfile.mkdtemp(prefix="fiveplay-expit-")
             weakref.finalize(self, shutil.rmtree, self._prior_dir, True)
         path = os.path.join(self._prior_dir, f"prior-{self.update_idx:07d}.pt")
         save_checkpoint(path, self.policy_payload())
@@ -562,7 +598,10 @@ class ExpitTrainer:
         self.timers.other += perf() - t0
         new = 0
         finished: list[tuple[int, float]] = []
-        for _ in range(cfg.games_per_update):
+        for g in range(cfg.games_per_update):
+            if g and (self.decisions + new >= cfg.total_decisions
+                      or (self.should_stop is not None and self.should_stop())):
+                break  # the run's decisions (or its time) are spent: update on the games played
             t1 = perf()
             kind = int(self.rng.choice(len(self.kinds), p=self.kind_p))
             seat = int(self.rng.integers(0, n))

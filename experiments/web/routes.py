@@ -32,7 +32,7 @@ from fiveplay_env.experiments.web.bots import MAX_SIMS, MAX_TIME, BotError, BotP
 from fiveplay_env.experiments.web.guards import JSON, MAX_UPLOAD, int_param, json_body, safe_file
 from fiveplay_env.experiments.web.replays import MAX_PAGE, Replays
 from fiveplay_env.experiments.web.run_browser import list_runs, run_detail
-from fiveplay_env.experiments.web.sessions import (MAX_SEED, GameError, PlaySession, bot_seeds, check_int,
+from fiveplay_env.experiments.web.sessions import (GameError, PlaySession, bot_seeds, check_int, parse_seed,
                                       web_games)
 from fiveplay_env.experiments.web.store import SessionStore
 from fiveplay_env import records
@@ -166,7 +166,7 @@ class Routes:
             got = f"a list of {len(bots)}" if isinstance(bots, list) else type(bots).__name__
             raise GameError(400, f"bots: expected a list of {n - 1} agent names (one per other seat), got {got}")
         seed = body.get("seed")
-        seed = secrets.randbits(63) if seed is None else check_int("seed", seed, 0, MAX_SEED)
+        seed = secrets.randbits(63) if seed is None else parse_seed(seed)
         others = [q for q in range(n) if q != seat]
         seeds = bot_seeds(seed, others)
         agents = {}

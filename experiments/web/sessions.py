@@ -88,6 +88,19 @@ def check_int(name: str, value: Any, lo: int, hi: int) -> int:
     return value
 
 
+def parse_seed(value: Any) -> int:
+    """A game's seed from a request: a JSON integer, or its decimal digits as a string (the browser sends and
+    shows seeds as text: its numbers are exact only up to 2**53, a seed goes up to 2**64 - 1); ``GameError``
+    400 otherwise. Snapshots give the seed back as text (``PlaySession.snapshot``)."""
+    if isinstance(value, str):
+        digits = value.strip()
+        if not (digits.isascii() and digits.isdigit() and len(digits) <= 20):
+            shown = repr(value[:30]) + ("..." if len(value) > 30 else "")
+            raise GameError(400, f"seed: expected an integer in 0..{MAX_SEED} (a number, or its digits as text), got {shown}")
+        value = int(digits)
+    return check_int("seed", value, 0, MAX_SEED)
+
+
 def labelled(game: str, thoughts: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """An agent's ``last_thoughts`` as JSON data with each action's label."""
     if not thoughts:
@@ -214,8 +227,8 @@ class PlaySession:
             "your_turn": bool(legal), "legal": legal, "over": self.over, "error": self.error,
             "steps": len(self.actions), "pending": self.pending and not self.over,
         }
-        if self.over:  # the seed rebuilds every hand: only once nothing is hidden any more
-            out["seed"] = self.seed
+        if self.over:  # the seed rebuilds every hand: only once nothing is hidden any more; as text (exact in a browser)
+            out["seed"] = str(self.seed)
             out["saved"] = self.saved
         return out
 

@@ -112,8 +112,7 @@ function setupForm() {
     const seed = $("#setup-seed").value.trim();
     if (seed) {
       if (!/^\d{1,20}$/.test(seed)) { $("#setup-message").textContent = "Seed: expected a whole number (or leave it empty for a random deal)"; return; }
-      body.seed = Number(seed) <= Number.MAX_SAFE_INTEGER ? Number(seed) : seed;
-      if (typeof body.seed === "string") { $("#setup-message").textContent = `Seed: at most ${Number.MAX_SAFE_INTEGER} here`; return; }
+      body.seed = seed;  // as text: a browser's numbers are exact only up to 2**53, a seed goes up to 2**64 - 1
     }
     await startGame(body);
   });
@@ -146,7 +145,7 @@ async function startGame(body) {
 function rematch(g) {
   if (!g.snap.over) return;
   const b = g.body || { game: g.snap.game, config: g.snap.config, seat: g.snap.seat, bots: g.snap.names.filter((n, p) => p !== g.snap.seat) };
-  startGame({ ...b, seed: g.snap.seed });
+  startGame({ ...b, seed: String(g.snap.seed) });  // the server's seed as text, digit for digit: the same deal
 }
 
 async function resumeGames() {

@@ -133,7 +133,7 @@ class Schema:
             if hi is not None:
                 ok &= (flat <= hi).all(axis=1)
             if not ok.all():
-                check_games(ok, f.name, f"values in {self.bounds_text(f)}", lambda i: a[i])
+                check_games(ok, f.name, f"values in {self.bounds_text(f, dims)}", lambda i: a[i])
 
     def from_states(self, states: Sequence[Any], dims: Dims) -> dict[str, np.ndarray]:
         """The arrays of one reference state per game (``Field.of``; outputs start at zero). ``ValueError``
@@ -152,7 +152,7 @@ class Schema:
                         raise ValueError
                     arr[i] = v
                 except (ValueError, TypeError, IndexError, OverflowError, AttributeError):
-                    raise ValueError(f"states[{i}].{f.name}: expected {self.bounds_text(f)} of shape "
+                    raise ValueError(f"states[{i}].{f.name}: expected values in {self.bounds_text(f, dims)} of shape "
                                      f"{arr.shape[1:]}") from None
         return out
 
@@ -172,10 +172,13 @@ class Schema:
                    for f in self.fields if outputs or not f.output)
 
     @staticmethod
-    def bounds_text(f: Field) -> str:
-        lo = "-inf" if f.lo is None else str(f.lo)
-        hi = "inf" if f.hi is None else str(f.hi)
-        return f"{lo}..{hi}" if f.lo is not None or f.hi is not None else "any finite value"
+    def bounds_text(f: Field, dims: Dims | None = None) -> str:
+        """``lo..hi`` as declared (``0..n-1``), or with ``dims`` as numbers (``0..3``)."""
+        def show(v: Bound, inf: str) -> str:
+            return inf if v is None else str(resolve(v, dims) if dims is not None else v)
+        if f.lo is None and f.hi is None:
+            return "any finite value" if np.dtype(f.dtype).kind == "f" else "any value"
+        return f"{show(f.lo, '-inf')}..{show(f.hi, 'inf')}"
 
     def table(self) -> str:
         """The markdown table of the fields (the engines' docstrings and docs/architecture.md show it)."""

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env.agents.take5.batch import safest_cards_known
-from fiveplay_env.take5.batched import ASIDE, PENDING, POOL, QUEUE, BatchedTake5
+from fiveplay_env.take5.batched import POOL, QUEUE, BatchedTake5
 from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, PLAY, ROW_CHOICE, ROW_LIMIT
 
 _BIG = 1 << 40
@@ -39,52 +39,9 @@ def make_engine(config: Any, size: int) -> BatchedTake5:
 def deal(engine: BatchedTake5, player: int, rng: np.random.Generator) -> None:
     """Re-deal, in every slot at once, the cards ``player`` cannot know (``fiveplay_env.agents.kit.BatchRollout.deal``):
     the slots hold copies of one world of ``player``'s information set; afterwards each is an independent
-    determinization, drawn as ``fiveplay_env.take5.determinize.sample_world`` draws one (the hidden cards,
-    other players' hands, their unrevealed choices and the set-aside cards, uniformly re-assigned to the
-    same places; in a draft each unrevealed choice re-drawn from its owner's cards), from ``rng`` alone."""
-    B, n = engine.batch_size, engine.num_players
-    phase = int(engine._phase[0])
-    if B == 0 or phase == DRAFT:
-        return
-    loc = engine._loc
-    pend = engine._pending
-    D = engine._deck
-    if engine._draft:  # the hands are public: only the unrevealed choices are hidden
-        for q in range(n):
-            if q == player or not (pend[q] >= 0).any():
-                continue
-            own = (loc[:, :D] == q)
-            rows = np.flatnonzero(pend[q] >= 0)
-            own[rows, pend[q, rows].astype(np.int64)] = True
-            pick = _random_member(own[rows], rng)
-            loc[rows, pend[q, rows].astype(np.int64)] = q
-            loc[rows, pick] = PENDING
-            pend[q, rows] = pick
-        return
-    codes = loc[0, :D].astype(np.int64)
-    hidden = ((codes < n) & (codes != player)) | (codes == PENDING) | (codes == ASIDE)
-    cards = np.flatnonzero(hidden)                                           # ascending, the same in every slot
-    if cards.size == 0:
-        return
-    place = codes[cards]                                                     # where each slot's j-th card goes
-    owner = np.full(cards.size, -1, np.int64)
-    for q in range(n):
-        if q < int(engine._cur[0]) and pend[q, 0] >= 0 and loc[0, int(pend[q, 0])] == PENDING:
-            owner[np.searchsorted(cards, int(pend[q, 0]))] = q
-    perm = np.argsort(rng.random((B, cards.size)), axis=1)                   # a uniform permutation per slot
-    dealt = cards[perm]                                                      # [B, h]: slot b's card at place j
-    bi = np.arange(B)[:, None]
-    loc[bi, dealt] = place[None, :].astype(loc.dtype)
-    for j in np.flatnonzero(owner >= 0):
-        pend[owner[j]] = dealt[:, j].astype(pend.dtype)
-
-
-def _random_member(sets: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A uniformly drawn member (column index) of each row's set (bool [m, k], none empty)."""
-    cnt = sets.sum(axis=1)
-    k = np.minimum((rng.random(sets.shape[0]) * cnt).astype(np.int64), cnt - 1)
-    pos = np.cumsum(sets, axis=1) - 1
-    return np.argmax(sets & (pos == k[:, None]), axis=1)
+    determinization, drawn as ``fiveplay_env.take5.determinize.sample_world`` draws one
+    (``BatchedTake5.redeal``), from ``rng`` alone."""
+    engine.redeal(player, rng)
 
 
 def plan(engine: BatchedTake5, player: int, params: Any) -> np.ndarray:
@@ -97,14 +54,14 @@ def plan(engine: BatchedTake5, player: int, params: Any) -> np.ndarray:
     out = np.full((B, n), -1, np.int64)
     if params.model != "heuristic" or B == 0:
         return out
-    g = np.flatnonzero(engine._phase == PLAY)
+    g = np.flatnonzero(engine.field("phase") == PLAY)
     if not g.size:
         return out
-    loc = engine._loc[g, :NUM_CARDS]
-    public = loc >= QUEUE                                                    # QUEUE, SEEN, and OUT beyond the deck
+    loc = engine.field("loc")[g]
+    public = loc >= QUEUE                                                    # QUEUE and SEEN
     ends, lens, bulls = _rows_of(engine, g)
-    cur = engine._cur[g].astype(np.int64)
-    pend = engine._pending[:, g].astype(np.int64)
+    cur = engine.field("cur")[g].astype(np.int64)
+    pend = engine.field("pending")[g].T.astype(np.int64)                     # [n, m]
     for q in range(n):
         if q == player:
             continue
@@ -119,11 +76,7 @@ def plan(engine: BatchedTake5, player: int, params: Any) -> np.ndarray:
         was = chosen[has]
         swap = has[was & (card != pend[q, has])]
         if swap.size:
-            new = card[was & (card != pend[q, has])]
-            rows = g[swap]
-            engine._loc[rows, pend[q, swap]] = q
-            engine._loc[rows, new] = PENDING
-            engine._pending[q, rows] = new
+            engine.replace_choice(g[swap], q, card[was & (card != pend[q, has])])
         fresh = ~was
         out[g[has[fresh]], q] = card[fresh]
     return out
@@ -145,14 +98,14 @@ class Ctx:
 
 
 def _tid(engine: BatchedTake5) -> np.ndarray:
-    return engine._round.astype(np.int64) * 16 + engine._trick
+    return engine.field("round").astype(np.int64) * 16 + engine.field("trick")
 
 
 def begin(engine: BatchedTake5, worlds: np.ndarray, plans: list[Any], noise: np.ndarray, actions: np.ndarray,
           player: int, params: Any) -> tuple[Ctx, np.ndarray]:
     """Step the candidates, then set up the rollouts (``fiveplay_env.agents.kit.BatchRollout.begin``)."""
     R, n = engine.batch_size, engine.num_players
-    round0 = engine._round.astype(np.int64).copy()
+    round0 = engine.field("round").astype(np.int64)
     rewards = engine.step(actions).astype(np.float64)
     if isinstance(plans, np.ndarray):  # the fast path's plans (``plan``): int [W, n], -1 none
         plan_w = plans.astype(np.int64, copy=False)
@@ -172,15 +125,18 @@ def begin(engine: BatchedTake5, worlds: np.ndarray, plans: list[Any], noise: np.
 
 def stop(engine: BatchedTake5, ctx: Ctx) -> np.ndarray:
     """Rows whose rollout is over: the game ended, the round ended, or the depth limit (a new trick)."""
-    over = engine.terminated | (engine._round != ctx.round0)
-    cut = (engine._phase == PLAY) & (_tid(engine) >= ctx.stop_at)
+    over = engine.terminated | (engine.field("round") != ctx.round0)
+    cut = (engine.field("phase") == PLAY) & (_tid(engine) >= ctx.stop_at)
     return over | cut
 
 
 def _rows_of(engine: BatchedTake5, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Row ends (last card ids), lengths and bull heads of games ``g``: int64 [m, 4] each."""
-    ends = (engine._rkey[:, g] >> engine._shift).T.astype(np.int64)
-    return ends, engine._rlen[:, g].T.astype(np.int64), engine._rbull[:, g].T.astype(np.int64)
+    lens = engine.field("rlen")[g].astype(np.int64)
+    rows = engine.field("rows")[g]
+    ends = np.take_along_axis(rows, np.maximum(lens - 1, 0)[:, :, None], axis=2)[:, :, 0].astype(np.int64)
+    ends[lens == 0] = -1                                                     # the draft's empty rows
+    return ends, lens, engine.field("rbull")[g].astype(np.int64)
 
 
 def closest_table(engine: BatchedTake5, g: np.ndarray) -> np.ndarray:
@@ -210,10 +166,10 @@ def _choose_trick(engine: BatchedTake5, ctx: Ctx, g: np.ndarray, guide: Any) -> 
     params = ctx.params
     eps = float(params.eps)
     m = g.size
-    loc = engine._loc[g, :NUM_CARDS]                                         # [m, 104]: who holds each card
-    cur = engine._cur[g].astype(np.int64)
+    loc = engine.field("loc")[g]                                             # [m, 104]: who holds each card
+    cur = engine.field("cur")[g].astype(np.int64)
     seats = np.arange(n)[None, :]
-    size = HAND_SIZE - engine._trick[g].astype(np.int64)[:, None] - (seats < cur[:, None])  # [m, n] hand sizes
+    size = HAND_SIZE - engine.field("trick")[g].astype(np.int64)[:, None] - (seats < cur[:, None])  # [m, n] hand sizes
     tid = _tid(engine)[g]
     planned = (ctx.plan[g] >= 0) & (tid == ctx.first[g])[:, None]            # [m, n]
     deciding = (seats >= cur[:, None]) & ~planned & (size > 0)
@@ -257,7 +213,7 @@ def _policy_cards(engine: BatchedTake5, g: np.ndarray, deciding: np.ndarray, gui
     n = engine.num_players
     out = np.zeros(deciding.shape, np.int64)
     obs_rows, mask_rows, where = [], [], []
-    hand_codes = engine._loc[g, :NUM_CARDS]
+    hand_codes = engine.field("loc")[g]
     for q in range(n):
         sel = np.flatnonzero(deciding[:, q])
         if not sel.size:
@@ -283,7 +239,7 @@ def _policy_cards(engine: BatchedTake5, g: np.ndarray, deciding: np.ndarray, gui
 def act(engine: BatchedTake5, ctx: Ctx, active: np.ndarray, guide: Any) -> np.ndarray:
     """Every row's next move (``fiveplay_env.agents.kit.BatchRollout.act``)."""
     R = engine.batch_size
-    phase = engine._phase
+    phase = engine.field("phase")
     mask = engine.legal_action_mask
     actions = mask.argmax(axis=1).astype(np.int64)                           # rows not active: any legal move
     play = active & (phase == PLAY)
@@ -291,7 +247,7 @@ def act(engine: BatchedTake5, ctx: Ctx, active: np.ndarray, guide: Any) -> np.nd
     if need.size:
         _choose_trick(engine, ctx, need, guide)
     p = np.flatnonzero(play)
-    actions[p] = ctx.choice[p, engine._cur[p].astype(np.int64)]
+    actions[p] = ctx.choice[p, engine.field("cur")[p].astype(np.int64)]
     rc = np.flatnonzero(active & (phase == ROW_CHOICE))
     if rc.size:
         if ctx.params.rollout == "policy":
@@ -303,7 +259,7 @@ def act(engine: BatchedTake5, ctx: Ctx, active: np.ndarray, guide: Any) -> np.nd
             actions[rc] = ACTION_ROW0 + (bulls * 64 + lens * 8 + np.arange(NUM_ROWS)).argmin(axis=1)
     dr = np.flatnonzero(active & (phase == DRAFT))
     if dr.size:
-        key = np.where(engine._loc[dr, :NUM_CARDS] == POOL, _DRAFT_KEY, _BIG)
+        key = np.where(engine.field("loc")[dr] == POOL, _DRAFT_KEY, _BIG)
         actions[dr] = key.argmin(axis=1)
     del R
     return actions
@@ -317,13 +273,13 @@ def value(engine: BatchedTake5, ctx: Ctx, rows: np.ndarray, gains: np.ndarray, p
     gains = gains.copy()
     over = engine.terminated[rows]
     if params.value:
-        cut = np.flatnonzero(~over & (engine._round[rows] == ctx.round0[rows]))
+        cut = np.flatnonzero(~over & (engine.field("round")[rows] == ctx.round0[rows]))
         if cut.size:
             g = rows[cut]
             for q in range(n):
                 obs = engine.observe_as(np.full(engine.batch_size, q))[g]
                 mask = np.zeros((g.size, engine.num_actions), np.int8)
-                mask[:, :NUM_CARDS] = engine._loc[g, :NUM_CARDS] == q
+                mask[:, :NUM_CARDS] = engine.field("loc")[g] == q
                 _, vals = guide.evaluate(obs, mask)
                 gains[cut, q] += np.asarray(vals, np.float64) * guide.points
     own = gains[:, player]

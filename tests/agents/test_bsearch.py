@@ -77,7 +77,7 @@ def test_values_equal_ismcts_on_the_same_worlds(name: str) -> None:
 
 def _hidden_places(engine: object, slot: int, player: int) -> dict[int, int]:
     """card -> its place code (another seat's hand, PENDING or ASIDE) for every card hidden from ``player``."""
-    loc = engine._loc[slot, :engine._deck].astype(int)
+    loc = engine.field("loc")[slot, :engine.config.deck_size].astype(int)
     n = engine.num_players
     return {c: int(code) for c, code in enumerate(loc)
             if (code < n and code != player) or code in (PENDING, ASIDE)}
@@ -96,26 +96,26 @@ def test_deal_redeals_only_hidden_cards_uniformly(name: str) -> None:
         eng.gather(base, np.zeros(K, np.int64))
         t5bs.deal(eng, player, np.random.default_rng(1))
         before = _hidden_places(base, 0, player)
-        pending_seats = [q for q in range(config.num_players) if q < base._cur[0] and q != player]
+        pending_seats = [q for q in range(config.num_players) if q < base.field("cur")[0] and q != player]
         # what the player knows is the same in every slot; every slot is a valid game (checked as set_state checks)
         t5bs.make_engine(config, K).set_state(eng.get_state())
-        known = base._loc[0, :NUM_CARDS].copy()
+        known = base.field("loc")[0, :NUM_CARDS].copy()
         hide = np.zeros(NUM_CARDS, bool)
         hide[list(before)] = True
-        assert (eng._loc[:, :NUM_CARDS][:, ~hide] == known[~hide]).all()
+        assert (eng.field("loc")[:, :NUM_CARDS][:, ~hide] == known[~hide]).all()
         assert np.array_equal(eng.observe_as(np.full(K, player)), np.repeat(base.observe_as(np.full(1, player)), K, 0))
         # each place kind keeps its count; each hidden card goes to each place about in proportion
         codes = sorted(set(before.values()))
         for code in codes:
             want = sum(1 for v in before.values() if v == code)
-            got = (eng._loc[:, list(before)] == code).sum(axis=1)
+            got = (eng.field("loc")[:, list(before)] == code).sum(axis=1)
             assert (got == want).all()
-            share = (eng._loc[:, list(before)] == code).mean(axis=0)  # per card: how often it lands there
+            share = (eng.field("loc")[:, list(before)] == code).mean(axis=0)  # per card: how often it lands there
             p = want / len(before)
             assert np.abs(share - p).max() < 5 * np.sqrt(p * (1 - p) / K) + 1e-9
         for q in pending_seats:  # the unrevealed choices follow their cards
-            assert (eng._loc[np.arange(K), eng._pending[q].astype(int)] == PENDING).all()
-        assert len({eng._loc[k, :NUM_CARDS].tobytes() for k in range(50)}) > 40  # the slots really differ
+            assert (eng.field("loc")[np.arange(K), eng.field("pending")[:, q].astype(int)] == PENDING).all()
+        assert len({eng.field("loc")[k, :NUM_CARDS].tobytes() for k in range(50)}) > 40  # the slots really differ
 
 
 @pytest.mark.parametrize("name", ["4p-round", "10p-game", "3p-professional", "3p-draft"])
@@ -136,11 +136,11 @@ def test_plan_equals_the_reference_opponent_model(name: str) -> None:
             assert got[k].tolist() == want.tolist()
             for q in range(config.num_players):  # the choices already made, set to the model's
                 if w.state.pending[q] >= 0 and q < w.state.current:
-                    assert int(eng._pending[q, k]) == w.state.pending[q]
-                    assert eng._loc[k, w.state.pending[q]] == PENDING
+                    assert int(eng.field("pending")[k, q]) == w.state.pending[q]
+                    assert eng.field("loc")[k, w.state.pending[q]] == PENDING
             hands = w.state.hands[:, :NUM_CARDS]
             for q in range(config.num_players):
-                assert np.array_equal(eng._loc[k, :NUM_CARDS] == q, hands[q] == 1)
+                assert np.array_equal(eng.field("loc")[k, :NUM_CARDS] == q, hands[q] == 1)
 
 
 SPECS = ("bsearch:sims=60", "bsearch:worlds=6", "bsearch:sims=60,model=none,eps=0")

@@ -9,6 +9,6 @@ holds them (per-client caps, expiry); ``bots`` decides which bot names a request
 a file outside the runs folder); ``replays`` checks and pages recorded games; ``run_browser`` reads the
 runs folder for the Results pages; ``views`` decides what the browser may see, through each game's web
 view (``games``: ``games/<game>.py`` for a game with its own table, the generic view for any other);
-``rules_text`` reads the rule book. The pages are plain HTML/CSS/JS in ``static/`` (``app.js`` and its
+``rules_text`` gives the rules for players. The pages are plain HTML/CSS/JS in ``static/`` (``app.js`` and its
 siblings; ``<game>.js`` draws the game whose web view names it).
 """

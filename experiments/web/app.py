@@ -17,7 +17,7 @@ every error is a JSON ``{"error": message}`` with a 4xx status, never a 500 for 
 | POST /api/games/ID/hint             | ``{bot, step}``: what that bot would play from the human's seat      |
 | GET /api/games/ID/record            | the finished game's record (JSON Lines); 409 while it is on         |
 | DELETE /api/games/ID                | drop a game                                                         |
-| GET /api/rules/GAME                 | the game's chapter of docs/rules.md as data (``rules_text``)        |
+| GET /api/rules/GAME                 | the game's rules for players as data (``rules_text``)               |
 | GET /api/runs                       | run folders under the runs folder (kind, game, files, records)      |
 | GET /api/runs/RUN                   | one run: config, summary, plots, curves, records                    |
 | GET /api/replay?run=R&game=G        | the record ``R/records/G.jsonl`` (or ``?file=PATH&index=I``),      |
@@ -44,7 +44,7 @@ operator's ``--allow-agent`` names; never an import path), bot moves per request
 The pieces, one job each: ``guards`` (the HTTP checks and bounded readers), ``routes`` (the endpoints),
 ``sessions`` (the games in play), ``bots`` (which bots a request may name), ``replays`` (checked records,
 paged), ``run_browser`` (the Results pages' data), ``views`` and ``games`` (what the browser is shown of
-each game: its own web view or the generic one), ``rules_text`` (the rules panel). ``create_app`` only
+each game: its own web view or the generic one), ``rules_text`` (the rules for players). ``create_app`` only
 wires them.
 """
 from __future__ import annotations

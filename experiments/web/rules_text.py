@@ -1,27 +1,25 @@
-"""The rules panel of the web app, read from the rule book the documentation site publishes (docs/rules.md).
+"""The rules as players read them (the rules panel, the rules page, the card explanations), and the rule
+book's items they are checked against.
 
-One source of truth: the web app shows the same text as the docs' rules page, parsed at run time, never
-a copy. ``rules(game)`` is one game's part of the book (its chapter: its web view's ``rules_chapter``,
-``fiveplay_env.experiments.web.games``) as plain data for the browser:
+One source: each game's web view declares its rules for players (``PlayerRules``: set-up, a turn, scoring,
+the end, every card in a sentence or two) and the new-game panel's words for its options (``Option``);
+``rules(game)`` gives them to the browser as plain data:
 
 | key       | what                                                                                          |
 |-----------|-----------------------------------------------------------------------------------------------|
 | game      | the game's name                                                                               |
-| title     | the game's chapter title ("1. Take 5 (6 nimmt!, ...)")                                         |
-| intro     | the chapter's opening paragraphs (what the game is about)                                      |
-| sections  | its sections, each ``{"number", "title", "player", "blocks"}``; ``player`` is True for the     |
-|           | numbered sections a player needs (1.1..1.5, 2.1..2.8), False for the book's additions (1.A...) |
-| ...       | what the game's web view adds from its chapter (``rules_extra``; 5 Alive: ``cards``, each card |
-|           | kind's explanation from section 2.4 "Card effects")                                           |
-| source    | where the text comes from ("docs/rules.md")                                                    |
+| title     | the game's title                                                                              |
+| intro     | ``[{"p": text}]``: what the game is about                                                      |
+| sections  | ``[{"title", "blocks"}]`` in reading order (a section of cards also has ``cards``:             |
+|           | ``[[kinds], text]``), the last one the options as the new-game panel names them                |
+| cards     | ``{kind: text}``: each card kind's explanation (empty where the game has none)                |
+| source    | where the text comes from                                                                     |
 
-A block is ``{"p": text}``, ``{"list": [{"text", "items": [...]}], "ordered": bool}`` or
-``{"table": [[header cells], [cells], ...]}``; text is plain (Markdown emphasis, code and links are
-reduced to their words), so the browser sets it as text, never as HTML. What is written for
-programmers (code blocks, paragraphs "Source: ..." and "In code: ...") is left out.
-
-Where the book is not on disk (an installed wheel carries no docs/), ``rules`` returns
-``{"game", "missing": message}`` and the panel says where the rules are instead.
+A block is ``{"p": text}`` or ``{"list": [{"text", "items": [...]}], "ordered": bool}``; text is plain,
+set by the browser as text, never as HTML. The developer's rule book (docs/rules.md: every default, tag
+and engine detail) stays in the documentation; ``book_items(chapter)`` numbers the rules of its player
+sections, and each player sentence names the items it says (tests/web/test_player_rules.py checks that
+every item is said, and that no engine word reaches a player).
 """
 from __future__ import annotations
 
@@ -172,23 +170,47 @@ def _parsed(path: str, mtime: float) -> dict[str, Any]:
     return chapters
 
 
-def rules(game: str, path: str | None = None) -> dict[str, Any]:
-    """``game``'s chapter of the rule book as data (module docstring); a game without a chapter (its web
-    view names none: ``fiveplay_env.experiments.web.games``) gets its ``GameDef`` title and description instead."""
+def book_items(chapter: str, path: str | None = None) -> dict[str, str]:
+    """The rules of a chapter's player sections (1.1..1.5, 2.1..2.8) in the rule book, each list item by its
+    number: ``"<section>.<k>"`` for the k-th item of the section (counted across its lists), ``"<...>a"``,
+    ``"b"``, ... for the items under it. The player rules (``PlayerRules``) name these numbers."""
+    path = os.path.abspath(path or RULES_FILE)
+    out: dict[str, str] = {}
+    for s in _parsed(path, os.path.getmtime(path))[chapter]["sections"]:
+        if not s["player"]:
+            continue
+        k = 0
+        for b in s["blocks"]:
+            for it in b.get("list", []):
+                k += 1
+                out[f"{s['number']}.{k}"] = it["text"]
+                for j, sub in enumerate(it["items"]):
+                    out[f"{s['number']}.{k}{chr(ord('a') + j)}"] = sub["text"]
+    return out
+
+
+def _items(texts: list[str]) -> list[dict[str, Any]]:
+    return [{"list": [{"text": t, "items": []} for t in texts], "ordered": False}] if texts else []
+
+
+def rules(game: str) -> dict[str, Any]:
+    """``game``'s rules for players (module docstring): its web view's ``PlayerRules`` and options; a game
+    without them (``fiveplay_env.experiments.web.games``) gets its ``GameDef`` title and description."""
     definition = games.get(game)  # ValueError naming the known games
     v = web_views.view(game)
-    if v.rules_chapter is None:
+    if v.rules is None:
         intro = [{"p": plain(definition.describe)}] if definition.describe else []
-        return {"game": game, "title": definition.title, "intro": intro, "sections": [],
-                "source": "the game's own description (it has no chapter in the rule book)"}
-    path = os.path.abspath(path or RULES_FILE)
-    try:
-        chapter = _parsed(path, os.path.getmtime(path))[v.rules_chapter]
-    except (OSError, KeyError):
-        return {"game": game, "missing": "The rule book (docs/rules.md) is not installed here: read it in the "
-                                         "project's documentation, page \"The rules of Take 5 and 5 Alive\"."}
-    out = {"game": game, "title": chapter["title"], "intro": chapter["intro"], "sections": chapter["sections"],
-           "source": "docs/rules.md"}
-    if v.rules_extra is not None:
-        out.update(v.rules_extra(chapter))
-    return out
+        return {"game": game, "title": definition.title, "intro": intro, "sections": [], "cards": {},
+                "source": "the game's own description"}
+    r = v.rules
+    sections = [{"title": title, "blocks": _items([text for _covers, text in lines])} for title, lines in r.sections]
+    if r.cards:
+        sections.insert(1, {"title": r.cards_title, "blocks": _items([text for _k, _c, text in r.cards]),
+                            "cards": [[list(kinds), text] for kinds, _c, text in r.cards]})
+    options = [f"{o.label}: {o.rule}" for o in v.options.values() if o.rule]
+    if options:
+        sections.append({"title": r.options_title, "blocks": _items(options)})
+    return {"game": game, "title": r.title, "intro": [{"p": r.intro}], "sections": sections,
+            "cards": {str(k): text for kinds, _c, text in r.cards for k in kinds},
+            "source": "the rules for players (the developer's rule book, with every default and engine detail, is "
+                      "docs/rules.md)"}

@@ -1,16 +1,15 @@
 """What the web table is told, checked without a browser: each Take 5 event's public numbers (the
 table as of that event, so the browser never shows a step's end ahead of its animation), why a row is
-taken, the score sheet's numbers, the end of the game's reason, and the rules panel read from
-docs/rules.md (every 5 Alive card explained from section 2.4)."""
+taken, the score sheet's numbers, the end of the game's reason, and the rules route (the rules for players
+themselves: test_player_rules.py)."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from fiveplay_env.experiments.web import rules_text, views
+from fiveplay_env.experiments.web import views
 from fiveplay_env.experiments.web.games import take5 as take5_web
 from fiveplay_env.five_alive.config import FiveAliveConfig
-from fiveplay_env.five_alive.state import ACTION_NAMES, BUST
 from fiveplay_env.take5.state import BULL
 from fiveplay_env.take5.config import Take5Config
 
@@ -101,31 +100,6 @@ def test_five_alive_events_name_the_round_they_were_played_in():
             ends += 1
             assert e["round"] == e["round_before"] + 1
     assert ends >= 1
-
-
-def test_rules_panel_comes_from_the_rule_book():
-    t5 = rules_text.rules("take5")
-    fa = rules_text.rules("five_alive")
-    assert t5["source"] == "docs/rules.md" and t5["title"].startswith("1. Take 5")
-    assert [s["number"] for s in t5["sections"] if s["player"]] == ["1.1", "1.2", "1.3", "1.4", "1.5"]
-    assert [s["number"] for s in fa["sections"] if s["player"]] == [f"2.{k}" for k in range(1, 9)]
-    with open(rules_text.RULES_FILE, encoding="utf-8") as f:
-        book = f.read()
-    # every card kind explained, in the book's words (its 2.4 item, said of that card alone)
-    assert sorted(int(k) for k in fa["cards"]) == list(range(BUST))
-    for k in range(8, BUST):
-        text = fa["cards"][str(k)]
-        assert text.startswith(ACTION_NAMES[k] + ": ") and len(text) > len(ACTION_NAMES[k]) + 8
-    assert "nothing happens; the turn moves on as usual" in fa["cards"]["11"] and "nothing happens" in book
-    assert fa["cards"]["15"].endswith("takes 2 cards from the draw pile.")
-    assert fa["cards"]["12"] == "=0: T is set to 0."
-    assert "must throw away exactly one 0" in fa["cards"]["17"]
-    # plain text only: no Markdown markup, no programmer's paragraphs
-    flat = repr([s for s in t5["sections"] + fa["sections"] if s["player"]])
-    assert "**" not in flat and "`" not in flat and "](" not in flat and "'Source:" not in flat
-    assert rules_text.rules("take5", path="/nonexistent/rules.md")["missing"]
-    # a wrapped line that starts with a number is not a list ("... never go above\n21. A player ...")
-    assert [list(b) for b in fa["intro"]] == [["p"]] and "go above 21. A player" in fa["intro"][0]["p"]
 
 
 def test_rules_route(web_runs_dir):

@@ -29,8 +29,14 @@ and which drawing code of the browser shows it. The panel's presets are the game
 | ``guided_about``| the bot picker's line about the game's guided search (``{policy}``: its prior)           |
 | ``browser``     | data the drawing code reads (``/api/meta``: ``games[name].view``)                        |
 | ``meta``        | fields of ``/api/meta`` itself (the pages' first version read them there)                |
-| ``rules_chapter``| its chapter number in docs/rules.md (None: the rules panel shows ``GameDef.describe``)  |
-| ``rules_extra`` | ``(chapter) -> dict``: more fields of its rules answer, read from its chapter            |
+| ``rules``       | its rules for players (``PlayerRules``: what the rules panel, the rules page and the card |
+|                 | explanations show; None: ``GameDef.describe``); the developer's rule book is docs/rules.md|
+| ``options``     | ``{config field: Option}``: the new-game panel's words for the optional rules (the rules   |
+|                 | text's "Options" section is made of the same words)                                      |
+| ``hint_reason`` | ``(config, state, seat, action) -> str``: why a move, in a short sentence a player reads  |
+|                 | (None: no reason beyond the bot's numbers)                                               |
+| ``hint_cost``   | ``(thoughts) -> dict``: a bot's thoughts as what a move is expected to cost the player    |
+|                 | (``fiveplay_env.experiments.web.bots.hint_words``)                                      |
 """
 from __future__ import annotations
 
@@ -52,6 +58,40 @@ GENERIC = "generic"
 
 
 @dataclass(frozen=True)
+class Option:
+    """An optional rule as the new-game panel offers it (one config field), in a player's words.
+
+    ``label``: the panel's name for it; ``rule``: what it does, one or two sentences (the rules text's line
+    for it); ``values``: each choice's words (a list in the panel; empty for a number or a yes/no box);
+    ``covers``: the rule book items it says (``rules_text.book_items``: checked by the tests)."""
+
+    label: str
+    rule: str
+    values: Mapping[Any, str] = field(default_factory=dict)
+    covers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class PlayerRules:
+    """A game's rules written for players: one source for the rules panel, the rules page and the card
+    explanations (``fiveplay_env.experiments.web.rules_text``).
+
+    ``sections``: ``((title, ((covers, sentence), ...)), ...)`` in the order a player reads them (set-up,
+    a turn, scoring, the end, ...): each sentence says the rule book items named in ``covers``
+    (``rules_text.book_items``; a test checks that every item of the book's player sections is said);
+    ``cards``: ``((kinds, covers, sentence), ...)``: what a card does, in one or two sentences, shown where
+    the card is seen and as the section ``cards_title``; ``options_title``: the heading of the optional
+    rules, made of the view's ``options`` (the new-game panel's words)."""
+
+    title: str
+    intro: str
+    sections: tuple[tuple[str, tuple[tuple[tuple[str, ...], str], ...]], ...]
+    cards: tuple[tuple[tuple[int, ...], tuple[str, ...], str], ...] = ()
+    cards_title: str = "What each card does"
+    options_title: str = "Options of the new-game panel"
+
+
+@dataclass(frozen=True)
 class WebView:
     """One game's web view (see the module docstring for the fields)."""
 
@@ -67,8 +107,10 @@ class WebView:
     guided_about: str = "search guided by the {policy} policy"
     browser: Mapping[str, Any] = field(default_factory=dict)
     meta: Mapping[str, Any] = field(default_factory=dict)
-    rules_chapter: str | None = None
-    rules_extra: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    rules: PlayerRules | None = None
+    options: Mapping[str, Option] = field(default_factory=dict)
+    hint_reason: Callable[[Any, Any, int, int], str] | None = None
+    hint_cost: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or not self.kind.isidentifier():
@@ -99,8 +141,11 @@ class WebView:
         return None
 
     def about(self) -> dict[str, Any]:
-        """What ``/api/meta`` tells the browser's drawing code (``games[name].view``)."""
-        return dict(self.browser, kind=self.kind, script=self.script,
+        """What ``/api/meta`` tells the browser's drawing code (``games[name].view``), with the new-game
+        panel's words for the options (``options``: ``{field: {label, rule, values}}``)."""
+        options = {f: {"label": o.label, "rule": o.rule, "values": {str(k): v for k, v in o.values.items()}}
+                   for f, o in self.options.items()}
+        return dict(self.browser, kind=self.kind, script=self.script, options=options,
                     bot_family=[[dict(m), f] for m, f in self.bot_family])
 
 
@@ -192,4 +237,4 @@ def generic_view(name: str) -> WebView:
     return WebView(game=name, table=table, events=events, label=label)
 
 
-__all__ = ["GENERIC", "WebView", "generic_view", "register_view", "served", "view"]
+__all__ = ["GENERIC", "Option", "PlayerRules", "WebView", "generic_view", "register_view", "served", "view"]

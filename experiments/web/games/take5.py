@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fiveplay_env.experiments.web.games import WebView
+from fiveplay_env.experiments.web.games import Option, PlayerRules, WebView
 from fiveplay_env.take5 import config as t5_config
 from fiveplay_env.take5 import engine as t5_engine
 from fiveplay_env.take5 import state as t5_state
@@ -166,6 +166,80 @@ def round_of(s: t5_state.Take5State) -> int:
     return max(0, s.round - 1) if s.phase == t5_state.OVER else s.round
 
 
+# --- the rules for players ---------------------------------------------------------------------------------
+# Written for the table (rows 1 to 4, P0.., no engine words); each sentence names the rule book items it says
+# (docs/rules.md, numbered by rules_text.book_items), and tests/web/test_player_rules.py checks that every item
+# of the book's player sections is said here or in OPTIONS.
+
+RULES = PlayerRules(
+    title="Take 5",
+    intro="Take as few bull heads as you can. Everybody plays a card at the same time; the cards go onto four rows, "
+          "and whoever's card would be the sixth in a row, or fits on no row, takes cards as penalty points.",
+    sections=(
+        ("The cards", (
+            (("1.1.1",), "104 cards numbered 1 to 104. Each card carries bull heads (penalty points), shown as dots at "
+                         "its top: 55 has 7; the other multiples of 11 (11, 22, 33, ... 99) have 5; multiples of 10 have 3; "
+                         "the other multiples of 5 have 2; every other card has 1. The whole deck holds 171 bull heads."),
+        )),
+        ("Setting up a round", (
+            (("1.2.1",), "Each player gets 10 cards. Four more are laid face up, each starting one of the four rows; "
+                         "the rest stay face down, unseen by anyone, for the whole round."),
+            (("1.2.1a",), "The rows are numbered 1 to 4, in the order they were started."),
+        )),
+        ("A trick", (
+            (("1.2.2",), "A round has 10 tricks. In each trick everyone picks a card from their hand in secret; when all "
+                         "have chosen, the cards are turned over together."),
+            (("1.2.3",), "The cards are then laid one at a time, lowest first; each card finds the rows as the cards "
+                         "before it left them."),
+            (("1.2.4", "1.2.4b"), "A card goes at the end of the row whose last card is the highest one below it."),
+            (("1.2.4a",), "If that row already holds 5 cards, the card would be its sixth: its owner takes those 5 cards "
+                          "(their bull heads count against them) and the card starts the row again."),
+            (("1.2.5",), "A card lower than the last card of every row fits nowhere: its owner takes a whole row of "
+                         "their choice and the card starts that row. Only the lowest card of a trick can be too low, and "
+                         "the choice is made after the whole trick has been turned over."),
+        )),
+        ("Scoring", (
+            (("1.2.6",), "After the 10th trick the round ends, and the bull heads each player took in it are added to "
+                         "their score."),
+        )),
+        ("The end", (
+            (("1.3.1",), "Rounds are played one after another, all the cards reshuffled each time, until a round ends "
+                         "with someone's score at the points limit (66). The lowest score wins."),
+            (("1.3.1b",), "Players tied on the lowest score all win."),
+        )),
+        ("What you see", (
+            (("1.5.1",), "You see your own hand, the rows, every card turned over this round (the cards played and the "
+                         "cards taken), and everyone's score and bull heads this round; at a row choice, the whole trick."),
+            (("1.5.2",), "You never see the other hands, a card someone has chosen before it is turned over, or the "
+                         "cards set aside."),
+            (("1.5.3",), "In a draft every card is taken face up, so everyone's hand is known; only the cards chosen for "
+                         "a trick stay hidden until they are turned over."),
+        )),
+    ),
+)
+
+OPTIONS = {
+    "mode": Option("Length", "A game goes on to the points limit, or lasts one round, or a set number of rounds.",
+                   {"game": "to the points limit", "round": "one round", "rounds:2": "2 rounds", "rounds:3": "3 rounds",
+                    "rounds:5": "5 rounds"}, ("1.3.2",)),
+    "row_pick": Option("Too-low card", "When a card is lower than every row, its owner picks the row to take (the "
+                       "usual rule), or the row with the fewest bull heads is taken for them (on a tie, the one with "
+                       "fewer cards, then the lowest-numbered).",
+                       {"player": "its owner picks the row", "min_bullheads": "the cheapest row is taken for them"},
+                       ("1.2.5a",)),
+    "end_score": Option("Points limit", "The game ends after the round in which a score reaches this limit (66 "
+                        "unless you change it).", covers=("1.3.1a",)),
+    "end_inclusive": Option("Reaching the limit ends the game", "Ticked (the usual rule): a score equal to the limit "
+                            "ends the game; unticked: a score must go above it.", covers=("1.3.1a",)),
+    "professional": Option("Professional deck", "For 2 to 6 players: only the cards from 1 to 10 times the players "
+                           "plus 4 are used (44 cards for 4 players), exactly the cards dealt, so every card in play "
+                           "is known.", covers=("1.4.1",)),
+    "draft": Option("Draft the cards", "With the professional deck only: the cards are laid face up and the players "
+                    "take them one at a time in turn, P0 first, until each has 10; the 4 left over start the rows, "
+                    "lowest in row 1. Every round starts with a new draft.", covers=("1.4.2", "1.4.2a")),
+}
+
+
 VIEW = WebView(
     game="take5", kind="rows", script="take5.js", table=table, events=events, label=label, round_of=round_of,
     choices={"row_pick": list(t5_config.ROW_PICKS), "mode": ["game", "round", "rounds:2", "rounds:3", "rounds:5"]},
@@ -173,5 +247,6 @@ VIEW = WebView(
     guided_about="search guided by the {policy} policy (policy rollouts, value leaf): the ladder's strongest",
     browser={"bullheads": list(t5_state.BULL)},
     meta={"take5_bullheads": list(t5_state.BULL)},
-    rules_chapter="1",
+    rules=RULES,
+    options=OPTIONS,
 )

@@ -38,7 +38,7 @@ const ordinal = (k) => `${k}${k % 10 === 1 && k % 100 !== 11 ? "st" : k % 10 ===
 const capital = (s) => s.replace(/^./, (c) => c.toUpperCase());
 
 let META = null;
-const RULES = {};  // per game: its chapter of docs/rules.md (GET /api/rules/GAME): sections, and what its view adds
+const RULES = {};  // per game: its rules for players (GET /api/rules/GAME): sections, each card's explanation
 // a touch screen (no hover, a coarse pointer): no key badges, and a tap selects a card before a second tap plays it
 const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)").matches;
 const params = new URLSearchParams(location.search);
@@ -109,7 +109,7 @@ const gameTitle = (game) => (META && META.games[game] ? META.games[game].title :
 //   inView(g)                              on your turn: scroll what the move is about into view (keepInView)
 //   logText(e, names, viewer), logClass(e) (null: not logged)
 //   policyHint(t), searchValue(c), searchSuffix, valueText(t)   the bot's view in the game's units
-//   rulesExtra(game)                       the rules panel's own part (null: none)
+//   rulesExtra(game, section)              a rules section of cards drawn its own way (null: as text)
 const VIEWS = {};
 function registerView(kind, hooks) { VIEWS[kind] = { ...VIEWS.generic, ...hooks, kind }; }
 const viewData = (game) => (META && META.games[game] ? META.games[game].view : { kind: "generic" });

@@ -41,16 +41,18 @@ function setupForm() {
   const buildConfig = () => {
     const game = gameSel.value, m = META.games[game];
     const box = $("#setup-config");
-    box.replaceChildren(el("div", { class: "small", text: "Engine options (defaults follow the printed rules; see docs/rules.md):" }));
+    box.replaceChildren(el("div", { class: "small", text: "Options (the usual rules unless you change them; the Rules say what each does):" }));
+    const named = m.view.options || {};  // the game's words for its options (the rules text is made of the same words)
     for (const [field, def] of Object.entries(m.defaults)) {
       if (field === "num_players" || Array.isArray(def) || field === "max_cycles") continue;
       const value = field in state.config ? state.config[field] : def;
       let input;
-      if (m.choices[field]) input = el("select", { "data-field": field }, m.choices[field].map((c) => el("option", { value: c, text: c, selected: c === value })));
+      const opt = named[field];
+      if (m.choices[field]) input = el("select", { "data-field": field }, m.choices[field].map((c) => el("option", { value: c, text: (opt && opt.values[c]) || c, selected: c === value })));
       else if (typeof def === "boolean") input = el("input", { type: "checkbox", "data-field": field, checked: value });
       else if (typeof def === "number" || def === null) input = el("input", { type: "number", "data-field": field, value: value === null ? "" : value });
       else input = el("input", { type: "text", "data-field": field, value });
-      box.append(el("label", {}, field.replace(/_/g, " ") + " ", input));
+      box.append(el("label", { title: opt ? opt.rule : null }, (opt ? opt.label : field.replace(/_/g, " ")) + " ", input));
     }
   };
   const buildSeats = () => {

@@ -1,7 +1,7 @@
 // 5 Alive's table (the kind "pile": the server's web view of the game, experiments/web/games/five_alive.py, names it
 // and this script): the total, the direction, the last card played, the players' lives; your hand (each card kind
-// with its count) and BUST in the dock; each move played back one at a time; the lives lost per round; the special
-// cards explained from the rule book. Loaded by app.js (loadViews); its helpers (el, svg, seatName, ...) are app.js's.
+// with its count) and BUST in the dock; each move played back one at a time; the lives lost per round; every card
+// explained in the rules' words for players (RULES.five_alive.cards). Loaded by app.js (loadViews); its helpers (el, svg, seatName, ...) are app.js's.
 "use strict";
 
 const FA_PACE = { play: 1, bad: 1.8, round_end: 5 };
@@ -113,12 +113,13 @@ function fiveAliveSheet(g) {
   return el("div", { class: "table-wrap" }, t);
 }
 
-function cardList(game) {
-  const r = RULES[game];
-  if (!r || !r.cards) return null;
+function cardList(game, section) {  // the rules' section of cards: each card's picture beside what it does
   const box = el("div", { class: "card-list", id: "card-list" });
-  for (let k = 8; k < FA_BUST; k++) box.append(el("div", { class: "card-explained", "data-kind": k }, fiveAliveCard(k, { small: true }), el("div", { text: r.cards[String(k)] || META.five_alive_kinds[k] })));
-  return el("div", {}, el("h3", { text: "The special cards" }), box);
+  for (const [kinds, text] of section.cards) {
+    const pic = kinds.length === 1 ? fiveAliveCard(kinds[0], { small: true }) : el("span", { class: "card-kinds" }, fiveAliveCard(kinds[0], { small: true }), fiveAliveCard(kinds[kinds.length - 1], { small: true }));
+    box.append(el("div", { class: "card-explained", "data-kind": kinds.join(" ") }, pic, el("div", { text })));
+  }
+  return box;
 }
 
 registerView("pile", {
@@ -205,5 +206,5 @@ registerView("pile", {
   logClass: (e) => (e.type === "play" && e.dealer !== null && e.dealer !== undefined) || e.type === "round_end" || e.type === "game_over" ? " ev-round" : "",
   policyHint: (t) => (t.value !== undefined ? `; its estimate of the outcome ${t.value.toFixed(2)} (\u22121 lose, +1 win)` : ""),
   valueText: (t) => `value ${t.value.toFixed(3)}: its estimate of the outcome, from \u22121 (it loses) to +1 (it wins)`,
-  rulesExtra: (game) => cardList(game),
+  rulesExtra: (game, section) => cardList(game, section),
 });

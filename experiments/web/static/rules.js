@@ -1,8 +1,7 @@
-// The rules: a game's chapter of the rule book (docs/rules.md, read by the server), as a panel at the table and
-// as a page for the whole; what a game's view adds (its rulesExtra). See app.js.
+// The rules for players (GET /api/rules/GAME: experiments/web/rules_text.py), as a panel at the table and as a
+// page; what a game's view draws of them (its rulesExtra: 5 Alive's cards with their pictures). See app.js.
 "use strict";
 
-// the game's chapter of the rule book (docs/rules.md, read by the server): a panel at the table, a page for the whole
 function rulesButton(game) {
   return el("button", { type: "button", class: "rules-btn link", "data-game": game, "aria-haspopup": "dialog", text: "Rules", onclick: () => openRules(game) });
 }
@@ -23,17 +22,17 @@ function ruleBlocks(blocks) {
 }
 
 function rulesContent(game, full) {
+  // the game's rules for players (experiments/web/rules_text.py: one text for this panel, the page and the card
+  // explanations); a section of cards drawn by the game's view when it has a way to (5 Alive: each card's picture)
   const r = RULES[game];
   if (!r || r.missing) return [el("p", { text: (r && r.missing) || "The rules could not be loaded." })];
   const out = [el("h2", { text: r.title })];
   out.push(...ruleBlocks(r.intro));
-  const extra = full ? null : viewOf(game).rulesExtra(game);  // the view's own part of the panel (5 Alive: the special cards)
-  if (extra) out.push(extra);
   for (const s of r.sections) {
-    if (!full && !s.player) continue;
-    out.push(el("h3", { id: full ? `rules-${s.number}` : null, text: `${s.number} ${s.title}` }), ...ruleBlocks(s.blocks));
+    const drawn = s.cards ? viewOf(game).rulesExtra(game, s) : null;
+    out.push(el("h3", { text: s.title }), ...(drawn ? [drawn] : ruleBlocks(s.blocks)));
   }
-  out.push(el("p", { class: "small", text: r.source === "docs/rules.md" ? `From the rule book, ${r.source}: the same text as the documentation's rules page.` : `From ${r.source}.` }));
+  if (full) out.push(el("p", { class: "small", text: "The developer\u2019s rule book, with every default and how the engines encode the rules, is the page \u201cThe rules of Take 5 and 5 Alive\u201d of the project\u2019s documentation (docs/rules.md)." }));
   return out;
 }
 

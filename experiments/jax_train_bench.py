@@ -93,7 +93,7 @@ def _pieces(trainer: Any) -> dict[str, float]:
             key, k = jax.random.split(key)
             mask = st.legal_action_mask
             a = jnp.argmax(jnp.where(mask, jax.random.gumbel(k, mask.shape), -jnp.inf), axis=1).astype(jnp.int32)
-            st, index, _, _ = col.vec._vstep(st, index, cs["base"], cs["env_key"], a)
+            st, index, _, _ = col.vec.jit_step(st, index, cs["base"], cs["env_key"], a)
             return (st, index, key), (st.observation, st.legal_action_mask)
         return lax.scan(body, (st, index, key), None, length=T)[1]
 

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("fiveplay_env", "agents", "experiments")
 NOT_GAMES = ("core", "integrations")
 """Subpackages of ``fiveplay_env`` that are not a game's package."""
-CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo"}
+CORE_DEPENDENCIES = {"numpy", "gymnasium", "pettingzoo", "numba"}
 
 
 def _modules() -> dict[str, Path]:
@@ -339,3 +339,103 @@ def test_every_allowlisted_file_exists_and_still_needs_it() -> None:
         assert path.is_file(), rel
         assert any(isinstance(n, ast.Constant) and n.value in GAME_NAMES
                    for n in ast.walk(ast.parse(path.read_text(encoding="utf-8")))), f"{rel}: no longer names a game"
+
+
+# --- engines are read through their public views (issue 49) ------------------------------------------------
+
+ENGINE_MODULES = ("engine", "batched", "kernel", "positions", "encoders", "jax_engine")
+"""A game's engine modules; with ``core/kernel_engine.py``, ``core/batched.py`` and ``core/jax_vec.py``, their
+classes' private members (``_name``) are the engines' own business."""
+_CORE_ENGINES = ("core/kernel_engine.py", "core/batched.py", "core/jax_vec.py")
+
+
+def _engine_files(root: Path) -> list[Path]:
+    files = [root / "fiveplay_env" / rel for rel in _CORE_ENGINES]
+    files += [p for p in (root / "fiveplay_env").glob("*/*.py") if p.stem in ENGINE_MODULES]
+    return [p for p in files if p.is_file()]
+
+
+def engine_private_names(root: Path = ROOT) -> set[str]:
+    """The private members of the engine classes: attributes set on ``self``, methods, and the names listed
+    in a ``STATE`` tuple (arrays set by name)."""
+    names: set[str] = set()
+    for path in _engine_files(root):
+        for cls in (n for n in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(n, ast.ClassDef)):
+            for node in ast.walk(cls):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                    names.add(node.attr)
+                elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    names.add(node.name)
+                elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "STATE" for t in node.targets):
+                    names.update(c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and isinstance(c.value, str))
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def engine_private_sites(root: Path = ROOT) -> list[str]:
+    """``file:line: expression`` for every read or write, in ``agents/`` and ``experiments/``, of an engine's
+    private member (on anything but ``self`` / ``cls``) or of a private name of an engine module
+    (``engine._next`` where ``engine`` is ``fiveplay_env.<game>.engine``)."""
+    private = engine_private_names(root)
+    out = []
+    for pkg in ("agents", "experiments"):
+        for path in sorted((root / pkg).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            modules = set()
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("fiveplay_env."):
+                    for a in node.names:
+                        if a.name in ENGINE_MODULES:
+                            modules.add(a.asname or a.name)
+            for node in ast.walk(tree):
+                if not (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")):
+                    continue
+                owner = node.value
+                if isinstance(owner, ast.Name) and owner.id in ("self", "cls"):
+                    continue
+                if node.attr in private or (isinstance(owner, ast.Name) and owner.id in modules):
+                    out.append(f"{path.relative_to(root).as_posix()}:{node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_agents_and_experiments_read_engines_through_public_views() -> None:
+    """No code in ``agents/`` or ``experiments/`` reads or writes an engine's private (``_name``) member: the
+    engines offer read-only views (``field``, ``phase``, ``hands()``, ...) and the moves a search needs
+    (``redeal``, ``replace_choice``, ``jit_step``)."""
+    assert engine_private_sites() == []
+
+
+def test_the_private_reader_finder_finds_a_reader(tmp_path: Path) -> None:
+    (tmp_path / "fiveplay_env" / "core").mkdir(parents=True)
+    (tmp_path / "fiveplay_env" / "g").mkdir()
+    (tmp_path / "fiveplay_env" / "g" / "batched.py").write_text(
+        "class E:\n    STATE = ('_hands',)\n    def __init__(self):\n        self._st = {}\n    def _step(self):\n"
+        "        return self._st\n")
+    (tmp_path / "fiveplay_env" / "g" / "engine.py").write_text("def _next(s):\n    return s\n")
+    (tmp_path / "agents").mkdir()
+    (tmp_path / "agents" / "a.py").write_text(
+        "from fiveplay_env.g import engine as eng\n"
+        "def f(e, other):\n    x = e._st\n    e._hands[0] = 1\n    y = eng._next(1)\n    return other._private_thing\n")
+    (tmp_path / "experiments").mkdir()
+    assert engine_private_sites(tmp_path) == ["agents/a.py:3: e._st", "agents/a.py:4: e._hands", "agents/a.py:5: eng._next"]
+
+
+NO_NUMBA = """
+import sys
+import fiveplay_env
+from fiveplay_env import take5_v0, five_alive_v0
+for mod in (take5_v0, five_alive_v0):
+    env = mod.env(num_players=3)
+    env.reset(seed=0)
+    env.step(int(env.observe(env.agent_selection)["action_mask"].argmax()))
+    if hasattr(mod, "parallel_env"):
+        mod.parallel_env(num_players=3).reset(seed=0)
+print("numba" in sys.modules)
+"""
+
+
+def test_the_envs_do_not_import_numba() -> None:
+    """numba is imported by the batched engines and the kernels only: ``import fiveplay_env`` and the AEC and
+    parallel envs never pay for it."""
+    proc = subprocess.run([sys.executable, "-c", NO_NUMBA], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip() == "False"

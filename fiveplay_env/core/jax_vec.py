@@ -352,6 +352,18 @@ class JaxVecBase(BatchedActions):
         """``f`` of ``spec``, or of each of its entries when it is a tuple (``FINALS``' form)."""
         return tuple(f(x) for x in spec) if isinstance(spec, tuple) else f(spec)
 
+    @property
+    def jit_step(self) -> Callable[..., Any]:
+        """The jitted batched step ``(state, index, base, key, actions) -> (state, index, key, finals)``, with
+        same-step autoreset: what a jitted training loop scans over (``agents.learned.jax.collector``)."""
+        return self._vstep
+
+    @property
+    def run_carry(self) -> dict[str, Any]:
+        """The run's counters the jitted step carries beside the state: ``index`` (each slot's game index),
+        ``base`` (the base seed) and ``key`` (the chance key), as JAX arrays."""
+        return {"index": self._index, "base": self._base, "key": self._key}
+
     def _pull(self) -> None:
         self._set_mask(np.asarray(self.state.legal_action_mask).view(np.int8))
         self._cur = np.asarray(self.state.current_player)

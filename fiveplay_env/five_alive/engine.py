@@ -326,7 +326,7 @@ def step(config: FiveAliveConfig, state: FiveAliveState, action: int) -> list[in
     return rewards
 
 
-def _next(state: FiveAliveState, seat: int) -> int:
+def next_survivor(state: FiveAliveState, seat: int) -> int:
     """The next surviving player after ``seat`` in the current direction (``seat`` need not survive)."""
     n = state.num_players
     d = state.direction
@@ -487,7 +487,7 @@ def _play_special(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int
     elif k == BOMB:
         if hs > 0 or config.bomb_last_card_resolves:
             state.bomber = p
-            state.bomb_queue = turn_order(state, _next(state, p))[:-1]  # everyone but P, in turn order
+            state.bomb_queue = turn_order(state, next_survivor(state, p))[:-1]  # everyone but P, in turn order
             events.note(state)
             _bomb_continue(config, state)
             return
@@ -496,7 +496,7 @@ def _play_special(config: FiveAliveConfig, state: FiveAliveState, p: int, k: int
     if hs == 0:
         _round_end(config, state, p)
         return
-    _set_current(state, _next(state, p))
+    _set_current(state, next_survivor(state, p))
 
 
 def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
@@ -507,13 +507,13 @@ def _bust(config: FiveAliveConfig, state: FiveAliveState, p: int) -> None:
     _set_total(state, 0)
     if _lose_life(config, state, p):
         return
-    _set_current(state, _next(state, p))
+    _set_current(state, next_survivor(state, p))
 
 
 def _draws(config: FiveAliveConfig, state: FiveAliveState, p: int, count: int) -> None:
     """Every other survivor draws ``count`` cards, in turn order from the next player."""
     events.note(state)
-    order = turn_order(state, _next(state, p))[:-1]  # the survivors after P, P (last) left out
+    order = turn_order(state, next_survivor(state, p))[:-1]  # the survivors after P, P (last) left out
     if config.draw_order == "each":
         for q in order:
             for _ in range(count):
@@ -637,7 +637,7 @@ def _bomb_continue(config: FiveAliveConfig, state: FiveAliveState) -> None:
         if state.alive[q] and state.hand_size[q] == 0:
             _round_end(config, state, bomber)
             return
-    _set_current(state, _next(state, bomber))
+    _set_current(state, next_survivor(state, bomber))
 
 
 # --- lives, eliminations, round and game end ---------------------------------------------------------
@@ -790,7 +790,7 @@ def _new_round(config: FiveAliveConfig, state: FiveAliveState, dealer: int) -> N
     _deal(config, state)
     if config.new_round_direction == "clockwise":
         state.direction = 1
-    state.current = dealer if config.new_round_start == "dealer" else _next(state, dealer)
+    state.current = dealer if config.new_round_start == "dealer" else next_survivor(state, dealer)
     state.tab = build_table(state)
 
 

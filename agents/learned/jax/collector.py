@@ -137,7 +137,8 @@ class JaxCollector:
         key, sub = jax.random.split(key)
         z = lambda shape, dt: jnp.zeros(shape, dt)  # noqa: E731
         cs = {
-            "env": self.vec.state, "index": self.vec._index, "base": self.vec._base, "env_key": self.vec._key,
+            "env": self.vec.state, "index": self.vec.run_carry["index"], "base": self.vec.run_carry["base"],
+            "env_key": self.vec.run_carry["key"],
             "slot_kind": z(B, jnp.int32), "slot_snap": jnp.full(B, -1, jnp.int32), "learner_seat": z((B, n), bool),
             "ep_return": z((B, n), jnp.float32), "key": key,
             "carry": {"obs": z((n, B, self.D), jnp.float32), "mask": z((n, B, self.A), bool), "act": z((n, B), jnp.int32),
@@ -232,7 +233,7 @@ class JaxCollector:
         cfg, n = self.cfg, self.n
         B, T = cfg.num_envs, cfg.rollout_steps
         R = n + T
-        vstep = self.vec._vstep
+        vstep = self.vec.jit_step
         scale = jnp.float32(cfg.reward_scale)
         seats = jnp.arange(n, dtype=jnp.int32)
         barange = jnp.arange(B)

@@ -16,7 +16,7 @@ $(PY):
 
 $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install -q "$(TORCH)"
-	$(PY) -m pip install -q -e ".[test,experiments,train,web,distributed,clients,docs,openspiel]"
+	$(PY) -m pip install -q -e ".[test,experiments,train,web,render,distributed,clients,docs,openspiel]"
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -140,12 +140,13 @@ class SingleAgentEnv(gymnasium.Env):
         game: a name of ``fiveplay_env.games`` (``"take5"``, ``"five_alive"``).
         opponents: one agent (name or object) for every other seat, or a sequence of n-1 of them.
         seat: the learner's seat (0..n-1) or ``"random"`` (drawn at each reset).
-        render_mode: ``None``, ``"ansi"`` or ``"human"`` (the game env's renderer).
+        render_mode: ``None``, ``"ansi"``, ``"human"`` (text) or ``"rgb_array"`` (a picture of the table,
+            ``uint8[480, 640, 3]``, for Gymnasium's ``RecordVideo``; needs Pillow: the ``render`` extra).
         illegal_action_penalty: ``None`` (raise on an illegal action) or the reward that ends the episode.
         **config: the game's config fields (``num_players``, ``mode`` ...).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, game: str, opponents: Any = "random", seat: int | str = "random",
                  render_mode: str | None = None, illegal_action_penalty: float | None = None, **config: Any) -> None:
@@ -153,8 +154,20 @@ class SingleAgentEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise UnsupportedRenderMode(
                 f"render_mode: expected one of {[None, *self.metadata['render_modes']]}, got {render_mode!r}")
+        if render_mode == "rgb_array":
+            from fiveplay_env.core.picture import pillow
+
+            try:
+                pillow()
+            except ImportError as e:  # (a TypeError too: SB3's make_vec_env then falls back to no render mode)
+                raise UnsupportedRenderMode(str(e)) from None
         self.game = game
-        self._env = definition.make_env(render_mode=render_mode, **config)
+        try:
+            self._env = definition.make_env(render_mode=render_mode, **config)
+        except ValueError as e:  # a game env without this mode (a TypeError too: SB3 then falls back)
+            if render_mode is not None and str(e).startswith("render_mode:"):
+                raise UnsupportedRenderMode(f"{game}: {e}") from None
+            raise
         self.render_mode = render_mode
         self.possible_agents = list(self._env.possible_agents)
         self.num_players = n = len(self.possible_agents)
@@ -250,7 +263,7 @@ class SingleAgentEnv(gymnasium.Env):
         """bool [A]: the learner's legal actions now (sb3-contrib's ``MaskablePPO`` calls this)."""
         return self._mask.astype(bool)
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         return self._env.render()
 
     def close(self) -> None:

@@ -40,7 +40,7 @@ from fiveplay_env.agents.five_alive.rollouts import WIN_WEIGHT
 from fiveplay_env.five_alive.batched import BatchedFiveAlive
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.state import (
-    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_KINDS, NUM_NUMBERS, PLAY, REDEAL,
+    BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_NUMBERS, PLAY, REDEAL,
 )
 
 GUARD = 400
@@ -85,11 +85,11 @@ def begin(engine: BatchedFiveAlive, worlds: np.ndarray, plans: list[Any], noise:
     """Step the candidates, then set up the rollouts (``fiveplay_env.agents.kit.BatchRollout.begin``; 5 Alive's worlds
     carry no plan)."""
     R = engine.batch_size
-    lives0 = engine._lives.astype(np.float64)
-    alive0 = engine._alive.copy()
+    lives0 = engine.lives.astype(np.float64)
+    alive0 = engine.alive
     rewards = engine.step(actions).astype(np.float64)
     guard = LEAF_GUARD if params.value else (int(params.depth) or GUARD)
-    ctx = Ctx(lives0=lives0, alive0=alive0, round0=engine._round.astype(np.int64),
+    ctx = Ctx(lives0=lives0, alive0=alive0, round0=engine.round.astype(np.int64),
               left=np.full(R, guard, np.int64), noise=np.ascontiguousarray(noise, np.float64),
               k=np.zeros(R, np.int64), todo=np.full(R, int(params.depth), np.int64), leaf=np.zeros(R, bool),
               val=np.zeros(R), finished=np.zeros(R, bool), player=int(player),
@@ -104,13 +104,13 @@ def stop(engine: BatchedFiveAlive, ctx: Ctx) -> np.ndarray:
     read the value head in its forward pass: the row's extra step there changes nothing it is worth)."""
     over = engine.terminated
     if not ctx.params.value:
-        done = over | (engine._round != ctx.round0) | (ctx.left <= 0)
+        done = over | (engine.field("round") != ctx.round0) | (ctx.left <= 0)
         ctx.finished |= done
         return done
     p = ctx.player
     live = ~ctx.finished
     done = ctx.leaf & live                                                   # the leaf's value head was read
-    res = np.where(over, engine.final_result[:, p], engine._result[:, p]).astype(np.float64)
+    res = np.where(over, engine.final_result[:, p], engine.result[:, p]).astype(np.float64)
     decided = live & ~done & (over | (res != 0))
     ctx.val[decided] = res[decided]
     done |= decided
@@ -118,7 +118,7 @@ def stop(engine: BatchedFiveAlive, ctx: Ctx) -> np.ndarray:
     ctx.val[spent] = 0.0
     done |= spent
     # the searcher's own decisions (not its Bomb answers): the D-th next one is the leaf
-    mine = live & ~done & (engine._phase == PLAY) & (engine._cur == p)
+    mine = live & ~done & (engine.field("phase") == PLAY) & (engine.field("cur") == p)
     ctx.todo[mine] -= 1
     ctx.leaf |= mine & (ctx.todo <= 0)
     ctx.finished |= done
@@ -133,9 +133,10 @@ def rollout_actions(engine: BatchedFiveAlive, g: np.ndarray, player: int, teams:
     an unplayed Bomb (the first wild card of ``EMERGENCY_ORDER`` played instead, if it holds one).
     Returns int64 [m] actions and bool [m]: where ``insure``'s condition held."""
     n = engine.num_players
-    cur = engine._cur[g]
-    hand = engine._hands[g, cur, :NUM_KINDS] > 0                              # [m, 18]
-    total = engine._total[g]
+    cur = engine.field("cur")[g].astype(np.int64)
+    hands = engine.field("hands")
+    hand = hands[g, cur] > 0                              # [m, 18]
+    total = engine.field("total")[g].astype(np.int64)
     # the saver: the largest number 1..7 that fits, else a 0, else the first wild card held, else BUST
     fits = hand[:, 1:NUM_NUMBERS] & (total[:, None] + _NUMS[None, :] <= MAX_TOTAL)
     any_num = fits.any(axis=1)
@@ -149,11 +150,11 @@ def rollout_actions(engine: BatchedFiveAlive, g: np.ndarray, player: int, teams:
     if s.size:
         gs, cs = g[s], cur[s]
         seats = np.arange(n)[None, :]
-        opp = engine._alive[gs] & (seats != cs[:, None])
+        opp = (engine.field("lives")[gs] > 0) & (seats != cs[:, None])
         if teams:
             opp &= (seats % 2) != (cs % 2)[:, None]
-        sizes = engine._hsize[gs].astype(np.int64)
-        lives = engine._lives[gs].astype(np.int64)
+        sizes = engine.field("hsize")[gs].astype(np.int64)
+        lives = engine.field("lives")[gs].astype(np.int64)
         mean = np.where(opp, sizes, 0).sum(axis=1) / opp.sum(axis=1)         # as Python's int / int
         min_lives = np.where(opp, lives, 1 << 30).min(axis=1)
         min_size = np.where(opp, sizes, 1 << 30).min(axis=1)
@@ -166,7 +167,7 @@ def rollout_actions(engine: BatchedFiveAlive, g: np.ndarray, player: int, teams:
         a[s] = np.where(bomb, BOMB, np.where(draw2, DRAW2, np.where(draw1, DRAW1, np.where(redeal, REDEAL, a[s]))))
     insured = np.zeros(g.size, bool)
     if insure:
-        insured = (a == N0) & (cur == player) & (engine._hands[g, cur, N0] == 1) & (engine._disc[g, BOMB] == 0)
+        insured = (a == N0) & (cur == player) & (hands[g, cur, N0] == 1) & (engine.field("disc")[g, BOMB] == 0)
         a = np.where(insured & any_wild, first_wild, a)
     return a, insured
 
@@ -188,10 +189,10 @@ def act(engine: BatchedFiveAlive, ctx: Ctx, active: np.ndarray, guide: Any) -> n
     eps = float(params.eps)
     mask = engine.legal_action_mask
     actions = mask.argmax(axis=1).astype(np.int64)                           # rows not active: any legal move
-    phase = engine._phase
+    phase = engine.field("phase")
     ans = np.flatnonzero(active & (phase == BOMB_ANSWER))
     if ans.size:
-        held = engine._hands[ans, engine._cur[ans], N0] > 0
+        held = engine.field("hands")[ans, engine.field("cur")[ans], N0] > 0
         actions[ans] = np.where(held, N0, BUST)
     play = active & (phase == PLAY)
     if params.rollout == "policy":
@@ -231,7 +232,7 @@ def act(engine: BatchedFiveAlive, ctx: Ctx, active: np.ndarray, guide: Any) -> n
             ins = np.flatnonzero(insured & ~rnd)
             if ins.size:
                 gi = g[ins]
-                held = engine._hands[gi, engine._cur[gi]][:, _EMERGENCY] > 0
+                held = engine.field("hands")[gi, engine.field("cur")[gi]][:, _EMERGENCY] > 0
                 k[ins] = np.where(held.any(axis=1), _EMERGENCY[held.argmax(axis=1)], _EMERGENCY[-1])
             ctx.k[g] = k
             actions[g] = a
@@ -250,16 +251,16 @@ def value(engine: BatchedFiveAlive, ctx: Ctx, rows: np.ndarray, gains: np.ndarra
     n = engine.num_players
     over = engine.terminated[rows]
     o = over[:, None]
-    lives = np.where(o, engine.final_lives[rows], engine._lives[rows]).astype(np.float64)
-    result = np.where(over, engine.final_result[rows, player], engine._result[rows, player]).astype(np.float64)
+    lives = np.where(o, engine.final_lives[rows], engine.field("lives")[rows]).astype(np.float64)
+    result = np.where(over, engine.final_result[rows, player], engine.result[rows, player]).astype(np.float64)
     delta = lives - ctx.lives0[rows]
-    cut = np.flatnonzero(~over & (engine._round[rows] == ctx.round0[rows]))
+    cut = np.flatnonzero(~over & (engine.field("round")[rows] == ctx.round0[rows]))
     if cut.size:
         # stopped at the depth limit: everyone but the player(s) with the fewest cards loses a life
         # (k tied players: each loses with chance (k - 1) / k)
         g = rows[cut]
-        alive = engine._alive[g]
-        hs = engine._hsize[g].astype(np.int64)
+        alive = engine.field("lives")[g] > 0
+        hs = engine.field("hsize")[g].astype(np.int64)
         low = np.where(alive, hs, 1 << 30).min(axis=1)
         at_low = alive & (hs == low[:, None])
         tied = at_low.sum(axis=1).astype(np.float64)

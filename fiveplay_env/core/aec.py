@@ -12,7 +12,9 @@ Engine interface the subclass's ``_new_engine`` must return (duck-typed):
 Hooks: ``_observe(engine, player) -> float32[obs]``, ``_info(engine, player) -> dict``,
 ``_alive(engine) -> list[bool] | None`` (players still in the game; None: nobody is ever eliminated;
 an eliminated player is terminated at once, unless the subclass sets ``_keep_eliminated``),
-``_render_text(engine) -> str``; optional: ``_game_over(engine)`` (the flags of the step that ended
+``_render_text(engine) -> str``, ``_render_rgb(engine) -> uint8[H, W, 3]`` (``render_mode="rgb_array"``:
+a picture of the table as the acting player sees it, drawn with Pillow: ``fiveplay_env.core.picture``;
+``"human"`` prints the text picture, as PettingZoo's classic card games do); optional: ``_game_over(engine)`` (the flags of the step that ended
 the game: every agent terminated by default) and ``_after_decision(agent)``, an attribute (None: no
 call) run after each step on which ``agent`` acted (for example to count decisions for ``max_cycles``).
 """
@@ -31,12 +33,20 @@ from fiveplay_env.core.config import show_value
 from fiveplay_env.core.errors import ResetNeededError
 from fiveplay_env.core.spec import GameSpec
 
-RENDER_MODES = ("ansi", "human")
+RENDER_MODES = ("ansi", "human", "rgb_array")
+"""``ansi``: the table as text (returned); ``human``: that text printed; ``rgb_array``: a picture of the
+table, ``uint8[480, 640, 3]`` (Pillow: the ``render`` extra)."""
 
 
-def check_render_mode(render_mode: object) -> str | None:
-    if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"render_mode: expected one of {[None, *RENDER_MODES]}, got {render_mode!r}")
+def check_render_mode(render_mode: object, modes: Any = RENDER_MODES) -> str | None:
+    """``render_mode`` if it is None or one of ``modes`` (an env's ``metadata["render_modes"]``);
+    ``ValueError`` naming the field otherwise (Pillow's absence for ``rgb_array``: ``ImportError``)."""
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode: expected one of {[None, *modes]}, got {render_mode!r}")
+    if render_mode == "rgb_array":
+        from fiveplay_env.core.picture import pillow
+
+        pillow()  # missing Pillow is said now, at construction, not at the first frame
     return render_mode  # type: ignore[return-value]
 
 
@@ -58,7 +68,7 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
     def __init__(self, config: Any, render_mode: str | None, obs_size: int, obs_high: float = 1.0):
         super().__init__()
         self.config = config
-        self.render_mode = check_render_mode(render_mode)
+        self.render_mode = check_render_mode(render_mode, self.metadata.get("render_modes", RENDER_MODES))
         n = config.num_players
         self.possible_agents = self.spec_record.agents(n)
         self.agents = self.possible_agents[:]
@@ -98,6 +108,10 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
     @abstractmethod
     def _render_text(self, engine: Any) -> str:
         """The text picture of the table."""
+
+    def _render_rgb(self, engine: Any) -> Any:
+        """The picture of the table (``render_mode="rgb_array"``); a game without one says so."""
+        raise NotImplementedError(f"{self.metadata['name']}: render_mode='rgb_array' is not drawn for this game")
 
     # --- PettingZoo API ------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -231,11 +245,18 @@ class CardGameAEC(AECEnv, metaclass=ABCMeta):
         self.agents.remove(agent)
         self._clear_rewards()
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.render_mode is None:
             import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or "
+                                  "'rgb_array'")
             return None
+        if self.render_mode == "rgb_array":
+            if self.engine is None:
+                from fiveplay_env.core.picture import message_image
+
+                return message_image(f"{self.metadata['name']}: call reset() first")
+            return self._render_rgb(self.engine)
         if self.engine is None:
             text = f"{self.metadata['name']}: call reset() first"
         else:

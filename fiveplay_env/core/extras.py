@@ -40,7 +40,7 @@ from functools import lru_cache
 DISTRIBUTION = "fiveplay-env"
 """This project's distribution name (``pyproject.toml``: ``[project] name``)."""
 
-MODULE_DISTRIBUTIONS = {"pyspiel": "open-spiel", "jaxlib": "jax"}
+MODULE_DISTRIBUTIONS = {"pyspiel": "open-spiel", "jaxlib": "jax", "PIL": "pillow"}
 """Modules whose distribution has another name (``import pyspiel`` comes with ``open_spiel``)."""
 
 _REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")

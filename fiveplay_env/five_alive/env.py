@@ -23,12 +23,12 @@ from fiveplay_env.five_alive import SPEC  # the game's facts, declared with its 
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.events import event_info  # noqa: F401  (re-exported: it was defined here)
 from fiveplay_env.five_alive.observation import gather_index, observation_high, observation_size, observe
-from fiveplay_env.five_alive.render import render_text
+from fiveplay_env.five_alive.render import render_text, table_image
 from fiveplay_env.five_alive.state import NUM_ACTIONS, OVER, FiveAliveState
 
 METADATA = {
     "name": "five_alive_v0",
-    "render_modes": ["ansi", "human"],
+    "render_modes": ["ansi", "human", "rgb_array"],
     "is_parallelizable": False,
     "render_fps": 1,
 }
@@ -127,6 +127,9 @@ class FiveAliveAEC(CardGameAEC):
 
     def _render_text(self, engine: eng.FiveAliveEngine) -> str:
         return render_text(engine.state, teams=self.config.teams)
+
+    def _render_rgb(self, engine: eng.FiveAliveEngine) -> Any:
+        return table_image(engine.state, teams=self.config.teams)
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         self._decisions = [0] * self.config.num_players  # per seat, for max_cycles

@@ -1,7 +1,9 @@
-"""Text picture of a 5 Alive table (the ``ansi`` and ``human`` render modes)."""
+"""Text and picture of a 5 Alive table (the ``ansi`` and ``human`` render modes: text; ``rgb_array``: a picture)."""
 from __future__ import annotations
 
-from fiveplay_env.five_alive.config import KIND_NAMES, NUM_KINDS
+from typing import Any
+
+from fiveplay_env.five_alive.config import KIND_NAMES, LIVES, NUM_KINDS
 from fiveplay_env.five_alive.events import last_event
 from fiveplay_env.five_alive.state import BOMB_ANSWER, OVER, FiveAliveState
 
@@ -92,3 +94,104 @@ def describe_step(before: FiveAliveState, action: int, after: FiveAliveState, vi
     """One step of a replay in words (every move of 5 Alive is public): ``describe_event`` of the state
     after it."""
     return describe_event(after)
+
+
+# --- the picture (render_mode="rgb_array"): Pillow, imported lazily by fiveplay_env.core.picture ---------
+
+KIND_STYLE: tuple[tuple[str, str, str], ...] = (
+    ("#e8f5e9", "0", ""), ("#c8e6c9", "1", ""), ("#a5d6a7", "2", ""), ("#8fd08f", "3", ""),
+    ("#7cc47f", "4", ""), ("#fff59d", "5", ""), ("#ffcc80", "6", ""), ("#ef9a9a", "7", ""),
+    ("#b3e5fc", "REV", "Reverse"), ("#ce93d8", "=21", "to 21"), ("#ffab91", "SKIP", "Skip"),
+    ("#e0e0e0", "PASS", "Pass by"), ("#b2dfdb", "=0", "to 0"), ("#b2dfdb", "=10", "to 10"),
+    ("#f8bbd0", "+1", "Draw 1"), ("#f48fb1", "+2", "Draw 2"), ("#d1c4e9", "DEAL", "Re-Deal"),
+    ("#333333", "BOMB", "Bomb"),
+)
+"""Per card kind: fill, big label, short name: the web app's (``experiments/web/static/five_alive.js``
+``FA_STYLE``)."""
+HEART = "#c62828"
+CARD_W, CARD_H = 44, 62
+
+
+def card_places(state: FiveAliveState, viewer: int | None = None) -> list[tuple[str, int, tuple[int, int, int, int]]]:
+    """Where ``table_image`` draws each card: ``(place, kind, (x0, y0, x1, y1))``, place ``"top"`` (the
+    last card played) or ``"hand"`` (one card per kind ``viewer`` holds, default the acting player)."""
+    out: list[tuple[str, int, tuple[int, int, int, int]]] = []
+    if state.top >= 0:
+        out.append(("top", int(state.top), (200, 120, 256, 200)))
+    who = state.current if viewer is None else viewer
+    if 0 <= who < state.num_players:
+        kinds = [k for k in range(NUM_KINDS) if state.hands[who][k]]
+        for i, k in enumerate(kinds):
+            x, y = 14 + (i % 12) * 52, 330 + (i // 12) * 72
+            out.append(("hand", k, (x, y, x + CARD_W, y + CARD_H)))
+    return out
+
+
+def _card(canvas: Any, kind: int, box: tuple[int, int, int, int], count: int = 1) -> None:
+    """A card of ``kind`` as the web app draws it: its fill and label (and ``xN`` when several)."""
+    fill, label, short = KIND_STYLE[kind]
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    ink = "#ffffff" if kind == 17 else "#1d1d1d"
+    canvas.rect(box, fill=fill, outline="#4a4a4a", radius=6, width=2)
+    size = int(h * (0.4 if kind < 8 else 0.22))
+    canvas.text((x0 + w / 2, y0 + h * (0.5 if kind < 8 else 0.42)), label, size, ink, "mm")
+    if short and h >= 70:
+        canvas.text((x0 + w / 2, y0 + h * 0.78), short, 11, ink, "mm")
+    if count > 1:
+        canvas.rect((x1 - 20, y0 - 6, x1 + 4, y0 + 12), fill="#15604e", radius=8)
+        canvas.text((x1 - 8, y0 + 3), f"x{count}", 11, "#ffffff", "mm")
+
+
+def table_image(state: FiveAliveState, viewer: int | None = None, teams: bool = False) -> Any:
+    """The table as ``uint8[480, 640, 3]`` (``render_mode="rgb_array"``): T of 21, the direction, the
+    last card played, the piles' sizes, every player's lives (hearts) and hand size (the acting one
+    marked), and the hand of ``viewer`` by kind (default: the acting player; the only hidden cards shown).
+    Needs Pillow (``fiveplay_env.core.picture``)."""
+    from fiveplay_env.core import picture as pic
+
+    cv = pic.Canvas()
+    n = state.num_players
+    if state.phase == OVER:
+        cv.title(f"5 Alive - game over in round {state.round + 1}: "
+                 + ", ".join(f"player_{p}" for p in state.winners) + " won")
+    else:
+        doing = "answers the Bomb" if state.phase == BOMB_ANSWER else "to play"
+        cv.title(f"5 Alive - round {state.round + 1}: player_{state.current} {doing}")
+    cv.rect((8, 36, 300, 290), fill=pic.PANEL, outline=pic.LINE, radius=6)
+    cv.text((20, 50), "total", 13, pic.MUTED, "lm")
+    cv.text((20, 96), str(state.total), 56, pic.WARN if state.total >= 18 else pic.INK, "lm")
+    cv.text((100, 106), "/ 21", 18, pic.MUTED, "lm")
+    cv.text((20, 150), "clockwise" if state.direction == 1 else "counter-clockwise", 15, pic.INK, "lm")
+    cv.text((20, 174), "direction", 12, pic.MUTED, "lm")
+    cv.text((228, 110), "last card", 12, pic.MUTED, "mm")
+    places = card_places(state, viewer)
+    for place, k, box in places:
+        if place == "top":
+            _card(cv, k, box)
+    if state.top < 0:
+        cv.text((228, 160), "none yet", 13, pic.MUTED, "mm")
+    cv.text((20, 230), f"draw pile {len(state.draw)}", 14, pic.INK, "lm")
+    cv.text((20, 254), f"discard pile {state.discard_size}", 14, pic.INK, "lm")
+    cv.rect((308, 36, 632, 290), fill=pic.PANEL, outline=pic.LINE, radius=6)
+    for p in range(n):
+        y = 44 + p * 40
+        if p == state.current and state.phase != OVER:
+            cv.rect((312, y, 628, y + 36), fill=pic.ACCENT_BG, radius=4)
+        team = f" (team {'AB'[p % 2]})" if teams else ""
+        ink = pic.INK if state.alive[p] else pic.MUTED
+        cv.text((320, y + 10), f"player_{p}{team}", 14, pic.ACCENT if p == state.current else ink, "lm")
+        cv.text((320, y + 27), f"{state.hand_size[p]} cards" if state.alive[p] else "eliminated", 12, pic.MUTED, "lm")
+        for i in range(LIVES):
+            cx = 500 + i * 24
+            if i < state.lives[p]:
+                cv.circle(cx, y + 18, 8, HEART)
+            else:
+                cv.rect((cx - 8, y + 10, cx + 8, y + 26), outline=HEART, radius=8, width=2)
+    who = state.current if viewer is None else viewer
+    if 0 <= who < n:
+        cv.text((14, 312), f"hand of player_{who} ({state.hand_size[who]} cards)", 14, pic.INK, "lm")
+        for place, k, box in places:
+            if place == "hand":
+                _card(cv, k, box, int(state.hands[who][k]))
+    return cv.array()

@@ -21,12 +21,12 @@ from fiveplay_env.take5 import engine as eng
 from fiveplay_env.take5 import SPEC  # the game's facts, declared with its definition
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observation_high, observation_size, observe
-from fiveplay_env.take5.render import render_text
+from fiveplay_env.take5.render import render_text, table_image
 from fiveplay_env.take5.state import ACTION_WAIT, NUM_ACTIONS, PLAY, Take5State
 
 METADATA = {
     "name": "take5_v0",
-    "render_modes": ["ansi", "human"],
+    "render_modes": ["ansi", "human", "rgb_array"],
     "is_parallelizable": True,
     "render_fps": 1,
 }
@@ -92,6 +92,9 @@ class Take5AEC(CardGameAEC):
 
     def _render_text(self, engine: eng.Take5Engine) -> str:
         return render_text(engine.state)
+
+    def _render_rgb(self, engine: eng.Take5Engine) -> Any:
+        return table_image(engine.state)
 
 
 class Take5Parallel(ParallelEnv):
@@ -211,9 +214,15 @@ class Take5Parallel(ParallelEnv):
             self.render()
         return obs, rewards, terminations, truncations, infos
 
-    def render(self) -> str | None:
+    def render(self) -> Any:
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":  # the table, with the hand of the seat the engine asks next (state.current)
+            if self.engine is None:
+                from fiveplay_env.core.picture import message_image
+
+                return message_image("take5_v0: call reset() first")
+            return table_image(self.engine.state)
         text = render_text(self.engine.state) if self.engine else "take5_v0: call reset() first"
         if self.render_mode == "human":
             print(text)

@@ -22,7 +22,6 @@ from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive.batched import BatchedFiveAlive
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.determinize import sample_world
-from fiveplay_env.five_alive.state import BOMB_ANSWER
 
 GAME = "five_alive"
 
@@ -121,27 +120,23 @@ def test_a_decision_equals_ismcts_with_the_same_seed(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", ["4p", "3p-sudden-bomb0", "6p-teams-bomb0"])
-def test_load_states_stacked_path_equals_the_per_state_path(name: str) -> None:
-    """The worlds' way into the batched engine: states of the plain form are stacked field by field, every
-    array equal to the per-state path's; others (a Bomb being answered) take the per-state path."""
+def test_load_states_equals_loading_each_slot(name: str) -> None:
+    """The worlds' way into the batched engine: ``load_states`` of many positions (a Bomb being answered
+    among them) gives every slot the arrays ``load`` of that one position gives it; a bad field is named."""
     config = CONFIGS[name]
     positions = [e.state for e, _ in _positions(config, 24, seed=5, every=0.5)]
-    stacked = 0
     for lo in range(0, len(positions), 6):
         part = positions[lo:lo + 6]
-        eng = BatchedFiveAlive(config, len(part), seed=3)
-        fast = eng._plain_arrays(part)
-        if any(s.phase == BOMB_ANSWER for s in part):
-            assert fast is None
-            continue
-        slow = [eng._slot_arrays(i, s) for i, s in enumerate(part)]
-        for key in eng.STATE:
-            want = np.concatenate([p[key] for p in slow])
-            assert fast[key].dtype == want.dtype and np.array_equal(fast[key], want), key
-        stacked += 1
-    assert stacked
+        many = BatchedFiveAlive(config, len(part), seed=3)
+        many.load_states(part)
+        one = BatchedFiveAlive(config, len(part), seed=3)
+        for i, s in enumerate(part):
+            one.load(i, s)
+        a, b = many.get_state()["arrays"], one.get_state()["arrays"]
+        for key in many.STATE:
+            assert a[key].dtype == b[key].dtype and np.array_equal(a[key], b[key]), key
     bad = [s.clone() for s in positions[:2]]
-    bad[1].hands[0][0] = True  # a bool where an int belongs: named by the per-state path, nothing loaded
+    bad[1].hands[0][0] = True  # a bool where an int belongs: named, nothing loaded
     eng = BatchedFiveAlive(config, 2, seed=3)
     with pytest.raises(ValueError, match=r"states\[1\]\.hands"):
         eng.load_states(bad)

@@ -58,7 +58,7 @@ def test_metadata_spaces_and_registration():
     (dict(new_round_start="random"), "new_round_start"), (dict(new_round_direction="ccw"), "new_round_direction"),
     (dict(tiebreak_wild_value=22), "tiebreak_wild_value"), (dict(final_tiebreak="random"), "final_tiebreak"),
     (dict(reward="score"), "reward"), (dict(max_cycles=0), "max_cycles"), (dict(colour="red"), "colour"),
-    (dict(render_mode="rgb_array"), "render_mode"),
+    (dict(render_mode="rgb"), "render_mode"),
 ])
 def test_bad_config_values_raise_value_error_naming_the_field(kwargs, field):
     with pytest.raises(ValueError, match=field):

@@ -322,17 +322,6 @@ def test_load_rejects_bad_slots_and_states():
         env.load(0, s)
 
 
-# --- the piles' canonical order (the shuffles themselves: tests/core/test_seeding.py) -------------------
-
-def test_canonical_expands_counts_in_kind_order():
-    counts = np.array([[0] * 18, [2, 0, 1] + [0] * 14 + [3], [1] * 18])
-    size = counts.sum(axis=1)
-    out = fb._canonical(counts, size, 18)
-    assert out[0].tolist() == [18] * 18
-    assert out[1].tolist() == [0, 0, 2, 17, 17, 17] + [18] * 12
-    assert out[2].tolist() == list(range(18))
-
-
 # --- seeding, autoreset, reset ---------------------------------------------------------------------------
 
 def test_explicit_seeds_replay_the_reference_games():

@@ -2,6 +2,8 @@
 structure, state()/state_space (PettingZoo's state_test), render_test and performance_benchmark."""
 from __future__ import annotations
 
+import importlib.util
+
 import importlib
 import types
 import warnings
@@ -13,6 +15,7 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from pettingzoo.test import render_test
 
 import fiveplay_env
+from fiveplay_env import games
 from fiveplay_env import five_alive_v0, take5_v0
 from fiveplay_env.registration import ILLEGAL_ACTION_PENALTY, IDS
 from fiveplay_env.wrappers import IllegalActionPenalty, SingleAgentEnv
@@ -49,14 +52,20 @@ def test_gymnasium_make_and_both_checkers(env_id):
         strict.step(int(np.flatnonzero(~strict.unwrapped.action_masks())[0]))
     with pytest.raises(ValueError, match="render_mode"), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # Gymnasium's own note that the mode is not in render_modes
-        gymnasium.make(env_id, render_mode="rgb_array")
+        gymnasium.make(env_id, render_mode="rgb")
+    drawn = "rgb_array" in games.get(base.game).make_env().metadata["render_modes"]  # (the toy game: text only)
+    if drawn and importlib.util.find_spec("PIL") is not None:  # the picture Gymnasium's RecordVideo records
+        pic = gymnasium.make(env_id, render_mode="rgb_array", **KWARGS.get(env_id, OTHER))
+        pic.reset(seed=0)
+        frame = pic.render()
+        assert frame.shape == (480, 640, 3) and frame.dtype == np.uint8
 
 
 @pytest.mark.parametrize("env_id", sorted(IDS))
 def test_sb3_make_vec_env(env_id):
     env_util = pytest.importorskip("stable_baselines3.common.env_util")
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Gymnasium's note on SB3's first try, render_mode="rgb_array" (refused)
+        warnings.simplefilter("ignore")  # Gymnasium's notes on SB3's first try, render_mode="rgb_array"
         venv = env_util.make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=KWARGS.get(env_id, OTHER))
     obs = venv.reset()
     assert obs.shape == (2, venv.observation_space.shape[0])

@@ -72,7 +72,7 @@ def test_metadata_and_spaces():
     (dict(mode="rounds:0"), "mode"), (dict(mode="tournament"), "mode"),
     (dict(professional=1), "professional"), (dict(draft=True), "draft"),
     (dict(num_players=8, professional=True), "num_players"), (dict(colour="red"), "colour"),
-    (dict(render_mode="rgb_array"), "render_mode"),
+    (dict(render_mode="rgb"), "render_mode"),
 ])
 def test_bad_config_names_the_field(bad, field):
     with pytest.raises(ValueError, match=field):

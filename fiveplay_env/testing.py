@@ -32,6 +32,12 @@ why it does not apply. ``run_contract(name, game, config)`` runs one: the projec
 |        |                             |        | reference engine at every step                            |
 | engine | ``records_round_trip``      | config | a record replays exactly and refuses an edit              |
 | engine | ``determinization``         | game   | sampled worlds keep what the player sees                  |
+| engine | ``batched_positions``       | config | reference positions loaded into the batched engine play   |
+|        |                             |        | on as the reference; ``set_state`` and ``gather`` copies  |
+| engine | ``batched_redeal``          | config | the batched ``redeal`` hides nothing the seat sees and    |
+|        |                             |        | draws as ``sample_world`` (column means, 5 std errors)    |
+| engine | ``jax_equals_reference``    | config | ``make_vec(backend="jax")`` equals the reference engine   |
+|        |                             |        | at every step (where jax is installed)                    |
 | engine | ``compact_observation``     | config | ``compact_layout(config)`` decodes to the float           |
 |        |                             |        | observation (where declared)                              |
 
@@ -39,7 +45,7 @@ A game-scope contract runs once, under the game's default config. Records, ``mak
 find a game by name, so a ``GameDef`` not yet in ``fiveplay_env.games`` is registered first. Checks raise
 ``AssertionError`` explicitly (never a bare ``assert``, which ``python -O`` would drop).
 
-One module of about 600 lines, on purpose: a game's author reads the whole suite top to bottom in one
+One module of about 800 lines, on purpose: a game's author reads the whole suite top to bottom in one
 place, and a package here (``fiveplay_env/testing/``) would be taken for a game's folder by the layer
 rules of ``docs/architecture.md``.
 """
@@ -471,6 +477,182 @@ def determinization(game: GameDef, config: Any, seed: int) -> None:
             np.testing.assert_array_equal(world.legal_mask(), engine.legal_mask(),
                                           err_msg=f"step {step}, world {k}: the legal mask")
         engine.step(_pick(engine.legal_mask(), rng))
+
+
+def _batched(game: GameDef, config: Any, num_envs: int, seed: int) -> Any:
+    """The game's batched engine for ``config`` (``num_envs`` slots), or None when it has none."""
+    factory = game.batched_factory()
+    return None if factory is None else factory(num_envs, seed, **game.config_dict(config))
+
+
+def _has_positions(game: GameDef, config: Any) -> str | None:
+    if game.batched is None:
+        return "the game has no batched engine"
+    if not hasattr(_batched(game, config, 1, 0), "load_states"):
+        return "its batched engine has no load_states"
+    return None
+
+
+def _mid_game(game: GameDef, config: Any, count: int, seed: int, rng: np.random.Generator,
+              ok: Callable[[Any], bool] = lambda e: True) -> list[Any]:
+    """``count`` reference engines, each stopped after a random number of random actions (0..60) at a state
+    that is not over and satisfies ``ok``."""
+    out = []
+    k = 0
+    while len(out) < count:
+        e = game.new_engine(config, seed + k)
+        k += 1
+        for _ in range(int(rng.integers(0, 60))):
+            if e.is_over:
+                break
+            e.step(_pick(e.legal_mask(), rng))
+        while not e.is_over and not ok(e):
+            e.step(_pick(e.legal_mask(), rng))
+        if not e.is_over:
+            out.append(e)
+    return out
+
+
+@_contract("engine", applies=_has_positions)
+def batched_positions(game: GameDef, config: Any, seed: int) -> None:
+    """Reference positions loaded into the batched engine (``load_states``) play on as the reference engine
+    does, at every step until each game ends (masks, acting player, observations, rewards, ends);
+    ``get_state`` / ``set_state`` and ``gather`` give engines that play the same games."""
+    rng = np.random.default_rng(seed + 5)
+    B = NUM_ENVS
+    refs = _mid_game(game, config, B, seed + 400, rng)
+    vec = _batched(game, config, B, seed)
+    vec.load_states([e.state for e in refs])
+    copy_ = _batched(game, config, B, seed + 1)
+    copy_.set_state(vec.get_state())
+    perm = np.arange(B)[::-1].copy()
+    gathered = _batched(game, config, B, seed + 2)
+    gathered.gather(vec, perm)
+    live = [True] * B
+    for step in range(VECTOR_STEPS // 3):
+        mask, obs = vec.legal_action_mask, vec.observe()
+        for name, other in (("set_state", copy_), ("gather", gathered)):
+            want = perm if name == "gather" else np.arange(B)
+            same = np.array([live[w] for w in want])  # a game over, the slots move on to other games of their runs
+            _expect(np.array_equal(other.legal_action_mask[same], mask[want][same])
+                    and np.array_equal(other.observe()[same], obs[want][same]),
+                    f"step {step}: the engine made by {name} differs from the loaded one")
+        for i, e in enumerate(refs):
+            if not live[i]:
+                continue
+            where = f"step {step}, position {i}"
+            _expect(int(vec.current_player[i]) == e.current_player, f"{where}: current player "
+                    f"{int(vec.current_player[i])}, the reference's {e.current_player}")
+            np.testing.assert_array_equal(mask[i], e.legal_mask(), err_msg=f"{where}: mask")
+            np.testing.assert_array_equal(obs[i], game.observe(e, e.current_player), err_msg=f"{where}: observation")
+        actions = random_actions(mask, rng)
+        rewards = vec.step(actions)
+        copy_.step(actions)
+        own = random_actions(gathered.legal_action_mask, rng)  # the slots whose source game is over play their own
+        gathered.step(np.where([live[w] for w in perm], actions[perm], own))
+        for i, e in enumerate(refs):
+            if not live[i]:
+                continue
+            r = [float(x) for x in e.step(int(actions[i]))]
+            _expect(rewards[i].tolist() == r, f"step {step}, position {i}: rewards {rewards[i].tolist()}, the "
+                    f"reference's {r}")
+            _expect(bool(vec.terminated[i]) == e.is_over, f"step {step}, position {i}: terminated")
+            live[i] = not e.is_over
+        if not any(live):
+            break
+
+
+def _has_redeal(game: GameDef, config: Any) -> str | None:
+    if game.batched is None:
+        return "the game has no batched engine"
+    eng = _batched(game, config, 1, 0)
+    if not (hasattr(eng, "redeal") and hasattr(eng, "load_states") and hasattr(eng, "observe_as")):
+        return "its batched engine has no redeal (with load_states and observe_as)"
+    return None
+
+
+REDEAL_WORLDS = 600
+"""Worlds drawn each way (the batched ``redeal`` and the reference ``sample_world``) per position."""
+
+
+@_contract("engine", applies=_has_redeal)
+def batched_redeal(game: GameDef, config: Any, seed: int) -> None:
+    """The batched engine's ``redeal(player, rng)`` (every slot a copy of one canonical world of the acting
+    player) hides nothing that player may see (its observation and mask stay those of the real game in every
+    slot) and draws the hidden cards as the reference ``sample_world`` does: every other seat's observation
+    (which shows its hand) has, column by column, the same mean over the redealt slots as over worlds of
+    ``sample_engine``, within 5 standard errors."""
+    rng = np.random.default_rng(seed + 6)
+    W = REDEAL_WORLDS
+    positions = _mid_game(game, config, 3, seed + 500, rng)
+    for k, engine in enumerate(positions):
+        p = engine.current_player
+        canon = game.canonical_state(engine, p)
+        vec = _batched(game, config, W, seed)
+        vec.load_states([canon] * W)
+        vec.redeal(p, np.random.default_rng(seed + k))
+        seen = game.observe(engine, p)
+        obs = vec.observe_as(np.full(W, p))
+        bad = np.flatnonzero((obs != seen).any(axis=1))
+        _expect(bad.size == 0, f"position {k}: player {p}'s observation changed by the re-deal in slots "
+                f"{bad[:5].tolist()} (columns {np.flatnonzero(obs[bad[0]] != seen)[:8].tolist() if bad.size else []})")
+        _expect((vec.legal_action_mask == engine.legal_mask()).all(), f"position {k}: the mask changed by the re-deal")
+        worlds = [game.sample_engine(config, canon, p, np.random.default_rng(seed + 1000 * k + j)) for j in range(W)]
+        for q in range(config.num_players):
+            if q == p:
+                continue
+            a = vec.observe_as(np.full(W, q)).astype(np.float64).mean(axis=0)
+            b = np.mean([game.observe(w, q) for w in worlds], axis=0, dtype=np.float64)
+            pbar = np.clip((a + b) / 2, 0.0, 1.0)
+            tol = 5 * np.sqrt(pbar * (1 - pbar) * 2 / W) + 1e-6
+            off = np.flatnonzero(np.abs(a - b) > tol)
+            _expect(off.size == 0, f"position {k}, seat {q}: the re-dealt observations' means differ from "
+                    f"sample_world's in columns {off[:8].tolist()} ({a[off[:4]].round(3).tolist()} against "
+                    f"{b[off[:4]].round(3).tolist()})")
+
+
+def _has_jax(game: GameDef, config: Any) -> str | None:
+    if game.jax_engine is None:
+        return "the game has no JAX engine"
+    import importlib.util
+
+    if importlib.util.find_spec("jax") is None:
+        return "jax is not installed (the 'jax' extra)"
+    return None
+
+
+JAX_STEPS = 120
+"""Steps of the JAX replay per config (each config is one compile)."""
+
+
+@_contract("engine", applies=_has_jax)
+def jax_equals_reference(game: GameDef, config: Any, seed: int) -> None:
+    """``make_vec(backend="jax")`` (the JAX engine, dealing the reference's cards) equals reference engines
+    seeded ``derive(seed, i)`` at every step: acting player, mask, observation, rewards, ends, next seeds."""
+    fields = game.config_dict(config)
+    B, base = NUM_ENVS, seed + 13
+    env = make_vec(game.name, B, seed=base, backend="jax", **fields)
+    obs, mask, cur = env.reset()
+    refs = [game.new_engine(config, seeding.derive(base, i)) for i in range(B)]
+    played = [0] * B
+    rng = np.random.default_rng(seed + 7)
+    for step in range(JAX_STEPS):
+        for i, e in enumerate(refs):
+            where = f"step {step}, slot {i}"
+            _expect(int(cur[i]) == e.current_player, f"{where}: current player {int(cur[i])}, the reference's "
+                    f"{e.current_player}")
+            np.testing.assert_array_equal(mask[i], e.legal_mask(), err_msg=f"{where}: mask")
+            np.testing.assert_array_equal(obs[i], game.observe(e, e.current_player), err_msg=f"{where}: observation")
+        actions = random_actions(mask, rng)
+        obs, mask, cur, rewards, terminated, info = env.step(actions)
+        for i, e in enumerate(refs):
+            r = [float(x) for x in e.step(int(actions[i]))]
+            _expect(np.asarray(rewards[i]).tolist() == r, f"step {step}, slot {i}: rewards "
+                    f"{np.asarray(rewards[i]).tolist()}, the reference's {r}")
+            _expect(bool(terminated[i]) == e.is_over, f"step {step}, slot {i}: terminated")
+            if e.is_over:
+                played[i] += 1
+                refs[i] = game.new_engine(config, seeding.derive(base, i + played[i] * B))
 
 
 def _has_compact(game: GameDef, config: Any) -> str | None:

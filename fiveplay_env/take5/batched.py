@@ -159,14 +159,12 @@ class BatchedTake5(KernelEngine):
 
     def observe_as(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """float32 [B, observation_size]: game i's observation of seat ``seats[i]`` (any seat, not only the
-        acting one), equal to ``observation.observe(config, state_i, seats[i])`` in the play phase (a
-        search's policy rollouts read every player's view of a trick at once). Outside the play phase the
-        acting seat's observation is returned for that game whatever ``seats`` says."""
+        acting one), equal to ``observation.observe(config, state_i, seats[i])`` (a search's policy rollouts
+        read every player's view of a trick at once)."""
         s = np.asarray(seats)
         if s.shape != (self.batch_size,) or s.dtype.kind not in "iu" or (s.size and (s.min() < 0 or s.max() >= self.num_players)):
             raise ValueError(f"seats: expected {self.batch_size} seats in 0..{self.num_players - 1}")
-        st = self._st
-        return self._observe(np.where(st["phase"] == 1, s, st["cur"]).astype(np.int64), out)
+        return self._observe(s.astype(np.int64), out)
 
     def _observe(self, seats: np.ndarray, out: np.ndarray | None) -> np.ndarray:
         obs = self._obs_out(out)

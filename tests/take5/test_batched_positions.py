@@ -92,9 +92,8 @@ def test_observe_as_gives_every_seat_its_own_view():
     cur = env.current_player.copy()
     for q in range(cfg.num_players):
         obs = env.observe_as(np.full(len(states), q))
-        for i, s in enumerate(states):
-            if s.phase == 1:
-                assert np.array_equal(obs[i], observe(cfg, s, q)), (i, q)
+        for i, s in enumerate(states):  # every phase: play, row choices, drafts
+            assert np.array_equal(obs[i], observe(cfg, s, q)), (i, q)
     assert np.array_equal(env.current_player, cur)  # nothing moved
     with pytest.raises(ValueError, match="seats: expected 20 seats in 0..4"):
         env.observe_as(np.full(len(states), 5))

@@ -1,10 +1,6 @@
-"""Positions into the batched Take 5 engine: ``load_states`` (reference states, checked as ``set_state``
-checks a state), ``gather`` (copies of loaded games) and ``observe_as`` (any seat's view).
-
-Reference games are played to random points (mid-trick, row choices, drafts, later rounds), loaded into
-a batched engine, and then both engines are stepped together with the same random legal actions and
-compared at every step, with the harness of ``tests/take5/test_batched.py``, until every slot has
-finished its game (and the autoreset game after it matches too)."""
+"""Positions into the batched Take 5 engine, what is particular to Take 5: ``observe_as`` (any seat's view)
+and refused positions. That loaded positions and ``gather`` copies play on as the reference engine does is
+the ``batched_positions`` contract of ``fiveplay_env.testing`` (every game, every preset)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,7 +11,6 @@ from fiveplay_env.take5.batched import BatchedTake5
 from fiveplay_env.take5.config import Take5Config
 from fiveplay_env.take5.observation import observe
 from fiveplay_env.take5.state import OVER
-from tests.take5.test_batched import Replay
 
 CONFIGS = [
     Take5Config(num_players=4),
@@ -41,47 +36,6 @@ def positions(cfg: Take5Config, count: int, seed: int) -> list:
                 break
         out.append(s)
     return out
-
-
-@pytest.mark.parametrize("cfg", CONFIGS, ids=lambda c: f"n{c.num_players}-{c.mode}-{c.row_pick}-d{int(c.draft)}")
-def test_loaded_positions_play_on_as_the_reference(cfg):
-    states = positions(cfg, 12, seed=cfg.num_players)
-    rep = Replay(cfg, len(states), base=77)
-    rep.env.load_states(states)
-    rep.refs = [s.clone() for s in states]
-    assert rep.env.game_index.tolist() == list(range(len(states)))
-    rep.run(len(states), rng_seed=3)
-
-
-@pytest.mark.parametrize("cfg", CONFIGS[:1] + CONFIGS[4:], ids=["n4", "draft"])
-def test_gathered_copies_play_the_same_future(cfg):
-    states = positions(cfg, 6, seed=11)
-    src = BatchedTake5(cfg, 6, seed=0)
-    src.load_states(states)
-    index = np.array([5, 0, 0, 3, 2, 2, 1, 4, 5])
-    dst = BatchedTake5(cfg, len(index), seed=0)
-    dst.gather(src, index)
-    refs = [states[i].clone() for i in index]
-    rng = np.random.default_rng(0)
-    live = np.ones(len(index), bool)
-    for _ in range(400):
-        mask = dst.legal_action_mask
-        obs = dst.observe()
-        for j, s in enumerate(refs):
-            if live[j]:
-                assert np.array_equal(mask[j], eng.legal_mask(s))
-                assert np.array_equal(obs[j], observe(cfg, s, s.current))
-        acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-        rewards = dst.step(acts)
-        for j, s in enumerate(refs):
-            if live[j]:
-                assert rewards[j].tolist() == [float(r) for r in eng.step(cfg, s, int(acts[j]))]
-                live[j] = s.phase != OVER
-        if not live.any():
-            break
-    assert not live.any()
-    # the source is untouched by its copies' play
-    assert np.array_equal(src.observe()[0], observe(cfg, states[0], states[0].current))
 
 
 def test_observe_as_gives_every_seat_its_own_view():

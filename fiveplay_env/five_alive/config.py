@@ -105,7 +105,7 @@ class FiveAliveConfig:
             custom decks whose games could otherwise take millions of decisions (2 players, 255 Draw 1
             cards and ``max_reshuffles=1000``: about 2 million). ``max_decisions`` is the resulting bound.
 
-    Bounds on a game's length (derived from the fields; ``tests/five_alive/test_five_alive_audit.py``
+    Bounds on a game's length (derived from the fields; ``tests/five_alive/test_five_alive_bounds_and_answers.py``
     checks them on random games of random configs): ``round_decision_bound`` per round and
     ``rules_decision_bound`` per game (None when the rules allow rounds that cost no life), and
     ``max_decisions``, the smaller of that and ``max_steps``.

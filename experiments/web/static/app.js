@@ -240,6 +240,9 @@ async function main() {
   $("#skip-btn").addEventListener("click", () => { const g = cur(); if (g) { g.skip = true; updateSkip(g, false); } });
   $("#rules-close").addEventListener("click", closeRules);
   if (window.matchMedia("(min-width: 980px)").matches) $("#log-box").open = true;  // the log beside the table on a wide screen
+  $("#log-box").addEventListener("toggle", logToEnd);  // opened: at its latest line
+  document.addEventListener("visibilitychange", () => { if (!document.hidden) syncGame(); });
+  window.addEventListener("focus", () => syncGame());
   $("#hint-btn").addEventListener("click", () => { const g = cur(); if (g) askHint(g, false); });
   $("#thoughts-toggle").checked = !!store.get("thoughts", false);
   $("#thoughts-toggle").addEventListener("change", () => { store.set("thoughts", $("#thoughts-toggle").checked); const g = cur(); if (g) maybeThink(g); });
@@ -249,6 +252,7 @@ async function main() {
   window.addEventListener("hashchange", showTab);
   await resumeGames();
   showTab();
+  logToEnd();  // a reload: the log at its latest line (it was built while the tab was still hidden)
   document.body.dataset.ready = "1";
   document.body.dataset.busy = "0";
 }

@@ -150,6 +150,14 @@ function rematch(g) {
   startGame({ ...b, seed: String(g.snap.seed) });  // the server's seed as text, digit for digit: the same deal
 }
 
+function sheetAfterReload(g) {
+  // a reload keeps the round's sheet up while you have not moved since the round ended (as the page had it)
+  const view = viewOf(g.snap.game), end = view.roundEnd(g.events);
+  if (!end || g.snap.over) return;
+  const after = g.events.slice(g.events.lastIndexOf(end) + 1);
+  if (!after.some((e) => e.player === g.snap.seat || e.type === "reveal")) g.sheet = end;
+}
+
 async function resumeGames() {
   const saved = store.get("games", []);
   const want = store.get("current", null);
@@ -162,6 +170,7 @@ async function resumeGames() {
     } catch (e) { /* expired or unknown: forget it */ }
   }
   play.current = play.games[want] ? want : play.order[play.order.length - 1] || null;
+  for (const id of play.order) sheetAfterReload(play.games[id]);
   saveGames();
   renderLog(); renderPlay();
   const g = cur();

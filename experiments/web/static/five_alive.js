@@ -6,6 +6,7 @@
 
 const FA_PACE = { play: 1, bad: 1.8, round_end: 5 };
 const FA_BUST = 18;  // the BUST action (fiveplay_env/five_alive: one id per card kind, 0..17, then BUST)
+const lives = (n) => `${n} ${n === 1 ? "life" : "lives"}`;
 const cardHelp = (kind) => (RULES.five_alive && RULES.five_alive.cards && RULES.five_alive.cards[String(kind)]) || "";
 
 // per kind: fill, big label, its size, short name (the full names come from the server)
@@ -43,8 +44,8 @@ function renderFiveAliveTable(area, v, o) {
     const cls = "player" + (p === pub.current && !pub.over && pub.phase !== "over" ? " turn" : "") + (p === o.viewer ? " me" : "") + (pub.alive[p] ? "" : " out") + (lost ? " hurt" : "");
     players.append(el("div", { class: cls, "data-seat": p, title: o.names && o.names[p] ? o.names[p] : null },
       el("div", { class: "name", text: seatName(o.names, p, o.viewer) + team }),
-      el("div", { class: "hearts", "aria-label": `${plural(pub.lives[p], "life")}`, text: "\u2665".repeat(pub.lives[p]) + "\u2661".repeat(Math.max(0, 5 - pub.lives[p])) }),
-      el("div", { class: "small", text: pub.alive[p] ? `${plural(pub.lives[p], "life").replace("lifes", "lives")} \u00B7 ${plural(pub.hand_sizes[p], "card")}` : "eliminated" }),
+      el("div", { class: "hearts", "aria-label": lives(pub.lives[p]), text: "\u2665".repeat(pub.lives[p]) + "\u2661".repeat(Math.max(0, 5 - pub.lives[p])) }),
+      el("div", { class: "small", text: pub.alive[p] ? `${lives(pub.lives[p])} \u00B7 ${plural(pub.hand_sizes[p], "card")}` : "eliminated" }),
       lost ? el("div", { class: "lost", text: `\u2212${lost} \u2665 lost` }) : null));
   }
   // as of an event: the round it was played in (a round-ending move belongs to the round it ends)
@@ -176,7 +177,8 @@ registerView("pile", {
       if (ended) {
         g.sheet = e; renderResult(g);
         const x = fiveAliveRounds({ ...g, events: g.events.slice(0, i + 1) })[e.round_before];
-        say(x ? fiveAliveSummary(g, x) : e.text);
+        if (x) $("#turn-bar").textContent = fiveAliveSummary(g, x);  // already in seat names (say would name them twice)
+        else say(e.text);
         await pause(g, ms * FA_PACE.round_end);
         continue;
       }
@@ -202,7 +204,7 @@ registerView("pile", {
     if (v.variant === "teams") return "A team lost its last life.";
     return "Everybody else lost all five lives: the last player left wins.";
   },
-  resultText: (snap) => (snap.view.winners.includes(snap.seat) ? `won \u00B7 ${plural(snap.view.lives[snap.seat], "life").replace("lifes", "lives")} left` : "lost"),
+  resultText: (snap) => (snap.view.winners.includes(snap.seat) ? `won \u00B7 ${lives(snap.view.lives[snap.seat])} left` : "lost"),
   logClass: (e) => (e.type === "play" && e.dealer !== null && e.dealer !== undefined) || e.type === "round_end" || e.type === "game_over" ? " ev-round" : "",
   policyHint: (t) => (t.value !== undefined ? `; its estimate of the outcome ${t.value.toFixed(2)} (\u22121 lose, +1 win)` : ""),
   valueText: (t) => `value ${t.value.toFixed(3)}: its estimate of the outcome, from \u22121 (it loses) to +1 (it wins)`,

@@ -32,7 +32,8 @@ function pickCard(action) {
   if (!confirmOn() || !g.snap.legal.includes(action) || g.selected === action) { humanAction(action); return; }
   g.selected = action;
   showError("");
-  renderDock(g);
+  renderDock(g); renderTable(g);
+  viewOf(g.snap.game).inView(g);  // the dock grew (Play / Change): what the move is about stays above it
   const b = $(`#hand [data-action="${action}"]`);
   if (b) b.focus({ preventScroll: true });
 }
@@ -97,7 +98,9 @@ function renderDock(g) {
     if (target) target.focus({ preventScroll: true });
     g.wantFocus = false;
   }
-  requestAnimationFrame(() => document.body.style.setProperty("--dock-h", `${$("#dock").offsetHeight + 12}px`));
+  // the page's room below the table follows the dock now (a later scroll into view must be able to reach it)
+  const dockRoom = () => document.body.style.setProperty("--dock-h", `${$("#dock").offsetHeight + 12}px`);
+  dockRoom(); requestAnimationFrame(dockRoom);
 }
 
 // the page scrolled (at once, no animation) so that target is inside the viewport and above the dock; extra too
@@ -282,6 +285,8 @@ function logUpTo(g, n) {  // the log follows the table: an event is written once
   if (n > from) { appendLog(g.events.slice(from, n), g.snap); g.logged = n; }
 }
 
+function logToEnd() { const log = $("#play-log"); log.scrollTop = log.scrollHeight; }  // the latest line in view
+
 function appendLog(events, snap) {
   const log = $("#play-log"), view = viewOf(snap.game);
   for (const e of events) {
@@ -382,6 +387,20 @@ async function refreshGame(g) {
   const snap = await api("GET", `/api/games/${g.id}?since=0`, undefined, g.token);
   g.snap = snap; g.events = snap.events;
   if (cur() === g) renderLog();
+}
+
+// a second tab (or window) on the same game follows it when you come back to it (the tab shown again, the window
+// focused): it asks the server where the game stands instead of waiting for your next move to find out
+async function syncGame() {
+  const g = cur();
+  if (!g || play.busy || document.hidden || g.snap.over || g.snap.pending) return;
+  try {
+    const snap = await api("GET", `/api/games/${g.id}?since=${g.events.length}`, undefined, g.token);
+    if (play.busy || cur() !== g || snap.steps === g.snap.steps) return;
+    g.snap = snap; g.events = g.events.slice(0, snap.event_base).concat(snap.events); g.selected = null; g.hint = null; g.hintText = null;
+    logUpTo(g, g.events.length);
+    renderPlay();
+  } catch (e) { /* gone or refused: the next move says so in words */ }
 }
 
 async function continuePending(g) {

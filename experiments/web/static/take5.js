@@ -57,7 +57,7 @@ function renderTake5Table(area, v, o) {
   (o.rows || v.rows).forEach((row, r) => {
     const bulls = row.reduce((a, c) => a + META.take5_bullheads[c - 1], 0);
     // at your row choice each row is a button: its cards and its bull heads are what you take
-    const line = el(o.onRow ? "button" : "div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : "") + (o.takeRow === r ? " taking" : ""), "data-row": r,
+    const line = el(o.onRow ? "button" : "div", { class: "row" + (o.onRow ? " pick" : "") + (o.flashRow === r ? " flash" : "") + (o.takeRow === r ? " taking" : "") + (o.onRow && o.selected === T5_ROW0 + r ? " selected" : ""), "data-row": r,
                                                   type: o.onRow ? "button" : null, "aria-label": o.onRow ? `take row ${r + 1}: ${plural(row.length, "card")}, ${plural(bulls, "bull head")}` : null },
       el("span", { class: "label", text: `row ${r + 1} \u00B7 ${plural(bulls, "bull")}` }),
       el("span", { class: "cards" }, row.map((c) => el("span", { class: "card", "data-card": c }, take5Card(c, { small: compact() })))));
@@ -71,7 +71,7 @@ function renderTake5Table(area, v, o) {
       const cls = "slot" + (o.placed && o.placed.has(c) ? " placed" : "") + (o.waiting === c ? " waiting" : "");
       const done = o.placed && o.placed.has(c);
       trickBox.append(el("div", { class: cls, "data-card": c }, take5Card(c, { small: true }),
-        el("span", { class: "owner", text: (q === o.viewer ? "you" : `P${q}`) + (done ? " \u2713" : o.waiting === c ? " \u2026" : "") })));
+        el("span", { class: "owner", text: (q === o.viewer && o.me !== null ? "you" : `P${q}`) + (done ? " \u2713" : o.waiting === c ? " \u2026" : "") })));
     }
   } else trickBox.append(el("span", { class: "small", text: "no card revealed yet this round" }));
   board.append(el("div", { class: "trick-box", id: "trick-box" }, el("div", { class: "section-title", text: o.trickTitle || "Trick" }), trickBox,
@@ -157,14 +157,21 @@ registerView("rows", {
       o.trickTitle = snap.view.phase === "row choice" ? "This trick" : t.ended !== null ? `Last trick of round ${t.ended}` : "Last trick";
       if (snap.view.waiting_row) o.waiting = snap.view.waiting_row.card;
     }
-    if (!o.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) o.onRow = (a) => pickCard(a);
+    if (!o.rows && snap.your_turn && snap.view.phase === "row choice" && !play.busy) { o.onRow = (a) => pickCard(a); o.selected = g.selected; }
     renderTake5Table(area, snap.view, o);
   },
   replayTable(area, v, f, { viewer, names }) {
-    const rev = f.events.find((e) => e.type === "reveal");
-    const o = { viewer, names };
-    if (rev) { o.trick = rev.cards; o.placed = new Set(f.events.filter((e) => e.type === "place").map((e) => e.card)); o.trickTitle = "This trick"; }
+    const rev = f.events.find((e) => e.type === "reveal"), end = f.events.find((e) => e.type === "round_end");
+    const placed = f.events.filter((e) => e.type === "place");
+    const o = { viewer, names, me: null };  // a replay: every seat by its name, none of them "you"
+    if (rev) { o.trick = rev.cards; o.placed = new Set(placed.map((e) => e.card)); o.trickTitle = "This trick"; }
     else if (f.view.waiting_row) { o.trick = []; }
+    if (end) {  // the step that ended a round: that round's table (its last rows, its header), not the next deal
+      o.roundEnded = true; o.trickTitle = `Last trick of round ${end.round}`;
+      if (placed.length) o.rows = placed[placed.length - 1].rows;
+      renderTake5Table(area, { ...tableAt(v, end.table), hands: {}, pending: {} }, o);
+      return;
+    }
     renderTake5Table(area, v, o);
   },
   hidden: (f, seat) => (seat !== null && f.player !== seat && f.events.length === 1 && f.events[0].type === "chose" ? { words: "chooses a card", events: false } : null),

@@ -18,6 +18,13 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-games", type=int, default=64, help="games held at once in all (default 64)")
     ap.add_argument("--per-client", type=int, default=8, help="games held at once per client (default 8)")
     ap.add_argument("--idle-minutes", type=float, default=120.0, help="a game idle this long expires (default 120)")
+    ap.add_argument("--reclaim-minutes", type=float, default=10.0,
+                    help="when the server is full, a game idle this long may be replaced by a new client of its "
+                         "address (default 10)")
+    ap.add_argument("--saved-per-client", type=int, default=200,
+                    help="finished games kept per client (its oldest are deleted first; default 200)")
+    ap.add_argument("--saved-total", type=int, default=10_000,
+                    help="finished games kept in all (past that, games are not saved; default 10000)")
     ap.add_argument("--allow-agent", action="append", default=[], metavar="NAME",
                     help="a bot name players may choose besides the registry's (repeatable): your own agent's "
                          "import path, an rllib:PATH, a checkpoint outside --runs. Requests can never name such "
@@ -69,7 +76,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = create_app(args.runs, max_games=args.max_games, per_client=args.per_client, allow_agents=args.allow_agent,
                      allowed_hosts=args.allowed_host + ([args.host] if args.host not in ("0.0.0.0", "::") else []),
-                     save_games=not args.no_save, idle_s=args.idle_minutes * 60)
+                     save_games=not args.no_save, idle_s=args.idle_minutes * 60,
+                     reclaim_s=args.reclaim_minutes * 60, saved_per_client=args.saved_per_client,
+                     saved_total=args.saved_total)
     print(f"fiveplay web app: http://{args.host}:{args.port}  (runs folder: {args.runs}; Ctrl-C to stop)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

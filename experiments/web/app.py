@@ -18,18 +18,26 @@ every error is a JSON ``{"error": message}`` with a 4xx status, never a 500 for 
 | GET /api/games/ID/record            | the finished game's record (JSON Lines); 409 while it is on         |
 | DELETE /api/games/ID                | drop a game                                                         |
 | GET /api/rules/GAME                 | the game's rules for players as data (``rules_text``)               |
-| GET /api/runs                       | run folders under the runs folder (kind, game, files, records)      |
-| GET /api/runs/RUN                   | one run: config, summary, plots, curves, records                    |
-| GET /api/replay?run=R&game=G        | the record ``R/records/G.jsonl`` (or ``?file=PATH&index=I``),      |
-|   &start=K&count=N                  | replayed: frames K..K+N-1 (at most ``MAX_PAGE``), the round index  |
+| GET /api/runs                       | run folders under the runs folder (kind, game, files, records); of  |
+|                                     | the web app's run folders only the requesting client's saved games  |
+| GET /api/runs/RUN                   | one run: config, summary, plots, curves, records (the same rule)    |
+| GET /api/replay?run=R&game=G        | the record ``R/records/G.jsonl`` (or ``?file=PATH&index=I``, or     |
+|   &start=K&count=N                  | ``?share=TOKEN``), replayed: frames K..K+N-1 (at most ``MAX_PAGE``),|
+|                                     | the round index; a saved web game only for its owner or its link    |
 | POST /api/replay                    | ``{text, index?, start?, count?}``: the same for an uploaded record |
-| GET /files/PATH                     | a file of the runs folder (plots); anything outside it is a 404     |
+| POST /api/share                     | ``{run, game}``: a share link's token for one of the client's saved |
+|                                     | games (``?share=TOKEN`` replays it; a new one replaces the old)     |
+| DELETE /api/share                   | ``{run, game}``: revoke that game's share link                      |
+| GET /files/PATH                     | a file of the runs folder (plots); anything outside it, or in a web |
+|                                     | run folder, is a 404                                                |
 
 Every request for a game carries its token in the ``X-Game-Token`` header (an unknown id and a wrong
 token are the same 404), and no endpoint lists games: a browser keeps its own games' ids and tokens.
 A game's record and seed (which rebuild every hand) are served only once the game is over; the replay
 viewer refuses an unfinished record. Finished games are saved as records under the runs folder
-(``web__<game>__0__<time>/records/game_<id>.jsonl``; ``save_games=False`` turns it off).
+(``web__<game>__0__<time>/records/game_<id>.jsonl``; ``save_games=False`` turns it off), private to the
+client that played them (the pair address, ``X-Client`` id) unless shared, at most ``saved_per_client``
+per client (its oldest deleted first) and ``saved_total`` in all (``fiveplay_env.experiments.web.saved``).
 
 Requests are checked before anything else (``fiveplay_env.experiments.web.guards``: ``Guard``): the ``Host`` header
 must name this machine (an IP address, ``localhost``, or an ``allowed_hosts`` name: no DNS rebinding), an
@@ -66,7 +74,9 @@ from fiveplay_env.experiments.web.replays import MAX_PAGE, MAX_REPLAY_STEPS, Rep
 from fiveplay_env.experiments.web.routes import CLIENT_HEADER, TOKEN_HEADER, Routes
 from fiveplay_env.experiments.web.run_browser import list_runs, run_detail
 from fiveplay_env.experiments.web.sessions import GameError
-from fiveplay_env.experiments.web.store import SessionStore
+from fiveplay_env.experiments.web.saved import PER_CLIENT as SAVED_PER_CLIENT
+from fiveplay_env.experiments.web.saved import TOTAL as SAVED_TOTAL
+from fiveplay_env.experiments.web.store import RECLAIM_S, SessionStore
 
 STATIC_DIR = str(resources.files("fiveplay_env.experiments.web") / "static")
 """The page, its scripts and styles (package data)."""
@@ -76,7 +86,9 @@ async def _game_error(request: Request, exc: Exception) -> Response:
     if isinstance(exc, BotError):
         return error(400, str(exc))
     assert isinstance(exc, GameError)
-    return error(exc.status, exc.message)
+    answer = error(exc.status, exc.message)
+    answer.headers.update(exc.headers)
+    return answer
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
@@ -92,20 +104,26 @@ async def _server_error(request: Request, exc: Exception) -> Response:  # a bug,
 
 def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int = 8,
                allow_agents: Sequence[str] = (), allowed_hosts: Sequence[str] = (), save_games: bool = True,
-               idle_s: float = 2 * 3600.0) -> ASGIApp:
+               idle_s: float = 2 * 3600.0, reclaim_s: float = RECLAIM_S, saved_per_client: int = SAVED_PER_CLIENT,
+               saved_total: int = SAVED_TOTAL) -> ASGIApp:
     """The ASGI app serving the runs under ``runs_dir``, at most ``max_games`` games at once
-    (``per_client`` per client, idle ones dropped after ``idle_s`` seconds). ``allow_agents``: bot names
-    the operator allows besides the registry's (``--allow-agent``); ``allowed_hosts``: host names it
-    answers for besides IP addresses and localhost; ``save_games``: write finished games as records."""
-    store = SessionStore(max_games=max_games, per_client=per_client, idle_s=idle_s)
+    (``per_client`` per client, idle ones dropped after ``idle_s`` seconds, replaceable by a new client of
+    their address in a full store after ``reclaim_s``: ``fiveplay_env.experiments.web.store``).
+    ``allow_agents``: bot names the operator allows besides the registry's (``--allow-agent``);
+    ``allowed_hosts``: host names it answers for besides IP addresses and localhost; ``save_games``: write
+    finished games as records, at most ``saved_per_client`` per client (its oldest deleted first) and
+    ``saved_total`` in all (``fiveplay_env.experiments.web.saved``)."""
+    store = SessionStore(max_games=max_games, per_client=per_client, idle_s=idle_s, reclaim_s=reclaim_s)
     runs_root = os.path.abspath(runs_dir)
     policy = BotPolicy(runs_root, list(allow_agents))
-    routes = Routes(store, policy, runs_root, runs_dir, STATIC_DIR, save_games=save_games)
+    routes = Routes(store, policy, runs_root, runs_dir, STATIC_DIR, save_games=save_games,
+                    saved_per_client=saved_per_client, saved_total=saved_total)
     app = Starlette(routes=routes.routes(), exception_handlers={GameError: _game_error, BotError: _game_error,
                                                                 HTTPException: _http_error, Exception: _server_error})
     app.state.store = store
     app.state.runs_dir = runs_root
     app.state.policy = policy
+    app.state.saved = routes.saved
     guarded = Guard(app, allowed_hosts)
     guarded.state = app.state  # type: ignore[attr-defined]
     return guarded

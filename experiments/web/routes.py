@@ -6,7 +6,10 @@ of ``fiveplay_env.experiments.web.guards`` and does its work in a worker thread 
 or a replay never blocks the server). The new-game panel's data (``/api/meta``) comes from the game table
 and each game's web view (``fiveplay_env.experiments.web.games``): every registered game, in the table's order, with
 its presets (``GameDef.presets``), choice lists, bot list and what its drawing code reads. A finished
-game is saved as a record under the runs folder (``save``: ``web__<game>__0__<time>/records/game_<id>.jsonl``).
+game is saved as a record under the runs folder (``save``: ``web__<game>__0__<time>/records/game_<id>.jsonl``),
+private to the client that played it unless shared (``fiveplay_env.experiments.web.saved``): the runs
+listing, a run's details, replays by name and ``/files/`` show a web run folder's records only to their
+owner; a share link (``POST /api/share``) gives read access to one saved game (``/api/replay?share=``).
 """
 from __future__ import annotations
 
@@ -32,6 +35,7 @@ from fiveplay_env.experiments.web.bots import MAX_SIMS, MAX_TIME, BotError, BotP
 from fiveplay_env.experiments.web.guards import JSON, MAX_UPLOAD, int_param, json_body, safe_file
 from fiveplay_env.experiments.web.replays import MAX_PAGE, Replays
 from fiveplay_env.experiments.web.run_browser import list_runs, run_detail
+from fiveplay_env.experiments.web.saved import PER_CLIENT, TOTAL, SavedGames, SavedRefused, is_web_run
 from fiveplay_env.experiments.web.sessions import (GameError, PlaySession, bot_seeds, check_int, parse_seed,
                                       web_games)
 from fiveplay_env.experiments.web.store import SessionStore
@@ -46,7 +50,7 @@ class Routes:
     """The endpoints over one runs folder (``runs_root``, shown to the browser as ``runs_dir``)."""
 
     def __init__(self, store: SessionStore, policy: BotPolicy, runs_root: str, runs_dir: str, static_dir: str,
-                 save_games: bool = True) -> None:
+                 save_games: bool = True, saved_per_client: int = PER_CLIENT, saved_total: int = TOTAL) -> None:
         self.store = store
         self.policy = policy
         self.runs_root = runs_root
@@ -54,6 +58,7 @@ class Routes:
         self.static_dir = static_dir
         self.save_games = save_games
         self.replays = Replays(runs_root)
+        self.saved = SavedGames(runs_root, saved_per_client, saved_total)
         self._web_dirs: dict[str, str] = {}
         self._save_lock = threading.Lock()
 
@@ -73,13 +78,16 @@ class Routes:
             Route("/api/runs/{run}", self.run_get),
             Route("/api/replay", self.replay_get, methods=["GET"]),
             Route("/api/replay", self.replay_post, methods=["POST"]),
+            Route("/api/share", self.share_post, methods=["POST"]),
+            Route("/api/share", self.share_delete, methods=["DELETE"]),
             Route("/files/{path:path}", self.files),
             Mount("/static", app=StaticFiles(directory=self.static_dir), name="static"),
         ]
 
     # --- saving finished games ------------------------------------------------------------------------
     def save(self, session: PlaySession) -> None:
-        """Write a finished game's record under the runs folder (``session.saved`` says where)."""
+        """Write a finished game's record under the runs folder, owned by the client that played it
+        (``session.saved`` says where, or why not: the saved-games bounds of ``fiveplay_env.experiments.web.saved``)."""
         if not self.save_games or session.error is not None:
             return
         try:
@@ -91,9 +99,16 @@ class Routes:
                                                     "created": _dt.datetime.now().isoformat(timespec="seconds"),
                                                     "about": "games played in the web app (one record per game)"})
                     self._web_dirs[session.game] = run_dir
-            os.makedirs(os.path.join(run_dir, "records"), exist_ok=True)
-            name = f"game_{session.id}"
-            runs_mod.atomic_write(os.path.join(run_dir, "records", name + ".jsonl"), records.dumps(session._record()) + "\n")
+                try:
+                    self.saved.room(session.client)  # (deletes this client's own oldest beyond its bound)
+                except SavedRefused as e:
+                    session.saved = {"error": str(e)}
+                    return
+                os.makedirs(os.path.join(run_dir, "records"), exist_ok=True)
+                name = f"game_{session.id}"
+                runs_mod.atomic_write(os.path.join(run_dir, "records", name + ".jsonl"),
+                                      records.dumps(session._record()) + "\n")
+                self.saved.add(f"{os.path.basename(run_dir)}/records/{name}.jsonl", session.client)
             session.saved = {"run": os.path.basename(run_dir), "game": name}
         except (OSError, ValueError) as e:
             session.saved = {"error": f"the record was not saved ({type(e).__name__})"}
@@ -249,11 +264,62 @@ class Routes:
             raise GameError(404, f"no rules for {game[:40]!r}: expected one of {web_games()}")
         return JSON(await run_in_threadpool(rules_text.rules, game))
 
+    def _visible(self, run: dict[str, Any], client: tuple[str, str]) -> dict[str, Any] | None:
+        """A run as ``client`` may see it: a web run folder with only its own saved games (None if none)."""
+        if not is_web_run(run["name"]):
+            return run
+        mine = self.saved.visible_records(run["name"], run["records"], client)
+        return dict(run, records=mine) if mine else None
+
     async def runs(self, request: Request) -> Response:
-        return JSON({"runs_dir": self.runs_dir, "runs": await run_in_threadpool(list_runs, self.runs_root)})
+        client = self.client_of(request)
+        runs = [r for r in await run_in_threadpool(list_runs, self.runs_root) if self._visible(r, client) is not None]
+        return JSON({"runs_dir": self.runs_dir, "runs": [self._visible(r, client) for r in runs]})
 
     async def run_get(self, request: Request) -> Response:
-        return JSON(await run_in_threadpool(run_detail, self.runs_root, request.path_params["run"]))
+        name = request.path_params["run"]
+        info = self._visible(await run_in_threadpool(run_detail, self.runs_root, name), self.client_of(request))
+        if info is None:
+            raise GameError(404, f"no run called {name[:80]!r} under the runs folder")
+        return JSON(info)
+
+    def _real_rel(self, rel: str) -> str | None:
+        """The path of file ``rel`` of the runs folder, relative to it, links resolved (None if outside)."""
+        path = safe_file(self.runs_root, rel)
+        if path is None:
+            return None
+        return os.path.relpath(path, os.path.realpath(self.runs_root)).replace(os.sep, "/")
+
+    def _readable(self, rel: str, client: tuple[str, str]) -> str:
+        """``rel`` if ``client`` may read that record by name; 404 (the same as a missing file) otherwise."""
+        real = self._real_rel(rel)
+        if real is not None and not self.saved.readable(real, client):
+            raise GameError(404, f"no record file {rel[:100]!r} under the runs folder")
+        return rel
+
+    def _shared_game(self, body: dict[str, Any]) -> str:
+        run, game = body.get("run"), body.get("game")
+        if not isinstance(run, str) or not isinstance(game, str):
+            raise GameError(400, "expected {\"run\": RUN, \"game\": GAME}: the names a finished game's \"saved\" gives")
+        return self.replays.record_path(run, game, None)
+
+    async def share_post(self, request: Request) -> Response:
+        """``{run, game}`` (a saved game of this client) -> ``{share}``: a new share token for it."""
+        body = await json_body(request, fields=("run", "game"))
+        rel = self._shared_game(body)
+        token = await run_in_threadpool(self.saved.share, rel, self.client_of(request))
+        if token is None:
+            raise GameError(404, "no saved game of yours with this run and game")
+        return JSON({"share": token, "run": body["run"], "game": body["game"],
+                     "replay": f"/api/replay?share={token}"})
+
+    async def share_delete(self, request: Request) -> Response:
+        """``{run, game}``: revoke that saved game's share link."""
+        body = await json_body(request, fields=("run", "game"))
+        rel = self._shared_game(body)
+        if not await run_in_threadpool(self.saved.unshare, rel, self.client_of(request)):
+            raise GameError(404, "no saved game of yours with this run and game")
+        return JSON({"unshared": True})
 
     @staticmethod
     def _page(request: Request) -> tuple[int, int]:
@@ -261,7 +327,13 @@ class Routes:
 
     async def replay_get(self, request: Request) -> Response:
         q = request.query_params
-        rel = self.replays.record_path(q.get("run"), q.get("game"), q.get("file"))
+        if q.get("share") is not None:  # a share link: read access to one saved game
+            rel = self.saved.shared(q.get("share"))
+            if rel is None or (q.get("run"), q.get("game"), q.get("file")) != (None, None, None):
+                raise GameError(404, "no shared game with this link (it may have been revoked or deleted)")
+        else:
+            rel = self._readable(self.replays.record_path(q.get("run"), q.get("game"), q.get("file")),
+                                 self.client_of(request))
         text = self.replays.record_file(rel)
         index = int_param(request, "index", 0)
         start, count = self._page(request)
@@ -280,6 +352,7 @@ class Routes:
     async def files(self, request: Request) -> Response:
         rel = request.path_params["path"]
         path = safe_file(self.runs_root, rel)
-        if path is None or not os.path.isfile(path):
+        real = self._real_rel(rel)
+        if path is None or not os.path.isfile(path) or (real is not None and self.saved.private(real)):
             raise GameError(404, f"no file {rel[:100]!r} under the runs folder")
         return FileResponse(path)

@@ -70,12 +70,14 @@ def web_games() -> list[str]:
 
 
 class GameError(Exception):
-    """A request this game cannot take: ``status`` is the HTTP code (400 bad, 404 unknown, 409 not now)."""
+    """A request this game cannot take: ``status`` is the HTTP code (400 bad, 404 unknown, 409 not now);
+    ``headers``: extra headers of the answer (a 503's ``Retry-After``)."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, headers: Mapping[str, str] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = dict(headers or {})
 
 
 def check_int(name: str, value: Any, lo: int, hi: int) -> int:

@@ -97,12 +97,12 @@ def test_take5_follow_every_trick(page, server, tmp_path):
     while wait_turn(page) == "turn":
         if not seen_take and page.locator("#take-note").count():
             seen_take = True
-        if not seen_end and page.locator("#result .round-summary").count():
+        if not seen_end and page.locator("#round-sheet .round-summary").count():
             seen_end = True
             # the round's last trick stays on the table, and the round's summary with the score sheet
             assert page.locator("#trick .slot").count() == 4
             assert "Last trick of round 1" in page.inner_text("#play-area")
-            assert "Round 1 over" in page.inner_text("#result") and page.locator("#score-sheet tr[data-round]").count() == 1
+            assert "Round 1 over" in page.inner_text("#round-sheet") and page.locator("#score-sheet tr[data-round]").count() == 1
             check(page, "take5 round over")
             shot(page, tmp_path, "take5_round_over", full=True)
         first = page.locator("#hand button.legal").first
@@ -268,8 +268,8 @@ def test_rules_at_hand_and_special_cards_explained(page, server, tmp_path):
     for _ in range(300):
         if wait_turn(page) != "turn":
             break
-        if summary is None and page.locator("#result .round-summary").count():  # a round's end: who went out, lost, deals
-            summary = page.inner_text("#result .summary")
+        if summary is None and page.locator("#round-sheet .round-summary").count():  # a round's end: who went out, lost, deals
+            summary = page.inner_text("#round-sheet .summary")
             assert "went out" in summary and "lives lost" in summary and "deals round" in summary, summary
             assert page.locator("#score-sheet tr[data-round]").count() >= 1
             check(page, "5 alive round summary")

@@ -33,6 +33,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="a host name the server answers for besides IP addresses and localhost (repeatable; "
                          "needed to reach it by a DNS name)")
     ap.add_argument("--no-save", action="store_true", help="do not save finished games as records under --runs")
+    ap.add_argument("--no-warm", action="store_true",
+                    help="do not build the shipped policies and guided searches ahead when the server starts (then a "
+                         "new game's first request builds them, inside its time budget)")
     return ap
 
 
@@ -78,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      allowed_hosts=args.allowed_host + ([args.host] if args.host not in ("0.0.0.0", "::") else []),
                      save_games=not args.no_save, idle_s=args.idle_minutes * 60,
                      reclaim_s=args.reclaim_minutes * 60, saved_per_client=args.saved_per_client,
-                     saved_total=args.saved_total)
+                     saved_total=args.saved_total, warm_bots=not args.no_warm)
     print(f"fiveplay web app: http://{args.host}:{args.port}  (runs folder: {args.runs}; Ctrl-C to stop)", flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
     return 0

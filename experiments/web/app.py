@@ -50,8 +50,9 @@ operator's ``--allow-agent`` names; never an import path), bot moves per request
 (``fiveplay_env.experiments.web.sessions``), replays are paged (``fiveplay_env.experiments.web.replays``).
 
 The pieces, one job each: ``guards`` (the HTTP checks and bounded readers), ``routes`` (the endpoints),
-``sessions`` (the games in play), ``bots`` (which bots a request may name), ``replays`` (checked records,
-paged), ``run_browser`` (the Results pages' data), ``views`` and ``games`` (what the browser is shown of
+``sessions`` (the games in play), ``store`` (which games are held), ``saved`` (who may read a saved game),
+``bots`` (which bots a request may name), ``warm`` (the costly bots built ahead), ``replays`` (checked
+records, paged), ``run_browser`` (the Results pages' data), ``views`` and ``games`` (what the browser is shown of
 each game: its own web view or the generic one), ``rules_text`` (the rules for players). ``create_app`` only
 wires them.
 """
@@ -67,6 +68,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
+from fiveplay_env.experiments.web import games as web_views
 from fiveplay_env.experiments.web.bots import BotError, BotPolicy
 from fiveplay_env.experiments.web.guards import (MAX_BODY, MAX_DEPTH, MAX_DIGITS, MAX_UPLOAD, SECURITY_HEADERS, JSON, Guard, error,
                                     host_name, json_body, json_depth, parse_json, read_body, safe_file)
@@ -77,6 +79,7 @@ from fiveplay_env.experiments.web.sessions import GameError
 from fiveplay_env.experiments.web.saved import PER_CLIENT as SAVED_PER_CLIENT
 from fiveplay_env.experiments.web.saved import TOTAL as SAVED_TOTAL
 from fiveplay_env.experiments.web.store import RECLAIM_S, SessionStore
+from fiveplay_env.experiments.web.warm import Warmer
 
 STATIC_DIR = str(resources.files("fiveplay_env.experiments.web") / "static")
 """The page, its scripts and styles (package data)."""
@@ -105,14 +108,16 @@ async def _server_error(request: Request, exc: Exception) -> Response:  # a bug,
 def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int = 8,
                allow_agents: Sequence[str] = (), allowed_hosts: Sequence[str] = (), save_games: bool = True,
                idle_s: float = 2 * 3600.0, reclaim_s: float = RECLAIM_S, saved_per_client: int = SAVED_PER_CLIENT,
-               saved_total: int = SAVED_TOTAL) -> ASGIApp:
+               saved_total: int = SAVED_TOTAL, warm_bots: bool = False) -> ASGIApp:
     """The ASGI app serving the runs under ``runs_dir``, at most ``max_games`` games at once
     (``per_client`` per client, idle ones dropped after ``idle_s`` seconds, replaceable by a new client of
     their address in a full store after ``reclaim_s``: ``fiveplay_env.experiments.web.store``).
     ``allow_agents``: bot names the operator allows besides the registry's (``--allow-agent``);
     ``allowed_hosts``: host names it answers for besides IP addresses and localhost; ``save_games``: write
     finished games as records, at most ``saved_per_client`` per client (its oldest deleted first) and
-    ``saved_total`` in all (``fiveplay_env.experiments.web.saved``)."""
+    ``saved_total`` in all (``fiveplay_env.experiments.web.saved``); ``warm_bots``: build the costly bots
+    once ahead, in a background thread (``fiveplay_env.experiments.web.warm``: ``app.state.warm``), so that
+    a new game answers within its budget from the first one."""
     store = SessionStore(max_games=max_games, per_client=per_client, idle_s=idle_s, reclaim_s=reclaim_s)
     runs_root = os.path.abspath(runs_dir)
     policy = BotPolicy(runs_root, list(allow_agents))
@@ -124,6 +129,7 @@ def create_app(runs_dir: str = "runs", max_games: int = 64, *, per_client: int =
     app.state.runs_dir = runs_root
     app.state.policy = policy
     app.state.saved = routes.saved
+    app.state.warm = Warmer(policy, web_views.served()).start() if warm_bots else None
     guarded = Guard(app, allowed_hosts)
     guarded.state = app.state  # type: ignore[attr-defined]
     return guarded

@@ -18,6 +18,7 @@ import os
 import re
 import secrets
 import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -172,6 +173,9 @@ class Routes:
                 raise BotError(f"{str(e)[:300]}") from None
 
     def start_game(self, body: dict[str, Any], client: tuple[str, str]) -> PlaySession:
+        """A new game from a request's body; the time its bots take to build counts in the request's bot
+        budget (``PlaySession(spent=...)``; ``fiveplay_env.experiments.web.warm`` builds them ahead)."""
+        t0 = time.perf_counter()
         game = body.get("game")
         config = PlaySession.make_config(game, body.get("config", {}))
         n = config.num_players
@@ -191,7 +195,8 @@ class Routes:
                 self._fits(agents[q], self.policy.resolve(name, game).make_name, game, config, q)
             except BotError as e:
                 raise GameError(400, f"bots[{i}] (seat {q}): {e}") from None
-        return PlaySession(game, config, seat, agents, seed, client=client, on_over=self.save)
+        return PlaySession(game, config, seat, agents, seed, client=client, on_over=self.save,
+                           spent=time.perf_counter() - t0)
 
     async def games_new(self, request: Request) -> Response:
         body = await json_body(request, fields=("game", "config", "seat", "bots", "seed"))

@@ -10,8 +10,8 @@ actions played so far, the snapshot's ``steps``): the same move sent twice is an
 and a move for a step already past is refused (409). Bots then move until it is the human's turn or the
 game ends, at most ``MAX_BOT_MOVES`` moves and ``MAX_BOT_SECONDS`` of bot time per request, each move
 (and each hint) under a hard deadline of at most ``MAX_MOVE_SECONDS`` that also ends with the request's
-budget (``move_deadline``: a search stops inside its simulations and plays its best move so far); if that
-is not enough the snapshot says ``pending`` and ``advance(step)`` goes on. A game longer than
+budget (``move_deadline``: a search stops inside its simulations and plays its best move so far; a new
+game's budget includes the time its bots took to build, ``PlaySession(spent=...)``); if that is not enough the snapshot says ``pending`` and ``advance(step)`` goes on. A game longer than
 ``MAX_GAME_STEPS`` actions is stopped with an error. A bot that raises or returns an illegal action ends
 that game only, with ``error``.
 
@@ -138,7 +138,8 @@ class PlaySession:
     saves the record)."""
 
     def __init__(self, game: str, config: Mapping[str, Any], seat: Any, bots: Mapping[int, Agent], seed: int,
-                 client: tuple[str, str] = ("", ""), on_over: Callable[["PlaySession"], None] | None = None) -> None:
+                 client: tuple[str, str] = ("", ""), on_over: Callable[["PlaySession"], None] | None = None,
+                 spent: float = 0.0) -> None:
         self.adapter = games_mod.get_game(game)
         self.game = game
         self.config = config
@@ -172,7 +173,7 @@ class PlaySession:
             if agent.uses_engine:
                 agent.observe_engine(self.engine, q)
         with self.lock:
-            self._advance()
+            self._advance(spent)
 
     @staticmethod
     def make_config(game: str, config: Any) -> Any:
@@ -312,15 +313,18 @@ class PlaySession:
         self.error = text
         self.events.append({"type": "error", "player": player, "text": text})
 
-    def _advance(self) -> None:
-        """Bots move until the human's turn, the end, or this request's budget (then ``pending``)."""
-        moves, start = 0, time.perf_counter()
+    def _advance(self, spent: float = 0.0) -> None:
+        """Bots move until the human's turn, the end, or this request's budget (then ``pending``).
+        ``spent``: seconds of the budget the request has used already (a new game: building its bots);
+        then even the first move waits for the budget (else one move at least)."""
+        moves, start = 0, time.perf_counter() - max(0.0, spent)
         self.pending = False
         while not self.engine.is_over and self.error is None and self.engine.current_player != self.seat:
             if len(self.actions) >= MAX_GAME_STEPS:
                 self._fail(f"the game reached {MAX_GAME_STEPS} actions without ending; stopped", -1)
                 break
-            if moves and (moves >= MAX_BOT_MOVES or time.perf_counter() - start > MAX_BOT_SECONDS):  # one at least
+            if (moves or spent > 0) and (moves >= MAX_BOT_MOVES or time.perf_counter() - start > MAX_BOT_SECONDS
+                                         - (MIN_MOVE_SECONDS if not moves else 0.0)):
                 self.pending = True
                 break
             q = self.engine.current_player

@@ -595,7 +595,9 @@ def test_bot_moves_per_request_are_capped(client, monkeypatch):
     monkeypatch.setattr(sessions, "MAX_BOT_MOVES", 400)
     monkeypatch.setattr(sessions, "MAX_BOT_SECONDS", 0.0)  # the time budget: one move per answer
     snap = new_game(client, game="five_alive", config={"num_players": 4}, bots=["random"] * 3, seat=3, seed=4)
-    assert snap["pending"] and snap["steps"] == 1
+    assert snap["pending"] and snap["steps"] == 0  # (a new game's budget went on building its bots)
+    r = client.post(f"/api/games/{snap['id']}/advance", json={"step": 0}, headers=H(snap))
+    assert r.json()["pending"] and r.json()["steps"] == 1
 
 
 def test_a_game_that_never_ends_is_stopped(client, monkeypatch):

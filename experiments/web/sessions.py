@@ -34,7 +34,7 @@ from typing import Any
 from fiveplay_env.agents import games as games_mod
 from fiveplay_env.agents.base import Agent
 from fiveplay_env.experiments.web import games as web_views
-from fiveplay_env.experiments.web import views
+from fiveplay_env.experiments.web import hints, views
 from fiveplay_env import records
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import from_kwargs
@@ -356,7 +356,8 @@ class PlaySession:
     # --- hints ---------------------------------------------------------------------------------------
     def hint(self, make: Callable[[int], Agent], step: Any) -> dict[str, Any]:
         """What the agent ``make(seed)`` would play now from the human's seat, seeing only what that seat
-        sees; ``{"step", "bot", "action", "label", "thoughts"}``. 409 unless it is the human's turn."""
+        sees; ``{"step", "bot", "action", "label", "thoughts", "cost", "reason"}`` (``cost`` and ``reason``:
+        the player's terms, ``fiveplay_env.experiments.web.hints``). 409 unless it is the human's turn."""
         if isinstance(step, bool) or not isinstance(step, int):
             raise GameError(400, "step: expected the integer step (the snapshot's \"steps\")")
         with self.lock:
@@ -375,9 +376,12 @@ class PlaySession:
                 raise GameError(400, f"bot {agent.name!r} cannot give a hint here: {type(e).__name__}: {str(e)[:300]}") from None
             if not 0 <= action < len(mask) or not mask[action]:
                 raise GameError(400, f"bot {agent.name!r} suggested an illegal move")
-            return {"step": step, "bot": agent.name, "action": action, "label": views.action_label(self.game, action),
-                    "thoughts": labelled(self.game, getattr(agent, "last_thoughts", None)),
-                    "seconds": round(time.perf_counter() - t0, 3)}
+            out = {"step": step, "bot": agent.name, "action": action, "label": views.action_label(self.game, action),
+                   "thoughts": labelled(self.game, getattr(agent, "last_thoughts", None)),
+                   "seconds": round(time.perf_counter() - t0, 3)}
+            # in the player's terms: the move's expected cost to the seat and why (its information set only)
+            return dict(out, **hints.explain(self.game, self.engine, self.seat, action, mask.nonzero()[0].tolist(),
+                                             seeding.derive(seeding.derive(self.hint_seed, step), 1)))
 
 
 def bot_seeds(seed: int, seats: Sequence[int]) -> dict[int, int]:

@@ -33,10 +33,12 @@ and which drawing code of the browser shows it. The panel's presets are the game
 |                 | explanations show; None: ``GameDef.describe``); the developer's rule book is docs/rules.md|
 | ``options``     | ``{config field: Option}``: the new-game panel's words for the optional rules (the rules   |
 |                 | text's "Options" section is made of the same words)                                      |
-| ``hint_reason`` | ``(config, state, seat, action) -> str``: why a move, in a short sentence a player reads  |
-|                 | (None: no reason beyond the bot's numbers)                                               |
-| ``hint_cost``   | ``(thoughts) -> dict``: a bot's thoughts as what a move is expected to cost the player    |
-|                 | (``fiveplay_env.experiments.web.bots.hint_words``)                                      |
+| ``hint_reason`` | ``(config, state, seat, action) -> str``: why a move, in a short sentence a player reads, |
+|                 | from what ``seat`` sees (None: no reason beyond the bot's numbers)                       |
+| ``hint_cost``   | ``(config, state, seat, action, legal, rollouts) -> dict``: what a move is expected to    |
+|                 | cost the player, in the game's units (``text``, ``value``, ``unit``, ``when``, ``others``: |
+|                 | the cheapest other move); ``rollouts(actions)``: each action's end states in common       |
+|                 | worlds of the seat's information set (``fiveplay_env.experiments.web.hints``)           |
 """
 from __future__ import annotations
 
@@ -110,7 +112,8 @@ class WebView:
     rules: PlayerRules | None = None
     options: Mapping[str, Option] = field(default_factory=dict)
     hint_reason: Callable[[Any, Any, int, int], str] | None = None
-    hint_cost: Callable[[Mapping[str, Any]], dict[str, Any]] | None = None
+    hint_cost: Callable[[Any, Any, int, int, list[int], Callable[[list[int]], dict[int, list[Any]]]],
+                        dict[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.kind, str) or not self.kind.isidentifier():

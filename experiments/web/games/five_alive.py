@@ -74,6 +74,82 @@ def round_of(s: fa_state.FiveAliveState) -> int:
     return max(0, s.round - 1) if s.phase == fa_state.OVER else s.round
 
 
+# --- hints in a player's terms (fiveplay_env.experiments.web.hints) -----------------------------------------
+
+_SET_TO = {fa_state.EQ21: 21, fa_state.EQ0: 0, fa_state.EQ10: 10}
+
+
+def _lives(n: float | int) -> str:
+    return f"{n} li{'fe' if n == 1 else 'ves'}"
+
+
+def hint_cost(config: Any, s: fa_state.FiveAliveState, seat: int, action: int, legal: list[int],
+              rollouts: Any) -> dict[str, Any]:
+    """What ``action`` is expected to cost ``seat``: the chance to lose a life by the end of this round and
+    the lives lost on average, from the search's rollouts of every legal move on common worlds; with the
+    move least likely to cost a life (``others``)."""
+    ends = rollouts(legal)
+    lost = {a: [max(0, s.lives[seat] - e.lives[seat]) for e in ends[a]] for a in legal}
+    chance = {a: sum(1 for x in v if x > 0) / max(1, len(v)) for a, v in lost.items()}
+    mean = {a: sum(v) / max(1, len(v)) for a, v in lost.items()}
+    p, m = chance[action], mean[action]
+    if p == 0:
+        text = "you should keep all your lives this round"
+    else:
+        text = f"about a {round(p * 100)}% chance you lose a life this round"
+        if m >= p + 0.05:
+            text += f" (about {m:.1f} lives on average)"
+    rest = sorted((chance[a], mean[a], a) for a in legal if a != action)
+    others = [{"action": a, "label": label(a), "value": round(c, 2), "lives": round(x, 2)} for c, x, a in rest[:3]]
+    if rest:
+        c, _, a = rest[0]
+        text += f" ({label(a)}: {round(c * 100)}%)"
+    return {"value": round(p, 2), "lives": round(m, 2), "unit": "chance to lose a life", "when": "this round",
+            "text": text, "others": others, "worlds": len(ends[action])}
+
+
+def hint_reason(config: Any, s: fa_state.FiveAliveState, seat: int, action: int) -> str:
+    """Why ``action``, from what ``seat`` sees: what the card does to the total or to the others, what it
+    keeps for later, or why nothing can be played."""
+    t = s.total
+    hand = s.hands[seat]
+    name = label(action)
+    if s.phase == fa_state.BOMB_ANSWER:
+        if action == fa_state.N0:
+            return "throwing away a 0 answers the Bomb: you keep your life"
+        return "you hold no 0 to answer the Bomb: you lose a life"
+    if action == fa_state.BUST:
+        return f"none of your cards can be played on {t}: you lose a life"
+    if s.hand_size[seat] == 1:
+        return "your last card: you go out and everyone still holding cards loses a life"
+    fits = [k for k in range(fa_state.NUM_NUMBERS) if hand[k] and t + k <= fa_state.MAX_TOTAL]
+    if action < fa_state.NUM_NUMBERS:
+        why = f"the total goes from {t} to {t + action}"
+        kept = [label(k) for k in range(fa_state.NUM_NUMBERS, fa_state.NUM_KINDS) if hand[k]]
+        if kept:
+            why += f", keeping your {' and '.join(kept[:2])}{' and more' if len(kept) > 2 else ''} for later"
+        return why
+    if not fits:
+        lead = f"none of your numbers fits on {t}, so "
+    else:
+        lead = ""
+    if action in _SET_TO:
+        return lead + f"{name} makes the total {_SET_TO[action]} (from {t})"
+    if action in (fa_state.REVERSE, fa_state.SKIP, fa_state.PASS):
+        return lead + f"{name} passes the turn on without raising the total ({t})"
+    others = [q for q in range(s.num_players) if q != seat and s.alive[q]]
+    if action in (fa_state.DRAW1, fa_state.DRAW2):
+        k = 1 if action == fa_state.DRAW1 else 2
+        return lead + f"{name}: every other player still in takes {k} card{'s' if k > 1 else ''}; you hold {s.hand_size[seat]}"
+    if action == fa_state.BOMB:
+        return lead + f"Bomb: each of the {len(others)} other players still in without a 0 loses a life"
+    if action == fa_state.REDEAL:
+        fewest = min((s.hand_size[q] for q in others), default=0)
+        return lead + (f"everyone hands in their cards and they are dealt again: you hold {s.hand_size[seat]}, "
+                       f"the fewest of the others {fewest}")
+    return lead + f"{name} is played"
+
+
 # --- the rules for players ---------------------------------------------------------------------------------
 # Written for the table ("the total", P0.., no engine words); each sentence names the rule book items it says
 # (docs/rules.md, numbered by rules_text.book_items), and tests/web/test_player_rules.py checks that every item
@@ -233,4 +309,6 @@ VIEW = WebView(
     meta={"five_alive_kinds": list(fa_state.ACTION_NAMES)},
     rules=RULES,
     options=OPTIONS,
+    hint_reason=hint_reason,
+    hint_cost=hint_cost,
 )

@@ -166,6 +166,95 @@ def round_of(s: t5_state.Take5State) -> int:
     return max(0, s.round - 1) if s.phase == t5_state.OVER else s.round
 
 
+# --- hints in a player's terms (fiveplay_env.experiments.web.hints) -----------------------------------------
+
+def _heads(n: float | int) -> str:
+    return f"{n} bull head{'' if n == 1 else 's'}"
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def _taken(s0: t5_state.Take5State, s1: t5_state.Take5State, seat: int) -> int:
+    """The bull heads ``seat`` took from ``s0`` to ``s1`` (a rollout's end: the round's end, where the round's
+    penalties have joined the scores, or earlier)."""
+    if s1.round > s0.round:
+        return s1.scores[seat] - s0.scores[seat] - s0.round_pen[seat]
+    return s1.round_pen[seat] - s0.round_pen[seat]
+
+
+def hint_cost(config: Any, s: t5_state.Take5State, seat: int, action: int, legal: list[int],
+              rollouts: Any) -> dict[str, Any]:
+    """What ``action`` is expected to cost ``seat`` in bull heads: a row choice exactly (the row's bull heads,
+    taken now), a card as the mean of what the seat takes by the end of the round (``value``) and at this
+    trick (``now``) in the search's rollouts of every legal card on common worlds; with the cheapest other
+    moves (``others``)."""
+    now: dict[int, float] = {}
+    if s.phase == t5_state.ROW_CHOICE:
+        cost = {a: float(_bulls(s.rows[a - t5_state.ACTION_ROW0])) for a in legal}
+        when, worlds = "now", 0
+        text = f"you take {_heads(int(cost[action]))} now"
+    else:
+        def mean(ends: dict[int, list[Any]]) -> dict[int, float]:
+            return {a: sum(_taken(s, e, seat) for e in ends[a]) / max(1, len(ends[a])) for a in legal}
+
+        ends = rollouts(legal)
+        worlds = len(ends[action])
+        cost = mean(ends)
+        when = "this round"
+        x = cost[action]
+        text = f"about {x:.1f} bull heads for you by the end of the round"
+        if s.phase == t5_state.PLAY:
+            now = mean(rollouts(legal, depth=1))
+            y = now[action]
+            text = ("probably nothing to take at this trick" if y < 0.05 else f"about {y:.1f} bull heads at this trick") \
+                + (", " if y < 0.05 else " and ") + text
+    rest = sorted((c, a) for a, c in cost.items() if a != action)
+    others = [{"action": a, "label": label(a), "value": round(c, 2)} for c, a in rest[:3]]
+    if rest:
+        c, a = rest[0]
+        text += f" ({label(a)}: {_heads(int(c)) if when == 'now' else f'about {c:.1f}'})"
+    out = {"value": round(cost[action], 2), "unit": "bull heads", "when": when, "text": text, "others": others,
+           "worlds": worlds}
+    if now:
+        out["now"] = round(now[action], 2)
+    return out
+
+
+def hint_reason(config: Any, s: t5_state.Take5State, seat: int, action: int) -> str:
+    """Why ``action``, from what ``seat`` sees: where the card would go on the rows as they are, or what the
+    chosen row holds against the others."""
+    rows = s.rows
+    if s.phase == t5_state.ROW_CHOICE:
+        r = action - t5_state.ACTION_ROW0
+        bulls = [_bulls(x) for x in rows]
+        low = min(bulls)
+        if bulls[r] == low:
+            ties = [str(q + 1) for q in range(len(rows)) if bulls[q] == low and q != r]
+            also = "" if not ties else f" (as does row {ties[0]})" if len(ties) == 1 else \
+                f" (as do rows {', '.join(ties[:-1])} and {ties[-1]})"
+            return f"row {r + 1} holds {_heads(low)}, the fewest{also}"
+        q = bulls.index(low)
+        return f"row {r + 1} holds {_heads(bulls[r])}; the fewest is {low}, on row {q + 1}"
+    n = action + 1
+    if s.phase == t5_state.DRAFT:
+        return f"{n} carries {_heads(int(t5_state.BULL[action]))}"
+    r = t5_engine.target_row(rows, action)
+    if r < 0:
+        q = t5_engine.cheapest_row(rows)
+        heads = _heads(_bulls(rows[q]))
+        if config.row_pick == "player":
+            return f"your {n} is lower than every row: you would take a row, the cheapest being row {q + 1} with {heads}"
+        return f"your {n} is lower than every row: row {q + 1}, the cheapest, with {heads}, would be taken for you"
+    if len(rows[r]) >= t5_state.ROW_LIMIT:
+        return (f"your {n} would be the 6th card of row {r + 1}: you would take its {len(rows[r])} cards "
+                f"({_heads(_bulls(rows[r]))}) unless a lower card lands there first")
+    pos = len(rows[r]) + 1
+    full = "; the row would then be full" if pos == t5_state.ROW_LIMIT else ""
+    return f"your {n} would be the {_ordinal(pos)} card of row {r + 1}, after {rows[r][-1] + 1}{full}"
+
+
 # --- the rules for players ---------------------------------------------------------------------------------
 # Written for the table (rows 1 to 4, P0.., no engine words); each sentence names the rule book items it says
 # (docs/rules.md, numbered by rules_text.book_items), and tests/web/test_player_rules.py checks that every item
@@ -249,4 +338,6 @@ VIEW = WebView(
     meta={"take5_bullheads": list(t5_state.BULL)},
     rules=RULES,
     options=OPTIONS,
+    hint_reason=hint_reason,
+    hint_cost=hint_cost,
 )

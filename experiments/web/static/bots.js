@@ -201,8 +201,13 @@ function analysisBot(game, n) {
 const pct = (p) => `${Math.round(p * 100)}%`;
 
 function hintReason(h, game) {
-  // one line: why this move (the policy's odds and its expected bull heads, or the search's values of the move and
-  // of the next best)
+  // one line in the player's terms: what the move is expected to cost you and why (the server's hints.py: the game's
+  // hint_cost and hint_reason); a game without them: the bot's own numbers (the policy's odds, the search's values)
+  if (h.cost || h.reason) {
+    const parts = [h.cost && h.cost.text, h.reason].filter(Boolean);
+    if (h.thoughts && h.thoughts.forced) parts.push("the only legal move");
+    return parts.join("; ");
+  }
   const t = h.thoughts;
   if (!t) return "its fixed rule's choice";
   if (t.forced) return "the only legal move";

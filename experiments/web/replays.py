@@ -203,7 +203,8 @@ def replay_page(item: dict[str, Any], start: int, count: int) -> dict[str, Any]:
             frames.append(frame)
         before = (state.clone(), action) if start <= step + 1 < end else None
     meta = rec.get("meta") if isinstance(rec.get("meta"), dict) else {}
-    return {"game": game, "config": rec["config"], "seed": rec["seed"], "agents": rec.get("agents", []),
+    seed = rec["seed"]  # as text, like the snapshot's: a browser's numbers are exact only up to 2**53
+    return {"game": game, "config": rec["config"], "seed": None if seed is None else str(seed), "agents": rec.get("agents", []),
             "final": rec.get("final"), "total_frames": total, "start": start, "frames": frames,
             "rounds": item["rounds"], "has_thoughts": bool(item["thoughts"]),
             "human_seat": meta.get("human_seat") if isinstance(meta.get("human_seat"), int) else None}

@@ -4,7 +4,8 @@
 ``summary.json``), newest first, each ``{name, kind, game, created, files, plots, records, checkpoint}``
 (kind, game and time read from the folder name ``<kind>__<game>__<seed>__<time>``, the game from its
 ``config.json`` where it says). ``run_detail(runs_dir, name)``: one run, with its ``config``,
-``summary`` and the last 1,000 rows of ``curves.csv``. Files are read only inside the runs folder
+``summary`` (paths inside the runs folder made relative to it: ``run_relative``) and the last 1,000 rows
+of ``curves.csv``. Files are read only inside the runs folder
 (``guards.safe_file``: no links out, no ``..``), at most ``MAX_UPLOAD`` bytes each, JSON nested at most
 64 deep; an unreadable file is shown as missing (None), never an error.
 """
@@ -64,6 +65,28 @@ def list_runs(runs_dir: str) -> list[dict[str, Any]]:
     return out
 
 
+def run_relative(x: Any, runs_dir: str) -> Any:
+    """``x`` (JSON data) with every path inside the runs folder made relative to it: a training run's
+    ``run_dir``, ``checkpoint`` and ``agent`` (``ckpt:/srv/runs/train__...`` -> ``ckpt:train__...``, the name
+    the bot picker shows) name no server folder. A path at the start of a string or after a ``name:`` prefix."""
+    roots = sorted({os.path.realpath(runs_dir), os.path.abspath(runs_dir), os.path.normpath(runs_dir)}, key=len,
+                   reverse=True)
+    if isinstance(x, str):
+        name, colon, rest = x.partition(":")
+        for head, body in (("", x), (name + colon, rest)) if colon else (("", x),):
+            for root in roots:
+                if body.startswith(root + os.sep):
+                    return head + body[len(root) + 1:]
+                if body == root:
+                    return head + "."
+        return x
+    if isinstance(x, list):
+        return [run_relative(v, runs_dir) for v in x]
+    if isinstance(x, dict):
+        return {k: run_relative(v, runs_dir) for k, v in x.items()}
+    return x
+
+
 def run_detail(runs_dir: str, name: str) -> dict[str, Any]:
     """One run folder's details (module docstring); ``GameError`` 404 unless ``name`` is a run folder
     directly under ``runs_dir``."""
@@ -71,8 +94,8 @@ def run_detail(runs_dir: str, name: str) -> dict[str, Any]:
     if path is None or not os.path.isdir(path) or os.path.dirname(path) != os.path.realpath(runs_dir):
         raise GameError(404, f"no run called {name[:80]!r} under the runs folder")
     info = _run_info(runs_dir, os.path.basename(path))
-    info["config"] = _read_json(os.path.join(path, "config.json"))
-    info["summary"] = _read_json(os.path.join(path, "summary.json"))
+    info["config"] = run_relative(_read_json(os.path.join(path, "config.json")), runs_dir)
+    info["summary"] = run_relative(_read_json(os.path.join(path, "summary.json")), runs_dir)
     curves = os.path.join(path, "curves.csv")
     if os.path.isfile(curves) and os.path.getsize(curves) <= MAX_UPLOAD:
         with open(curves, encoding="utf-8", errors="replace") as f:

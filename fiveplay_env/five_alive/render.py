@@ -31,10 +31,10 @@ def describe_event(state: FiveAliveState) -> str:
         notes.append(f"{ev['reshuffled']} cards reshuffled into the draw pile")
     notes += [f"player_{q} drew {c}" for q, c in ev["drawn"].items()]
     notes += [f"player_{q} discarded a 0" for q in ev["zeros_discarded"]]
+    if ev["went_out"]:  # who went out first: the lives lost at the round's end follow from it
+        notes.append("went out: " + ", ".join(f"player_{q}" for q in ev["went_out"]) + "; the round ends")
     notes += [f"player_{q} lost {c} li{'fe' if c == 1 else 'ves'}" for q, c in ev["lives_lost"].items()]
     notes += [f"player_{q} is eliminated" for q in ev["eliminated"]]
-    if ev["went_out"]:
-        notes.append("went out: " + ", ".join(f"player_{q}" for q in ev["went_out"]) + "; the round ends")
     if ev["dealer"] is not None:
         notes.append(f"player_{ev['dealer']} deals a new round")
     if state.phase == BOMB_ANSWER:

@@ -88,8 +88,13 @@ function flatten(obj, prefix = "", out = []) {
 
 // a server's file path is no reader's business: shown as its last part (a file name), never whole
 const PATHY = /^(\/|~\/|[A-Za-z]:[\\/])|(^|\/)\.\.?\//;
+const PREFIXED = /^([a-z][a-z0-9_-]*:)(.*)$/i;  // "ckpt:/srv/.../run": the name kept, the path reduced
 function noPaths(x) {
-  if (typeof x === "string") return PATHY.test(x) ? (x.split(/[\\/]/).filter(Boolean).pop() || "") : x;
+  if (typeof x === "string") {
+    const m = x.match(PREFIXED);
+    if (m && PATHY.test(m[2])) return m[1] + noPaths(m[2]);
+    return PATHY.test(x) ? (x.split(/[\\/]/).filter(Boolean).pop() || "") : x;
+  }
   if (Array.isArray(x)) return x.map(noPaths);
   if (x && typeof x === "object") return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, noPaths(v)]));
   return x;

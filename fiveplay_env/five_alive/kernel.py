@@ -504,8 +504,9 @@ def play(S, P, b, p, k, sc):
 def step_one(S, P, b, a, base_seed, batch, sc):
     """Game b plays action ``a`` (legal: the engine checked it); the step's rewards go to ``rewards[b]``.
     A game that ends moves its slot on to its next game (same-step autoreset)."""
-    (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
-     seed, game_index, rewards, terminated, truncated, final_lives, final_result, final_win) = S
+    total, cur, phase, lives, steps, seed, game_index = S[TOTAL], S[CUR], S[PHASE], S[LIVES_], S[STEPS], S[SEED], S[GAME_INDEX]
+    rewards, terminated, truncated = S[REWARDS], S[TERMINATED], S[TRUNCATED]
+    final_lives, final_result, final_win = S[FINAL_LIVES], S[FINAL_RESULT], S[FINAL_WIN]
     n = P[N]
     for q in range(n):
         rewards[b, q] = 0.0
@@ -563,13 +564,83 @@ def write_mask(S, P, b, mask):
 
 @nb.njit(cache=True)
 def step_all(S, P, actions, base_seed, mask):
-    """Every game b plays ``actions[b]``; the mask rows follow."""
-    B = S[0].shape[0]
+    """Every game b plays ``actions[b]``; the mask rows follow.
+
+    A number or a simple wild card that is not the seat's last card (most decisions) is played here, on
+    the arrays unpacked once (a call that passes the state tuple costs a reference count per array);
+    every other step goes through ``step_one``."""
+    (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
+     seed, game_index, rewards, terminated, truncated, final_lives, final_result, final_win) = S
+    B = hands.shape[0]
+    n = P[N]
+    max_steps = P[MAX_STEPS]
+    free_bust = P[FREE_BUST]
     sc = (np.empty(MAX_CARDS, np.uint64), np.empty(MAX_CARDS, np.int64), np.empty(MAX_CARDS, np.int64),
           np.empty(8, np.int64))
     for b in range(B):
-        step_one(S, P, b, actions[b], base_seed, B, sc)
-        write_mask(S, P, b, mask)
+        a = actions[b]
+        p = np.int64(cur[b])
+        if (a < DRAW1 and phase[b] == PLAY and hsize[b, p] > 1
+                and (max_steps < 0 or steps[b] + 1 < max_steps)):
+            for q in range(n):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            truncated[b] = False
+            hands[b, p, a] -= 1
+            hsize[b, p] -= 1
+            disc[b, a] += 1
+            top[b] = a
+            if a < NUM_NUMBERS:
+                total[b] += a
+            elif a == REVERSE:
+                dir_[b] = -dir_[b]
+            elif a == EQ21:
+                total[b] = 21
+            elif a == EQ10:
+                total[b] = 10
+            elif a == EQ0:
+                total[b] = 0
+            d = np.int64(dir_[b])
+            q = (p + d + n) % n
+            while lives[b, q] == 0:
+                q = (q + d + n) % n
+            if a == SKIP:
+                q = (q + d + n) % n
+                while lives[b, q] == 0:
+                    q = (q + d + n) % n
+            cur[b] = q
+            steps[b] += 1
+        elif (a == BUST and phase[b] == PLAY and lives[b, p] > 1
+              and (max_steps < 0 or steps[b] + 1 < max_steps)):  # a BUST that ends nothing
+            terminated[b] = False
+            truncated[b] = False
+            for q in range(n):
+                rewards[b, q] = 0.0
+            for q in range(p % 2 if P[TEAMS] else p, n if P[TEAMS] else p + 1, 2 if P[TEAMS] else 1):
+                lives[b, q] -= 1
+                if P[REWARD_LIVES]:
+                    rewards[b, q] = -1.0
+            total[b] = 0
+            d = np.int64(dir_[b])
+            q = (p + d + n) % n
+            while lives[b, q] == 0:
+                q = (q + d + n) % n
+            cur[b] = q
+            steps[b] += 1
+        else:
+            step_one(S, P, b, a, base_seed, B, sc)
+        # the mask (write_mask, inline)
+        p = np.int64(cur[b])
+        if phase[b] == PLAY:
+            room = MAX_TOTAL - total[b]
+            some = 0
+            for k in range(NUM_KINDS):
+                ok = 1 if hands[b, p, k] > 0 and (k >= NUM_NUMBERS or k <= room) else 0
+                mask[b, k] = ok
+                some |= ok
+            mask[b, BUST] = 1 if (some == 0 or free_bust) else 0
+        else:
+            write_mask(S, P, b, mask)
 
 
 @nb.njit(cache=True)

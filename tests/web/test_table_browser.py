@@ -9,6 +9,8 @@ the stale-tab message, "My games", the log, and results pages without server pat
 test_browser (``FIVEPLAY_SHOTS``)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from fiveplay_env.experiments.web import views
@@ -361,13 +363,18 @@ def test_delete_of_a_game_in_progress_asks_first(page, server, tmp_path):
         server.server.config.app.state.store.get(gid, token)
 
 
-def test_hint_from_the_opponents_bot_with_a_reason(desktop, server):
+def test_hint_from_the_opponents_bot_with_a_reason(desktop, server, tmp_path):
     open_app(desktop, server)
     start_game(desktop, "take5", preset="standard", seed=12)  # opponents: the game-to-66 policy
     desktop.click("#hint-btn")
     desktop.wait_for_function("() => document.querySelector('#hint-text').textContent.startsWith('hint (')")
     text = desktop.inner_text("#hint-text")
-    assert text.startswith("hint (take5-game-4p): card ") and "more bull heads" in text and "%" in text, text
+    # in the player's terms: the bull heads the card is expected to cost (never negative, no odds) and why
+    assert text.startswith("hint (take5-game-4p): card ") and "bull heads" in text and "% " not in text, text
+    why = text.split(" \u2014 ", 1)[1]  # after the bot's name and the move
+    assert "simulation" not in why and not re.search(r"-\d", why), text
+    assert "would be the" in text or "lower than every row" in text, text
+    shot(desktop, tmp_path, "hint", full=False)
 
 
 def test_a_stale_tab_says_so_in_a_players_words(browser, server):

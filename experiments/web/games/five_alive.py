@@ -96,9 +96,9 @@ def hint_cost(config: Any, s: fa_state.FiveAliveState, seat: int, action: int, l
     if p == 0:
         text = "you should keep all your lives this round"
     else:
-        text = f"about a {round(p * 100)}% chance you lose a life this round"
+        text = f"about {round(p * 100)}% chance to lose a life this round"
         if m >= p + 0.05:
-            text += f" (about {m:.1f} lives on average)"
+            text += f", {m:.1f} lives on average"
     rest = sorted((chance[a], mean[a], a) for a in legal if a != action)
     others = [{"action": a, "label": label(a), "value": round(c, 2), "lives": round(x, 2)} for c, x, a in rest[:3]]
     if rest:

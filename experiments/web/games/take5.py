@@ -204,17 +204,17 @@ def hint_cost(config: Any, s: t5_state.Take5State, seat: int, action: int, legal
         cost = mean(ends)
         when = "this round"
         x = cost[action]
-        text = f"about {x:.1f} bull heads for you by the end of the round"
+        text = f"about {x:.1f} bull heads for you by the round's end"
         if s.phase == t5_state.PLAY:
             now = mean(rollouts(legal, depth=1))
             y = now[action]
-            text = ("probably nothing to take at this trick" if y < 0.05 else f"about {y:.1f} bull heads at this trick") \
-                + (", " if y < 0.05 else " and ") + text
+            text = (f"likely nothing to take this trick, about {x:.1f} bull heads by the round's end" if y < 0.05
+                    else f"about {y:.1f} bull heads this trick, {x:.1f} by the round's end")
     rest = sorted((c, a) for a, c in cost.items() if a != action)
     others = [{"action": a, "label": label(a), "value": round(c, 2)} for c, a in rest[:3]]
     if rest:
         c, a = rest[0]
-        text += f" ({label(a)}: {_heads(int(c)) if when == 'now' else f'about {c:.1f}'})"
+        text += f" ({label(a)}: {_heads(int(c)) if when == 'now' else f'{c:.1f}'})"
     out = {"value": round(cost[action], 2), "unit": "bull heads", "when": when, "text": text, "others": others,
            "worlds": worlds}
     if now:
@@ -245,11 +245,11 @@ def hint_reason(config: Any, s: t5_state.Take5State, seat: int, action: int) -> 
         q = t5_engine.cheapest_row(rows)
         heads = _heads(_bulls(rows[q]))
         if config.row_pick == "player":
-            return f"your {n} is lower than every row: you would take a row, the cheapest being row {q + 1} with {heads}"
-        return f"your {n} is lower than every row: row {q + 1}, the cheapest, with {heads}, would be taken for you"
+            return f"your {n} is lower than every row: you would take one (the cheapest: row {q + 1}, {heads})"
+        return f"your {n} is lower than every row: you would take the cheapest, row {q + 1} ({heads})"
     if len(rows[r]) >= t5_state.ROW_LIMIT:
         return (f"your {n} would be the 6th card of row {r + 1}: you would take its {len(rows[r])} cards "
-                f"({_heads(_bulls(rows[r]))}) unless a lower card lands there first")
+                f"({_heads(_bulls(rows[r]))})")
     pos = len(rows[r]) + 1
     full = "; the row would then be full" if pos == t5_state.ROW_LIMIT else ""
     return f"your {n} would be the {_ordinal(pos)} card of row {r + 1}, after {rows[r][-1] + 1}{full}"

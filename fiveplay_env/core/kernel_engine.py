@@ -101,6 +101,13 @@ class KernelEngine(BatchedActions):
         bounds) satisfies the rules' invariants for this config. Must not change ``self``."""
         raise NotImplementedError
 
+    def _tuple(self, st: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+        """``st``'s arrays in the schema's order, the form the kernels take (cached while ``st`` is the state)."""
+        cached = self.__dict__.get("_S")
+        if cached is None or cached[0] is not st:
+            cached = self._S = (st, tuple(st[name] for name in self.SCHEMA.names))
+        return cached[1]
+
     def _outputs(self) -> None:
         """Fresh public copies of the last step's outputs (a subclass adds its own, e.g. final scores)."""
         st = self._st
@@ -316,6 +323,7 @@ class KernelEngine(BatchedActions):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("_mask_f", None)
+        state.pop("_S", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

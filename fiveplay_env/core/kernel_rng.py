@@ -32,15 +32,53 @@ def base(seed: np.uint64, counter: np.uint64) -> np.uint64:
     return mix(mix(seed) ^ mix(counter + _C))
 
 
+_HIGH = np.uint64(0xFFFFFFFFFFFFFF00)
+_LOW = np.uint64(0xFF)
+_EIGHT = np.uint64(8)
+_SHIFT56 = np.uint64(56)
+
+
 @nb.njit(cache=True)
 def permutation(seed: np.uint64, counter: np.uint64, n: int, keys: np.ndarray, out: np.ndarray) -> None:
-    """``out[:n]`` = ``seeding.permutation(seed, counter, n)`` (``keys``: uint64 scratch of >= n)."""
+    """``out[:n]`` = ``seeding.permutation(seed, counter, n)`` (``keys``: uint64 scratch of >= n; n <= 256).
+
+    As ``seeding.fast_batch_permutation``: each key keeps its top 56 bits and carries its index in the low 8,
+    and the packed keys are sorted in place, which is the stable argsort wherever the top 56 bits of two keys
+    differ; the rare shuffle where two agree (about one in 10**14) is argsorted exactly."""
     b = base(seed, counter)
     for i in range(n):
-        keys[i] = mix(b + np.uint64(i) * _GOLDEN)
-    order = np.argsort(keys[:n], kind="mergesort")
+        keys[i] = (mix(b + np.uint64(i) * _GOLDEN) & _HIGH) | np.uint64(i)
+    # a bucket sort by the top 8 bits (the keys are uniform: about n / 256 a bucket), then insertion sorts
+    cnt = np.zeros(257, np.int64)
     for i in range(n):
-        out[i] = order[i]
+        cnt[(keys[i] >> _SHIFT56) + np.uint64(1)] += 1
+    for j in range(256):
+        cnt[j + 1] += cnt[j]
+    k = np.empty(n, np.uint64)
+    for i in range(n):
+        top = keys[i] >> _SHIFT56
+        k[cnt[top]] = keys[i]
+        cnt[top] += 1
+    for i in range(1, n):
+        x = k[i]
+        j = i
+        while j > 0 and k[j - 1] > x:
+            k[j] = k[j - 1]
+            j -= 1
+        k[j] = x
+    tie = False
+    for i in range(1, n):
+        if (k[i] >> _EIGHT) == (k[i - 1] >> _EIGHT):
+            tie = True
+    if tie:
+        for i in range(n):
+            keys[i] = mix(b + np.uint64(i) * _GOLDEN)
+        order = np.argsort(keys[:n], kind="mergesort")
+        for i in range(n):
+            out[i] = order[i]
+        return
+    for i in range(n):
+        out[i] = np.int64(k[i] & _LOW)
 
 
 @nb.njit(cache=True)
@@ -49,7 +87,7 @@ def below(seed: np.uint64, counter: np.uint64, k: int) -> int:
     return int(mix(base(seed, counter)) % np.uint64(k))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def derive(seed: np.uint64, index: np.int64) -> np.uint64:
     """``seeding.derive(seed, index)``: the seed of game ``index`` of a run."""
     return mix(base(seed, _DERIVE + np.uint64(index)))

@@ -54,10 +54,8 @@ def state_tuple(st: dict) -> tuple:
 
 
 @nb.njit(cache=True)
-def start_round(S, P, b, keys, perm):
+def start_round(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, counter, picks, seed, P, b, keys, perm):
     """A new round of game b: the deal (one shuffle, the counter + 1) or, with ``draft``, the open pool."""
-    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed,
-     game_index, rewards, terminated, final_scores) = S
     n, deck = P[N], P[DECK]
     trick[b] = 0
     cur[b] = 0
@@ -89,20 +87,19 @@ def start_round(S, P, b, keys, perm):
 
 
 @nb.njit(cache=True)
-def new_game(S, P, b, keys, perm):
+def new_game(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, P, b,
+             keys, perm):
     """Game b starts (its seed set): no score, no round, the first deal."""
-    scores, round_, counter = S[5], S[10], S[11]
     for q in range(P[N]):
         scores[b, q] = 0
     round_[b] = 0
     counter[b] = 0
-    start_round(S, P, b, keys, perm)
+    start_round(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, counter, picks, seed, P, b, keys, perm)
 
 
-@nb.njit(cache=True)
-def write_mask(S, P, b, mask):
+@nb.njit(cache=True, inline="always")
+def write_mask(loc, phase, cur, b, mask):
     """Row b of the legal mask: the acting seat's hand (play), the pool (draft) or rows 104..107."""
-    loc, phase, cur = S[0], S[7], S[8]
     ph = phase[b]
     if ph == ROW_CHOICE:
         for a in range(NUM_ACTIONS):
@@ -110,16 +107,14 @@ def write_mask(S, P, b, mask):
         return
     target = POOL if ph == DRAFT else cur[b]
     for c in range(NUM_CARDS):
-        mask[b, c] = 1 if loc[b, c] == target else 0
+        mask[b, c] = loc[b, c] == target
     for a in range(NUM_CARDS, NUM_ACTIONS):
         mask[b, a] = 0
 
 
-@nb.njit(cache=True)
-def _order(S, P, b, order):
+@nb.njit(cache=True, inline="always")
+def _order(pending, n, b, order):
     """``order[:n]``: the seats of the trick by ascending card (insertion sort of at most 10)."""
-    pending = S[4]
-    n = P[N]
     for i in range(n):
         j = i
         while j > 0 and pending[b, order[j - 1]] > pending[b, i]:
@@ -128,10 +123,9 @@ def _order(S, P, b, order):
         order[j] = i
 
 
-@nb.njit(cache=True)
-def target_row(S, b, card):
+@nb.njit(cache=True, inline="always")
+def target_row(rows, rlen, b, card):
     """The row ``card`` goes on: the one whose last card is the highest below it; -1 if too low."""
-    rows, rlen = S[1], S[2]
     best, best_end = -1, -1
     for r in range(NUM_ROWS):
         end = rows[b, r, rlen[b, r] - 1]
@@ -140,10 +134,9 @@ def target_row(S, b, card):
     return best
 
 
-@nb.njit(cache=True)
-def cheapest_row(S, b):
+@nb.njit(cache=True, inline="always")
+def cheapest_row(rlen, rbull, b):
     """Fewest bull heads, then fewer cards, then the lowest index."""
-    rlen, rbull = S[2], S[3]
     best, key = 0, 1 << 30
     for r in range(NUM_ROWS):
         k = rbull[b, r] * 64 + rlen[b, r] * 8 + r
@@ -152,10 +145,9 @@ def cheapest_row(S, b):
     return best
 
 
-@nb.njit(cache=True)
-def _take(S, b, owner, r, card):
+@nb.njit(cache=True, inline="always")
+def _take(rows, rlen, rbull, rpen, rewards, b, owner, r, card):
     """``owner`` takes row r (its bull heads join the round penalty) and ``card`` starts it again."""
-    rows, rlen, rbull, rpen, rewards = S[1], S[2], S[3], S[6], S[15]
     pts = rbull[b, r]
     rpen[b, owner] += pts
     rewards[b, owner] -= pts
@@ -166,23 +158,21 @@ def _take(S, b, owner, r, card):
     rbull[b, r] = _BULL[card]
 
 
-@nb.njit(cache=True)
-def _place_trick(S, P, b, forced, order):
+@nb.njit(cache=True, inline="always")
+def _place_trick(loc, rows, rlen, rbull, pending, rpen, rewards, n, b, forced, order):
     """Place the trick's cards in ascending order; ``forced`` >= 0: the lowest card takes that row."""
-    loc, rows, rlen, rbull, pending = S[0], S[1], S[2], S[3], S[4]
-    n = P[N]
-    _order(S, P, b, order)
+    _order(pending, n, b, order)
     for i in range(n):
         q = order[i]
         c = pending[b, q]
         loc[b, c] = SEEN
-        r = target_row(S, b, c)
+        r = target_row(rows, rlen, b, c)
         if i == 0 and forced >= 0:
-            _take(S, b, q, forced, c)
+            _take(rows, rlen, rbull, rpen, rewards, b, q, forced, c)
         elif r < 0:
-            _take(S, b, q, cheapest_row(S, b), c)
+            _take(rows, rlen, rbull, rpen, rewards, b, q, cheapest_row(rlen, rbull, b), c)
         elif rlen[b, r] == ROW_LIMIT:
-            _take(S, b, q, r, c)
+            _take(rows, rlen, rbull, rpen, rewards, b, q, r, c)
         else:
             rows[b, r, rlen[b, r]] = c
             rlen[b, r] += 1
@@ -192,9 +182,8 @@ def _place_trick(S, P, b, forced, order):
 
 
 @nb.njit(cache=True)
-def _end_round(S, P, b, base_seed, batch, keys, perm):
+def _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, base_seed, batch, keys, perm):
     """The round's penalties join the scores; a finished game moves its slot on to its next game."""
-    scores, rpen, round_, seed, game_index, terminated, final_scores = S[5], S[6], S[10], S[13], S[14], S[16], S[17]
     n = P[N]
     top = 0
     for q in range(n):
@@ -213,16 +202,17 @@ def _end_round(S, P, b, base_seed, batch, keys, perm):
             final_scores[b, q] = scores[b, q]
         game_index[b] += batch  # same-step autoreset: slot i's next game is game i + k*B of the run
         seed[b] = kernel_rng.derive(base_seed, game_index[b])
-        new_game(S, P, b, keys, perm)
+        new_game(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, P, b,
+                 keys, perm)
     else:
-        start_round(S, P, b, keys, perm)
+        start_round(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, counter, picks, seed, P, b, keys, perm)
 
 
-@nb.njit(cache=True)
-def step_one(S, P, b, a, base_seed, batch, keys, perm, order):
-    """Game b plays action ``a`` (legal: the engine checked it). Rewards are written to ``rewards[b]``."""
-    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed,
-     game_index, rewards, terminated, final_scores) = S
+@nb.njit(cache=True, inline="always")
+def _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+    """Game b plays action ``a`` (legal: the engine checked it), up to the end of a trick; returns True when that
+    was the round's last trick (the caller then ends the round: ``_end_round``, which deals). No call inside:
+    numba then keeps no reference counts on the arrays, which would cost more than the move."""
     n = P[N]
     for q in range(n):
         rewards[b, q] = 0.0
@@ -234,7 +224,7 @@ def step_one(S, P, b, a, base_seed, batch, keys, perm, order):
         picks[b] += 1
         if picks[b] < HAND_SIZE * n:
             cur[b] = (p + 1) % n
-            return
+            return False
         r = 0
         for c in range(NUM_CARDS):  # the 4 cards left start the rows, ascending
             if loc[b, c] == POOL:
@@ -245,61 +235,89 @@ def step_one(S, P, b, a, base_seed, batch, keys, perm, order):
                 r += 1
         phase[b] = PLAY
         cur[b] = 0
-        return
+        return False
     if ph == PLAY:
         p = cur[b]
         loc[b, a] = PENDING
         pending[b, p] = a
         if p + 1 < n:
             cur[b] = p + 1
-            return
+            return False
         forced = -1
         if P[PLAYER_ROWS]:  # the lowest card too low: its owner chooses a row first
             low, owner = NUM_CARDS, 0
             for q in range(n):
                 if pending[b, q] < low:
                     low, owner = pending[b, q], q
-            if target_row(S, b, low) < 0:
+            if target_row(rows, rlen, b, low) < 0:
                 for q in range(n):
                     loc[b, pending[b, q]] = QUEUE
                 phase[b] = ROW_CHOICE
                 cur[b] = owner
-                return
+                return False
     else:  # ROW_CHOICE
         forced = a - ACTION_ROW0
         phase[b] = PLAY
-    _place_trick(S, P, b, forced, order)
+    _place_trick(loc, rows, rlen, rbull, pending, rpen, rewards, n, b, forced, order)
     trick[b] += 1
     cur[b] = 0
-    if trick[b] == NUM_TRICKS:
-        _end_round(S, P, b, base_seed, batch, keys, perm)
+    return trick[b] == NUM_TRICKS
 
 
-@nb.njit(cache=True, parallel=False)
+@nb.njit(cache=True)
+def step_one(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, a, base_seed, batch, keys, perm, order):
+    """Game b plays action ``a`` (legal: the engine checked it); rewards are written to ``rewards[b]``. The
+    state arrays come first, in ``FIELDS`` order (``step_one(*state_tuple(st), P, ...)``); ``batch``: the
+    slots of the run (a finished game's slot moves on to game index + batch)."""
+    if _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+        _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, base_seed, batch, keys, perm)
+
+
+@nb.njit(cache=True)
 def step_all(S, P, actions, base_seed, mask):
     """Every game b plays ``actions[b]``; the mask rows follow."""
-    B = S[0].shape[0]
+    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores) = S
+    B = loc.shape[0]
     keys = np.empty(NUM_CARDS, np.uint64)
     perm = np.empty(NUM_CARDS, np.int64)
     order = np.empty(10, np.int64)
+    n = P[N]
     for b in range(B):
-        step_one(S, P, b, actions[b], base_seed, B, keys, perm, order)
-        write_mask(S, P, b, mask)
+        a = actions[b]
+        p = cur[b]
+        if phase[b] == PLAY and p + 1 < n:  # the common move, written out here: a call costs more than it does
+            for q in range(n):
+                rewards[b, q] = 0.0
+            terminated[b] = False
+            loc[b, a] = PENDING
+            pending[b, p] = a
+            cur[b] = p + 1
+            for c in range(NUM_CARDS):
+                mask[b, c] = loc[b, c] == p + 1
+            for c in range(NUM_CARDS, NUM_ACTIONS):
+                mask[b, c] = 0
+            continue
+        if _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+            _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, base_seed, B, keys, perm)
+        write_mask(loc, phase, cur, b, mask)
 
 
 @nb.njit(cache=True)
 def start_all(S, P, games):
     """Games ``games`` start (their seeds set)."""
+    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores) = S
     keys = np.empty(NUM_CARDS, np.uint64)
     perm = np.empty(NUM_CARDS, np.int64)
     for b in games:
-        new_game(S, P, b, keys, perm)
+        new_game(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, P, b,
+                 keys, perm)
 
 
 @nb.njit(cache=True)
 def mask_all(S, P, mask):
-    for b in range(S[0].shape[0]):
-        write_mask(S, P, b, mask)
+    loc, phase, cur = S[0], S[7], S[8]
+    for b in range(loc.shape[0]):
+        write_mask(loc, phase, cur, b, mask)
 
 
 __all__ = ["ASIDE", "FIELDS", "OUT", "PENDING", "POOL", "QUEUE", "SEEN", "mask_all", "params", "start_all",

@@ -40,9 +40,9 @@ Contract, for B = ``num_envs`` games of the game's batched engine (``fiveplay_en
   ``act_batch``) for every other seat, or a list of n-1 (per other seat, in seat order skipping the
   learner's). Search agents (``uses_engine``) need the reference engine and are refused.
 - How games wait: the engine steps every game at once, so when some games are at the learner's turn
-  while others still need the fixed agents, the waiting games get a placeholder action and their rows
-  of the engine state are put back afterwards (``_RowGuard``; a test replays every game through the
-  reference engine to prove the games are exact).
+  while others still need the fixed agents, only the games that move are stepped (the engine's
+  ``step(actions, active=...)``: the waiting games keep their state exactly; a test replays every game
+  through the reference engine to prove the games are exact).
 """
 from __future__ import annotations
 
@@ -56,54 +56,6 @@ from gymnasium.vector import AutoresetMode
 from fiveplay_env.single_agent import check_seat, resolve_opponents
 from fiveplay_env.vector import _factory
 
-_OUTPUTS = frozenset({"rewards", "terminated"})
-
-
-class _RowGuard:
-    """Saves and restores chosen games (rows) of a batched engine's state arrays.
-
-    The batch axis of every array attribute is found once, by building a second engine of B + 1
-    games and comparing shapes; views with a batch axis (of padded buffers) are restored in place, so
-    their bases get the rows back too; flat 1-d views (whose layout may be seat-major) are skipped, as
-    their bases are restored. A flat array that owns its data is taken as game-major ([B * k]).
-    The cached legal mask is recomputed after a restore (``_update_mask``); step outputs (``rewards``,
-    ``terminated``, ``final_*``) are read before the restore and left as they are.
-    """
-
-    def __init__(self, engine: Any, probe: Any) -> None:
-        B = engine.batch_size
-        self.fields: list[tuple[str, int, int]] = []  # (name, batch axis, row width for flat arrays)
-        for name, arr in vars(engine).items():
-            other = getattr(probe, name, None)
-            if (not isinstance(arr, np.ndarray) or not isinstance(other, np.ndarray) or name in _OUTPUTS
-                    or name.startswith("final_") or name.startswith("_mask") or arr.ndim != other.ndim):
-                continue
-            diff = [k for k in range(arr.ndim) if arr.shape[k] != other.shape[k]]
-            if len(diff) != 1:
-                continue
-            k = diff[0]
-            if arr.shape[k] == B and other.shape[k] == B + 1:
-                self.fields.append((name, k, 0))
-            elif (arr.ndim == 1 and arr.base is None and arr.shape[0] % B == 0
-                  and other.shape[0] == arr.shape[0] // B * (B + 1)):
-                self.fields.append((name, 0, arr.shape[0] // B))
-
-    def save(self, engine: Any) -> dict[str, np.ndarray]:
-        return {name: getattr(engine, name).copy() for name, _, _ in self.fields}
-
-    def restore(self, engine: Any, saved: dict[str, np.ndarray], rows: np.ndarray) -> None:
-        for name, axis, width in self.fields:
-            cur = getattr(engine, name)
-            if not cur.flags.writeable:
-                cur = cur.copy()
-                setattr(engine, name, cur)
-            if width:
-                cur.reshape(-1, width)[rows] = saved[name].reshape(-1, width)[rows]
-            else:
-                idx: list[Any] = [slice(None)] * cur.ndim
-                idx[axis] = rows
-                cur[tuple(idx)] = saved[name][tuple(idx)]
-        engine._update_mask()
 
 
 def _observation_box(game: str, engine: Any) -> spaces.Box:
@@ -137,7 +89,6 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"num_envs: expected an integer >= 1, got {num_envs!r}")
         self.game = game
         self.engine = factory(int(num_envs), seed, **config)
-        self._guard = _RowGuard(self.engine, factory(int(num_envs) + 1, 0, **config))
         B, n = self.engine.batch_size, self.engine.num_players
         self.num_envs = B
         self.num_players = n
@@ -189,9 +140,10 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
     def _engine_step(self, actions: np.ndarray, waiting: np.ndarray) -> np.ndarray:
         """Step every game; games in ``waiting`` are put back as they were. Returns the rewards [B, n]."""
         engine = self.engine
-        saved = self._guard.save(engine) if waiting.size else None
         seeds = np.asarray(engine.seeds).copy() if self.trace is not None else None
-        rewards = engine.step(actions).copy()  # IllegalActionError: nothing changed
+        active = np.ones(self.num_envs, bool)
+        active[waiting] = False
+        rewards = engine.step(actions, active=active).copy()  # IllegalActionError: nothing changed
         if self.trace is not None and seeds is not None:
             moving = np.ones(self.num_envs, bool)
             moving[waiting] = False
@@ -199,11 +151,6 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
                 self.trace[i].append((int(seeds[i]), int(actions[i])))
         terminated = engine.terminated.copy()
         truncated = np.array(getattr(engine, "truncated", np.zeros(self.num_envs, bool)), bool) & terminated
-        if saved is not None:
-            self._guard.restore(engine, saved, waiting)
-            rewards[waiting] = 0.0
-            terminated[waiting] = False
-            truncated[waiting] = False
         self._terminated = terminated
         self._truncated = truncated
         return rewards
@@ -246,10 +193,7 @@ class GymVectorEnv(gymnasium.vector.VectorEnv):
             if out.any():
                 ended |= out
                 g = np.flatnonzero(out)
-                engine = self.engine
-                engine._next_games(g)
-                engine._new_games(g)
-                engine._update_mask()
+                self.engine.next_games(g)
                 new = new | out
         rows = np.flatnonzero(new)
         if rows.size:

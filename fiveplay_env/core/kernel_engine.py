@@ -169,19 +169,57 @@ class KernelEngine(BatchedActions):
         self._k_start(st, self._arange.astype(np.int64))
         self._refresh()
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    def step(self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None) -> np.ndarray:
         """Apply one action per game (``current_player``'s); return ``rewards`` (float32 [B, n]).
 
         Finished games are replaced at once (same-step autoreset): ``terminated`` and the game's outputs
-        describe the finished game, the mask and observations the new one. Raises ``ValueError`` if
-        ``actions`` is not an integer array of shape [B], and ``IllegalActionError`` (naming the first
-        game whose action is illegal) if any action is illegal; in both cases nothing changes."""
+        describe the finished game, the mask and observations the new one. ``active`` (bool [B], optional):
+        only those games move; the others keep their state exactly (their actions are not read, their
+        outputs are zero), for callers whose games wait on different things (``vector_gym``). Raises
+        ``ValueError`` if ``actions`` (or ``active``) is not an array of shape [B], and
+        ``IllegalActionError`` (naming the first game whose action is illegal) if any action is illegal;
+        in both cases nothing changes."""
+        B = self.batch_size
+        waiting = None
+        if active is not None:
+            act = np.asarray(active)
+            if act.shape != (B,) or act.dtype != np.bool_:
+                raise ValueError(f"active: expected a bool array of shape ({B},), got {getattr(act, 'dtype', '')} "
+                                 f"{act.shape}")
+            waiting = np.flatnonzero(~act)
+            if waiting.size:
+                actions = np.array(actions, copy=True)
+                if actions.shape == (B,) and actions.dtype.kind in "iu":
+                    actions[waiting] = self._mask[waiting].argmax(axis=1)  # any legal move: undone below
         a = self._check_actions(actions)
-        mask = np.empty((self.batch_size, self.num_actions), np.int8)
-        self._k_step(self._st, a, mask)
+        st = self._st
+        saved = None
+        if waiting is not None and waiting.size:
+            saved = {f.name: st[f.name][waiting] for f in self.SCHEMA.fields if not f.output}
+        mask = np.empty((B, self.num_actions), np.int8)
+        self._k_step(st, a, mask)
+        if saved is not None:
+            for name, rows in saved.items():
+                st[name][waiting] = rows
+            for f in self.SCHEMA.fields:
+                if f.output:
+                    st[f.name][waiting] = 0
+            mask[waiting] = self._mask[waiting]
         self._set_mask(mask)
         self._outputs()
         return self.rewards
+
+    def next_games(self, games: np.ndarray | Sequence[int]) -> None:
+        """Slots ``games`` move on to their next game of the run at once (game index + B, its derived seed, a
+        new deal), as if their games had just ended: a learner eliminated early needs no more of its game."""
+        g = np.unique(np.asarray(games, np.int64))
+        if g.size and (g[0] < 0 or g[-1] >= self.batch_size):
+            raise ValueError(f"games: expected slot numbers in 0..{self.batch_size - 1}")
+        st = self._st
+        st["game_index"][g] += self.batch_size
+        st["seed"][g] = seeding.batch_derive(self.base_seed, st["game_index"][g])
+        self._k_start(st, g)
+        self._refresh()
 
     @property
     def current_player(self) -> np.ndarray:

@@ -7,8 +7,13 @@ Imported only by the kernels (it imports numba).
 """
 from __future__ import annotations
 
+import warnings
+
 import numba as nb
 import numpy as np
+
+if nb.config.DISABLE_JIT:  # run as Python (debugging): numpy warns where uint64 arithmetic wraps, as it must here
+    warnings.filterwarnings("ignore", r"overflow encountered in scalar", RuntimeWarning, __name__)
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -50,8 +50,8 @@ def observe(loc, rows, rlen, rbull, pending, scores, rpen, phase, trick, seats, 
             if ln == 0:
                 continue
             for j in range(ln):
-                o[ROWS + NUM_CARDS * r + rows[b, r, j]] = 1.0
-            o[ROW_STATS + 3 * r] = (rows[b, r, ln - 1] + 1) / _END_DIV
+                o[ROWS + NUM_CARDS * r + int(rows[b, r, j])] = 1.0
+            o[ROW_STATS + 3 * r] = (int(rows[b, r, ln - 1]) + 1) / _END_DIV
             o[ROW_STATS + 3 * r + 1] = ln / _LEN_DIV
             o[ROW_STATS + 3 * r + 2] = rbull[b, r] / _BULL_DIV
         for i in range(n):
@@ -64,12 +64,12 @@ def observe(loc, rows, rlen, rbull, pending, scores, rpen, phase, trick, seats, 
         if P[DRAFTING]:
             for i in range(1, n):
                 q = (s + i) % n
-                base = at[5] + NUM_CARDS * (i - 1)
+                base = at[5] + NUM_CARDS * (i - 1)  # int8 values are int()-ed in sums: NUMBA_DISABLE_JIT
                 for c in range(NUM_CARDS):
                     if loc[b, c] == q:
                         o[base + c] = 1.0
                 if ph == PLAY and pending[b, q] >= 0:
-                    o[base + pending[b, q]] = 1.0
+                    o[base + int(pending[b, q])] = 1.0
 
 
 @nb.njit(cache=True)
@@ -94,7 +94,7 @@ def observe_compact(loc, rows, rlen, rbull, scores, rpen, phase, trick, cur, P, 
             ln = rlen[b, r]
             for j in range(ln):
                 cards[b, rows[b, r, j]] |= 16 << r
-            codes[b, 3 * r] = rows[b, r, ln - 1] + 1 if ln else 0
+            codes[b, 3 * r] = int(rows[b, r, ln - 1]) + 1 if ln else 0
             codes[b, 3 * r + 1] = ln
             codes[b, 3 * r + 2] = rbull[b, r]
         t = 3 * NUM_ROWS

@@ -139,7 +139,7 @@ def cheapest_row(rlen, rbull, b):
     """Fewest bull heads, then fewer cards, then the lowest index."""
     best, key = 0, 1 << 30
     for r in range(NUM_ROWS):
-        k = rbull[b, r] * 64 + rlen[b, r] * 8 + r
+        k = int(rbull[b, r]) * 64 + int(rlen[b, r]) * 8 + r  # int(): exact under NUMBA_DISABLE_JIT too
         if k < key:
             best, key = r, k
     return best

@@ -339,6 +339,17 @@ def rules_link(game: GameDef, rules_text: str | None, rel: str = "../rules.md") 
     return None
 
 
+def batched_schema(game: GameDef) -> Any:
+    """The game's batched state schema (``fiveplay_env.<game>.positions.SCHEMA``), or None without one."""
+    if not game.batched:
+        return None
+    module = game.batched.split(":")[0].rpartition(".")[0] + ".positions"
+    try:
+        return getattr(importlib.import_module(module), "SCHEMA", None)
+    except ImportError:
+        return None
+
+
 def game_page(game: GameDef, rules_text: str | None = None) -> str:
     """The Markdown page of ``game`` (see the module docstring)."""
     title = game.title or game.name
@@ -368,6 +379,12 @@ def game_page(game: GameDef, rules_text: str | None = None) -> str:
     episode = env_paragraphs(game, "Episode", "Decision order", "Agents")
     if episode:
         parts += ["## Turn order and the end of an episode", "", *(p + "\n" for p in episode)]
+    schema = batched_schema(game)
+    if schema is not None:
+        parts += ["## Batched state", "",
+                  f"The arrays of the compiled batched engine (`{schema.game}`'s `positions.SCHEMA`, one row per game): "
+                  "allocation, `set_state`'s checks, `load_states` and `gather` are generated from it "
+                  "(see {doc}`../architecture`).", "", schema.table(), ""]
     parts += ["## Results in tournaments", "",
               "The per-seat figures of a finished game (`GameDef.results`); tournaments report the mean of "
               "each with a 95% interval, the win rate and a rating.", "",

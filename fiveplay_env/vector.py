@@ -83,7 +83,7 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -288,6 +288,37 @@ class ReferenceGame:
     observe: Callable[[Any, Any, int], np.ndarray]
     final: Callable[[Any], tuple[list[float], list[float]]]
     truncated: Callable[[Any], bool] = _never_truncated
+
+
+def compile_kernels(games_: Sequence[str] | None = None) -> dict[str, float]:
+    """Compile (or load from numba's cache) every compiled kernel of the batched engines ahead of use: each
+    game's engine is built, stepped, observed, copied and checked once. Returns the seconds each game took
+    (about 1 s a game once cached). ``make test`` calls it before its worker processes start, so that they
+    load the kernels instead of compiling them side by side."""
+    import time
+
+    from fiveplay_env import games as table
+
+    out = {}
+    for name in games_ if games_ is not None else [n for n in table.names() if table.get(n).batched]:
+        t0 = time.perf_counter()
+        game = table.get(name)
+        engine = _factory(name)(4, 0)
+        rng = np.random.default_rng(0)
+        for _ in range(3):
+            engine.step(random_actions(engine.legal_action_mask, rng))
+        engine.observe()
+        if hasattr(engine, "observe_compact") and game.compact:
+            engine.observe_compact()
+        engine.set_state(engine.get_state())
+        states = [game.new_engine(engine.config, s).state for s in range(4)]
+        engine.load_states(states)
+        if hasattr(engine, "redeal"):
+            engine.redeal(0, rng)
+        if hasattr(engine, "observe_as"):
+            engine.observe_as(np.zeros(4, np.int64))
+        out[name] = time.perf_counter() - t0
+    return out
 
 
 def reference_game(game: str) -> ReferenceGame:

@@ -49,8 +49,8 @@ def test_a_huge_num_envs_is_refused_before_anything_is_allocated(monkeypatch):
         BatchedTake5(Take5Config(), 10**12)
     monkeypatch.setattr(vector, "physical_memory", lambda: 2**30)  # a 1 GiB machine
     with pytest.raises(ValueError, match=r"^num_envs: expected at most [\d,]+ games on this machine \(1\.0 GiB of "
-                                         r"memory; about [\d,]+ bytes a game .*got 1,000,000"):
-        vector.make_vec("five_alive", 1_000_000, num_players=6)
+                                         r"memory; about [\d,]+ bytes a game .*got 1,500,000"):
+        vector.make_vec("five_alive", 1_500_000, num_players=6)  # the compiled engine's state: 271 bytes a game
     assert vector.make_vec("five_alive", 1000, num_players=6).num_envs == 1000  # what fits is made
     with pytest.raises(ValueError, match="unknown config field 'colour'"):  # the probe checks the config first
         vector.make_vec("take5", 10, colour="red")

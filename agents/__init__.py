@@ -12,17 +12,14 @@ file names.
 | module                 | what                                                                        |
 |------------------------|-----------------------------------------------------------------------------|
 | ``base``               | the ``Agent`` protocol and the ``InformationSet`` search agents see          |
-| ``adapter``            | the ``Game`` adapter contract (config, engine, observation, determinization, results) |
-| ``games``              | ``GAMES``/``get_game``: every game's adapter by name; ``parse_config``        |
+| ``kit``                | ``AgentKit``: what agents add to a game's ``GameDef`` (heuristics, search hooks) |
+| ``games``              | ``GAMES``/``get_game``: every game's ``GameDef`` by name, ``kit``; ``parse_config`` |
 | ``registry``           | agents by name: ``make_agent``, ``known_agents``, ``register_prefix``          |
 | ``arena``              | ``play_game``: one game loop for every agent and game                        |
 | ``search``             | ``SearchAgent``: determinized search, written once over the per-game rollouts |
 | ``random_agent``       | ``RandomAgent``                                                             |
-| ``take5/``, ``five_alive/`` | ``heuristics.py``, ``adapter.py`` (``GAME``), ``rollouts.py`` (search hooks) |
+| ``take5/``, ``five_alive/`` | ``__init__.py`` (``KIT``), ``heuristics.py``, ``rollouts.py`` (search hooks) |
 | ``learned/``           | torch: networks, PPO, checkpoints, the ``ckpt:`` agent                        |
-
-``fiveplay_env.agents.take5_heuristics``, ``fiveplay_env.agents.five_alive_heuristics`` and ``fiveplay_env.agents.five_alive_support`` are
-deprecated aliases of the modules that replaced them (they warn; removed in 0.3).
 """
 from __future__ import annotations
 

@@ -23,8 +23,6 @@ from fiveplay_env.agents.take5 import KIT as TAKE5_KIT
 from fiveplay_env import games as _table
 from fiveplay_env.core.gamedef import SEED_BOUND, GameDef, Metric, placings
 
-Game = GameDef  # the name this module used for a game's adapter (0.2)
-
 GAMES = _table.GameMapping()
 """Game name -> ``GameDef``: a live view of ``fiveplay_env.games``."""
 
@@ -120,5 +118,5 @@ def parse_config(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["GAMES", "Game", "Metric", "SEED_BOUND", "game_of_engine", "get_game", "kit", "parse_config",
+__all__ = ["GAMES", "Metric", "SEED_BOUND", "game_of_engine", "get_game", "kit", "parse_config",
            "placings", "register_kit"]

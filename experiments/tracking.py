@@ -105,7 +105,7 @@ class RunLogger:
         self._scalars(step, values)
 
     def log_eval(self, step: int, baseline: str, result: dict[str, Any]) -> None:
-        """One evaluation against ``baseline`` (``fiveplay_env.agents.learned.ppo.evaluate``'s result)."""
+        """One evaluation against ``baseline`` (``fiveplay_env.agents.learned.evaluation.evaluate``'s result)."""
         self._scalars(step, {f"eval/{baseline}/{k}": result[k][0] for k in ("score", "opp_score", "diff", "win")})
 
     def flush(self) -> None:

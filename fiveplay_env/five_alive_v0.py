@@ -121,8 +121,8 @@ Engine API (no PettingZoo): ``fiveplay_env.five_alive.engine`` has ``new_game(co
 ``legal_mask(state)``, ``step(config, state, action) -> rewards``, ``last_event(state)`` and
 ``FiveAliveEngine``; ``fiveplay_env.five_alive.determinize`` has ``sample_world(config, state, player,
 rng)`` and ``canonical(config, state, player)`` (determinization for search, the same signatures as
-Take 5's; ``engine.sample_world`` forwards to it, and its old form ``(state, player, rng)`` still works
-with a ``DeprecationWarning``); ``fiveplay_env.five_alive.observation.observe(config, state, player)``.
+Take 5's; ``engine.sample_world`` is the same function); ``fiveplay_env.five_alive.observation.observe(config,
+state, player)``.
 """
 from __future__ import annotations
 

@@ -31,7 +31,6 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``pretrained``    | the shipped policies (package data): ``pretrained:NAME``                       |
 | ``jax``           | ``--backend jax`` (the ``jax`` extra): the networks' forward and the games'    |
 |                   | heuristics in JAX (their kits'), ``JaxCollector`` (one compiled ``lax.scan``)  |
-| ``ppo``           | deprecated alias of the old single-module trainer's names                      |
 
 Importing this package registers the ``ckpt`` and ``pretrained`` prefixes with ``fiveplay_env.agents.registry`` (its
 documented hook), so ``make_agent("ckpt:PATH", game, seed)`` works afterwards. torch is imported only when

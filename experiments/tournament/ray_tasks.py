@@ -232,6 +232,3 @@ class RayBackend(Backend):
     def join(self) -> None:
         """Nothing to wait for after ``close`` (present for ``multiprocessing.Pool`` parity)."""
 
-
-RayPool = RayBackend
-"""The name this class had in ``fiveplay_env.experiments.ray_backend``."""

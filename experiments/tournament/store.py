@@ -29,7 +29,7 @@ import os
 from collections.abc import Sequence
 from typing import Any, TextIO
 
-from fiveplay_env.agents import games as games_mod
+from fiveplay_env.core.gamedef import GameDef
 from fiveplay_env.experiments import runs
 from fiveplay_env.experiments.tournament.schedule import Schedule
 from fiveplay_env.experiments.tournament.spec import FORMAT_VERSION, TournamentSpec
@@ -49,7 +49,7 @@ SECONDS_BOUND = 1e9
 """The largest thinking time accepted, in seconds."""
 
 
-def csv_columns(game: games_mod.Game, version: int = FORMAT_VERSION) -> list[str]:
+def csv_columns(game: GameDef, version: int = FORMAT_VERSION) -> list[str]:
     """The columns of ``games.csv`` for ``game`` (``version``: of the run folder's format)."""
     metrics = [m.name for m in game.metrics if m.name != "placing"]
     return ["game", "deal", "rotation", "game_seed", "seat", "entrant", "agent", "win", "placing", *metrics,

@@ -8,7 +8,7 @@ observation is a single gather (``observation.py``).
 This module is the rules. As it resolves a step it records what happened in the event log
 (``events``: ``last_event``, ``event_card``, re-exported here) and what became public about hidden
 cards (``knowledge``: ``add_known``, re-exported); ``determinize`` samples the worlds a player cannot
-tell apart (``sample_world`` here forwards to it).
+tell apart (``sample_world``, re-exported here with Take 5's signature ``(config, state, player, rng)``).
 
 Turn structure (the AEC order): the acting player plays one legal card or BUST (action table in
 ``state.py``). With ``bomb_zero_optional=True`` a Bomb hands the turn to every other surviving player,
@@ -52,16 +52,14 @@ wins).
 """
 from __future__ import annotations
 
-import warnings
-from typing import Any
-
 import numpy as np
 
 from fiveplay_env.core import seeding
 from fiveplay_env.core.config import show_value
 from fiveplay_env.core.engine import BoundEngine
 from fiveplay_env.core.errors import IllegalActionError, action_id
-from fiveplay_env.five_alive import determinize, events, knowledge
+from fiveplay_env.five_alive import events, knowledge
+from fiveplay_env.five_alive.determinize import sample_world  # noqa: F401  (re-exported: the engine API)
 from fiveplay_env.five_alive.config import HAND_SIZE, LIVES, NUM_KINDS, FiveAliveConfig
 from fiveplay_env.five_alive.events import event_card, last_event  # noqa: F401  (re-exported: the engine API)
 from fiveplay_env.five_alive.knowledge import add_known  # noqa: F401  (re-exported: the engine API)
@@ -792,20 +790,6 @@ def _new_round(config: FiveAliveConfig, state: FiveAliveState, dealer: int) -> N
         state.direction = 1
     state.current = dealer if config.new_round_start == "dealer" else next_survivor(state, dealer)
     state.tab = build_table(state)
-
-
-# --- determinization (fiveplay_env.five_alive.determinize) ------------------------------------------
-def sample_world(*args: Any, **kwargs: Any) -> FiveAliveState:
-    """``determinize.sample_world(config, state, player, rng)``: the signature both games share.
-
-    The old 5 Alive form ``sample_world(state, player, rng)`` (no config) still works, with a
-    ``DeprecationWarning``."""
-    if args and isinstance(args[0], FiveAliveState):
-        warnings.warn("fiveplay_env.five_alive.engine.sample_world(state, player, rng) is deprecated: call "
-                      "sample_world(config, state, player, rng) (fiveplay_env.five_alive.determinize), the "
-                      "signature both games share", DeprecationWarning, stacklevel=2)
-        return determinize.sample_world(None, *args, **kwargs)  # type: ignore[arg-type]  (config unused)
-    return determinize.sample_world(*args, **kwargs)
 
 
 # --- queries ------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import numpy as np
 
 from fiveplay_env.core import seeding
 from fiveplay_env.five_alive import GAME
+from fiveplay_env.five_alive import determinize
 from fiveplay_env.five_alive import engine as faeng
 from fiveplay_env.five_alive import observation as faobs
 from fiveplay_env.five_alive import state as fastate
@@ -303,7 +304,7 @@ class FiveAliveState(pyspiel.State):
             raise ValueError("resample_from_infostate: expected a decision or terminal node, got a chance node")
         self._sync()
         rng = np.random.default_rng(seed_from(probability_sampler))
-        world = faeng.sample_world(c.config, c.st, int(player_id), rng)
+        world = determinize.sample_world(c.config, c.st, int(player_id), rng)
         core = c.copy()
         core.st = world
         core.events = resampled_events(c.events, int(player_id), n,

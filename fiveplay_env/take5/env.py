@@ -67,7 +67,6 @@ class Take5AEC(CardGameAEC):
     def __init__(self, render_mode: str | None = None, **config: Any):
         cfg = config_of(Take5Config, config, ignore=ENV_KEYS)
         super().__init__(cfg, render_mode, observation_size(cfg.num_players, cfg.draft), observation_high(cfg))
-        self._trick_key: tuple[int, int, int] = (-1, -1, -1)
 
     def _new_engine(self, seed: int) -> eng.Take5Engine:
         return eng.Take5Engine(self.config, seed)

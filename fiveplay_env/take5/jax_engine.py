@@ -207,10 +207,6 @@ def _reduce(op: Callable[[Any, Any], Any], xs: list[Any]) -> Any:
     return out
 
 
-def _any(xs: list[Any]) -> Any:
-    return _reduce(jnp.logical_or, xs)
-
-
 def _all(xs: list[Any]) -> Any:
     return _reduce(jnp.logical_and, xs)
 

@@ -9,7 +9,7 @@ import pytest
 from fiveplay_env.agents import games
 from fiveplay_env.agents.registry import make_agent
 from fiveplay_env.agents.arena import play_game
-from fiveplay_env.agents.five_alive.adapter import ALL_KINDS
+from fiveplay_env.five_alive.determinize import ALL_KINDS
 from fiveplay_env.agents.five_alive.rollouts import attacker_excludes
 from fiveplay_env.agents.base import InformationSet
 from fiveplay_env.agents.search import SearchParams

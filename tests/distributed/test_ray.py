@@ -138,16 +138,6 @@ def test_default_batches_and_bad_arguments(ray_local) -> None:
     pool.close()
 
 
-def test_the_old_module_name_still_imports_with_a_warning() -> None:
-    import importlib
-    import sys
-
-    sys.modules.pop("fiveplay_env.experiments.ray_backend", None)
-    with pytest.warns(DeprecationWarning, match="fiveplay_env.experiments.tournament.ray_tasks"):
-        old = importlib.import_module("fiveplay_env.experiments.ray_backend")
-    assert old.RayPool is RayBackend and old.default_batch_size is default_batch_size
-
-
 # --- RLlib --------------------------------------------------------------------------------------------------
 
 

@@ -261,18 +261,6 @@ def test_sample_world_respects_the_composition_of_a_reshuffled_draw_pile():
         assert set(w.draw) <= {N2, N3}
 
 
-def test_the_engine_keeps_the_old_sample_world_signature_with_a_warning():
-    """``engine.sample_world`` is ``determinize.sample_world(config, state, player, rng)``; the old form
-    ``(state, player, rng)`` gives the same world, with a ``DeprecationWarning``."""
-    cfg = FiveAliveConfig(num_players=4)
-    s = next(random_positions(cfg, 1, 3))
-    new = eng.sample_world(cfg, s, 1, np.random.default_rng(7))
-    with pytest.warns(DeprecationWarning, match=r"sample_world\(config, state, player, rng\)"):
-        old = eng.sample_world(s, 1, np.random.default_rng(7))
-    assert old.hands == new.hands and old.draw == new.draw and old.seed == new.seed
-    assert new.hands != s.hands or new.draw != s.draw
-
-
 def test_canonical_depends_only_on_what_the_player_knows():
     cfg = FiveAliveConfig(num_players=4)
     rng = np.random.default_rng(5)

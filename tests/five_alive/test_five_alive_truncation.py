@@ -128,14 +128,14 @@ def test_the_vector_api_reports_truncated_games():
 def test_arena_and_tournament_rows_show_the_truncation(tmp_path):
     import csv
 
-    from fiveplay_env.agents.five_alive import adapter
+    from fiveplay_env.five_alive import GAME
     from fiveplay_env.agents.arena import play_game
     from fiveplay_env.agents.registry import make_agent
     from fiveplay_env.experiments import tournament
     from fiveplay_env import records
 
     cfg = FiveAliveConfig(num_players=3, max_steps=20)
-    rec = play_game(adapter.GAME, cfg, [make_agent("random", "five_alive", seed=s) for s in range(3)], seed=5)
+    rec = play_game(GAME, cfg, [make_agent("random", "five_alive", seed=s) for s in range(3)], seed=5)
     assert rec.truncated and rec.steps == 20 and rec.results["win"] == [0.0, 0.0, 0.0]
     summary = tournament.main(["--game", "five_alive", "--agents", "random", "five-alive-saver", "random",
                                "--config", "max_steps=20", "--games", "3", "--out", str(tmp_path), "--record",

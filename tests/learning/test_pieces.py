@@ -1,6 +1,6 @@
 """The learner's pieces on their own: a torch-free collector driven by a numpy policy, GAE against a plain
-per-trajectory walk, the algorithm registry, the command line generated from the configs, the old
-``fiveplay_env.agents.learned.ppo`` names, checkpoints from before ``--algo`` and the import boundaries."""
+per-trajectory walk, the algorithm registry, the command line generated from the configs, checkpoints from before ``--algo`` and
+the import boundaries."""
 from __future__ import annotations
 
 import ast
@@ -179,20 +179,6 @@ def test_bad_settings_are_named(field, value, message):
         PPOConfig(game="take5", config={}, opponents=[("self", 1.0)], total_decisions=10, **{field: value})
 
 
-def test_the_old_ppo_module_warns_and_keeps_its_names():
-    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
-    from fiveplay_env.agents.learned.evaluation import evaluate
-    from fiveplay_env.agents.learned.trainer import Trainer
-
-    sys.modules.pop("fiveplay_env.agents.learned.ppo", None)
-    with pytest.warns(DeprecationWarning, match="fiveplay_env.agents.learned.ppo was split"):
-        ppo = importlib.import_module("fiveplay_env.agents.learned.ppo")
-    assert ppo.TrainConfig is PPOConfig and ppo.Trainer is Trainer and ppo.evaluate is evaluate
-    for name in ("parse_opponents", "game_defaults", "resolve_device", "sample_actions", "mean_ci",
-                 "model_from_checkpoint", "Timers", "cpu_state_dict"):
-        assert callable(getattr(ppo, name)), name
-
-
 def test_a_checkpoint_from_before_algo_resumes(tmp_path):
     """Checkpoints written before ``algo`` existed (no such key) are PPO's: they resume exactly."""
     from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
@@ -236,10 +222,9 @@ def _imports(path: str) -> set[str]:
 
 
 def test_import_boundaries():
-    """Nothing imports the trainer but its command line (and the deprecated alias, the benchmarks that
-    time it: against the JAX path and on a GPU, and expert iteration's own trainer, which warm-starts as
-    it does: ``warm_start_from``); the collector, the
-    engine seats and the policy loading never import the agent registry; the vector API never imports
+    """Nothing imports the trainer but its command line (and the benchmarks that time it: against the JAX
+    path and on a GPU, and expert iteration's own trainer, which warm-starts as it does:
+    ``warm_start_from``); the collector, the engine seats and the policy loading never import the agent registry; the vector API never imports
     ``agents``."""
     importers = set()
     for pkg in ("fiveplay_env", "agents", "experiments"):
@@ -249,8 +234,7 @@ def test_import_boundaries():
                     p = os.path.join(d, f)
                     if "fiveplay_env.agents.learned.trainer" in _imports(p):
                         importers.add(os.path.relpath(p, ROOT))
-    assert importers == {"experiments/train.py", os.path.join("agents", "learned", "ppo.py"),
-                         os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py"),
+    assert importers == {"experiments/train.py", os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py"),
                          os.path.join("agents", "learned", "algorithms", "expit.py")}
     learned = os.path.join(ROOT, "agents", "learned")
     for name in ("collector.py", "returns.py", "engine_seats.py", "inference.py", "names.py", "agent.py",

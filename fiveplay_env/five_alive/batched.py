@@ -94,13 +94,13 @@ class BatchedFiveAlive(KernelEngine):
         return positions.dims(self.config)
 
     def _k_start(self, st: dict[str, np.ndarray], g: np.ndarray) -> None:
-        kernel.start_all(kernel.state_tuple(st), self._P, g)
+        kernel.start_all(self._tuple(st), self._P, g)
 
     def _k_step(self, st: dict[str, np.ndarray], actions: np.ndarray, mask: np.ndarray) -> None:
-        kernel.step_all(kernel.state_tuple(st), self._P, actions, np.uint64(self.base_seed), mask)
+        kernel.step_all(self._tuple(st), self._P, actions, np.uint64(self.base_seed), mask)
 
     def _k_mask(self, st: dict[str, np.ndarray], mask: np.ndarray) -> None:
-        kernel.mask_all(kernel.state_tuple(st), self._P, mask)
+        kernel.mask_all(self._tuple(st), self._P, mask)
 
     def _check_rules(self, arrays: dict[str, np.ndarray]) -> None:
         positions.check_rules(arrays, self._P)

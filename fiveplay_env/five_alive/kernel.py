@@ -9,14 +9,21 @@ here, not shared with the reference, so that the two implementations check each 
 counter-based randomness (``core.kernel_rng`` is ``core.seeding`` compiled), so every deal, reshuffle and
 Re-Deal draws the reference's cards.
 
-The state is the struct of arrays of ``fiveplay_env.five_alive.positions.SCHEMA`` (one row per game,
-passed as the tuple ``S`` in the order of ``FIELDS``), the config the int64 vector ``P`` (``params``).
-A seat survives iff it has lives left (a game whose last life is lost in teams or sudden death is over at
-once), so neither the survivors nor the results of a game in progress are stored: an eliminated seat
-has lost (-1), every other seat is undecided (0). The draw pile is a stack: ``draw[:dlen]``, the next card
-drawn ``draw[dlen - 1]`` (the reference's ``draw`` list as it is). The batched engine (``batched.py``)
-runs ``step_all`` / ``start_all`` / ``mask_all`` over its B rows; a search steps single worlds with
-``step_one``. ``NUMBA_DISABLE_JIT=1`` runs this same code as Python (to debug a rule with pdb or prints).
+The state is the struct of arrays of ``fiveplay_env.five_alive.positions.SCHEMA`` (one row per game, in
+the order of ``FIELDS``), the config the int64 vector ``P`` (``params``). A seat survives iff it has lives
+left (a game whose last life is lost in teams or sudden death is over at once), so neither the survivors
+nor the results of a game in progress are stored: an eliminated seat has lost (-1), every other seat is
+undecided (0). The draw pile is a stack: ``draw[:dlen]``, the next card drawn ``draw[dlen - 1]`` (the
+reference's ``draw`` list as it is).
+
+How it is cut, for speed: ``play`` is one step of one game with no call inside (its helpers are inlined),
+so numba keeps no reference counts on its arrays (a function that calls another pays about 8 ns per
+array argument at every call). It does everything but the steps that draw random numbers: it returns
+``SLOW`` (nothing changed) for a Re-Deal and for a Draw that may reshuffle, which ``slow`` plays before
+``play`` finishes the turn (``resume``), ``DEAL`` when the round is over and a new deal is due (``deal``),
+``OVER`` when the game ended (the slot then starts its next game: ``next_game``). ``step_all`` /
+``start_all`` / ``mask_all`` run over the batch's B rows; a search steps single worlds with ``step_one``.
+``NUMBA_DISABLE_JIT=1`` runs this same code as Python (to debug a rule with pdb or prints).
 """
 from __future__ import annotations
 
@@ -34,14 +41,16 @@ FIELDS = ("hands", "hsize", "disc", "top", "draw", "dlen", "total", "dir", "cur"
           "round", "counter", "nresh", "steps", "seed", "game_index", "rewards", "terminated", "truncated",
           "final_lives", "final_result", "final_win")
 """The order of the state tuple ``S`` (the schema's fields)."""
-(HANDS, HSIZE, DISC, TOP, DRAW, DLEN, TOTAL, DIR, CUR, PHASE, LIVES_, BOMBER, ROUND, COUNTER, NRESH, STEPS, SEED,
- GAME_INDEX, REWARDS, TERMINATED, TRUNCATED, FINAL_LIVES, FINAL_RESULT, FINAL_WIN) = range(len(FIELDS))
 
 # params: the config as ints; the deck's counts per kind from COUNTS on
 (N, DECK, TEAMS, SUDDEN, OPTIONAL, FREE_BUST, RESOLVES, EACH, RESHUFFLE, MAX_RESH, START_DEALER, KEEP_DIR,
  WILD_VALUE, SHARED, REWARD_RESULTS, REWARD_LIVES, MAX_STEPS, FIRST_RANDOM, COUNTS) = range(19)
 NPARAMS = COUNTS + NUM_KINDS
 MAX_CARDS = 256  # scratch size: the largest deck (config.MAX_DECK) and one
+
+# what ``play`` asks of its caller
+DONE, SLOW, DEAL, GAME_OVER = 0, 1, 2, 3
+_ROUND = 4  # inside ``play``: the round ends (from seat ``rp``)
 
 
 def params(config) -> np.ndarray:
@@ -71,26 +80,22 @@ def scratch() -> tuple:
             np.empty(8, np.int64))
 
 
-# --- seats -------------------------------------------------------------------------------------------------
+# --- seats (leaves) ----------------------------------------------------------------------------------------
 
 @nb.njit(cache=True, inline="always")
-def next_seat(S, P, b, seat):
+def next_seat(lives, dir_, n, b, seat):
     """The next surviving seat after ``seat`` in the current direction (``seat`` need not survive)."""
-    lives = S[LIVES_]
-    n = P[N]
-    d = np.int64(S[DIR][b])
+    d = np.int64(dir_[b])
     s = (seat + d + n) % n
     while lives[b, s] == 0:
         s = (s + d + n) % n
     return s
 
 
-@nb.njit(cache=True)
-def turn_order(S, P, b, start, order):
+@nb.njit(cache=True, inline="always")
+def turn_order(lives, dir_, n, b, start, order):
     """``order[:m]``: the survivors in turn order, ``start`` first if it survives; returns m."""
-    lives = S[LIVES_]
-    n = P[N]
-    d = np.int64(S[DIR][b])
+    d = np.int64(dir_[b])
     m = 0
     s = start
     for _ in range(n):
@@ -101,22 +106,20 @@ def turn_order(S, P, b, start, order):
     return m
 
 
-@nb.njit(cache=True)
-def survivors(S, P, b):
-    lives = S[LIVES_]
-    m = 0
-    for q in range(P[N]):
+@nb.njit(cache=True, inline="always")
+def alive_bits(lives, n, b):
+    bits = 0
+    for q in range(n):
         if lives[b, q] > 0:
-            m += 1
-    return m
+            bits |= 1 << q
+    return bits
 
 
-# --- cards -------------------------------------------------------------------------------------------------
+# --- cards (leaves) ----------------------------------------------------------------------------------------
 
 @nb.njit(cache=True, inline="always")
-def remove_card(S, b, p, k):
+def remove_card(hands, hsize, disc, top, b, p, k):
     """One card of kind k from p's hand onto the discard pile (its new top card); p's new hand size."""
-    hands, hsize, disc, top = S[HANDS], S[HSIZE], S[DISC], S[TOP]
     hands[b, p, k] -= 1
     hs = hsize[b, p] - 1
     hsize[b, p] = hs
@@ -124,6 +127,364 @@ def remove_card(S, b, p, k):
     top[b] = k
     return hs
 
+
+@nb.njit(cache=True, inline="always")
+def draw_count(lives, n, b, k):
+    """The cards a Draw card of kind k makes the other survivors draw (if the pile holds them)."""
+    m = 0
+    for q in range(n):
+        if lives[b, q] > 0:
+            m += 1
+    return (1 if k == DRAW1 else 2) * (m - 1)
+
+
+@nb.njit(cache=True, inline="always")
+def draws_no_refill(hands, hsize, draw, dlen, lives, dir_, P, b, p, count, order):
+    """Every other survivor draws ``count`` cards, in turn order from the seat after p (``draw_order``),
+    from a pile that is not refilled (the drawing stops when it is empty)."""
+    n = P[N]
+    m = turn_order(lives, dir_, n, b, next_seat(lives, dir_, n, b, p), order) - 1  # p (last) left out
+    for j in range(count * m):
+        i = j // count if P[EACH] else j % m
+        if dlen[b] == 0:
+            return
+        t = dlen[b] - 1
+        dlen[b] = t
+        q = order[i]
+        hands[b, q, draw[b, t]] += 1
+        hsize[b, q] += 1
+
+
+# --- lives and the end of games (leaves) -------------------------------------------------------------------
+
+@nb.njit(cache=True, inline="always")
+def end_game(lives, phase, rewards, final_result, final_win, P, b, winners):
+    """Game b is over: the seats of the bit set ``winners`` win, every undecided seat loses (an eliminated
+    seat lost when it was eliminated); the results and win shares are written to ``final_*``."""
+    n = P[N]
+    count = 0
+    for q in range(n):
+        count += (winners >> q) & 1
+    share = 1.0 if P[TEAMS] else 1.0 / max(count, 1)
+    for q in range(n):
+        won = (winners >> q) & 1
+        final_win[b, q] = share if won else 0.0
+        if not P[TEAMS] and lives[b, q] == 0:
+            final_result[b, q] = -1  # eliminated: decided already
+            continue
+        r = 1 if won else -1
+        final_result[b, q] = r
+        if P[REWARD_RESULTS]:
+            rewards[b, q] += r
+    phase[b] = OVER
+
+
+@nb.njit(cache=True, inline="always")
+def sudden_death_winners(hands, lives, dir_, P, b, actor, order):
+    """docs/rules.md 2.7: most lives, then the lowest hand value (number cards' sum, wild cards counting
+    ``tiebreak_wild_value``), then ``final_tiebreak`` (the first in turn order from the seat that acted at
+    this step, or all of them): the winners' bit set."""
+    n = P[N]
+    m = turn_order(lives, dir_, n, b, actor, order)
+    best, low, winners = -1, 1 << 30, 0
+    for i in range(m):
+        q = order[i]
+        v = 0
+        for k in range(NUM_KINDS):
+            v += hands[b, q, k] * (k if k < NUM_NUMBERS else P[WILD_VALUE])
+        if lives[b, q] > best or (lives[b, q] == best and v < low):
+            best, low, winners = lives[b, q], v, 1 << q
+        elif lives[b, q] == best and v == low and P[SHARED]:
+            winners |= 1 << q
+    return winners
+
+
+@nb.njit(cache=True, inline="always")
+def eliminate(hands, hsize, disc, rewards, P, b, q):
+    """q is out (docs/rules.md 2.6): its hand goes to the discard pile beneath the top card; it has lost."""
+    for k in range(NUM_KINDS):
+        disc[b, k] += hands[b, q, k]
+        hands[b, q, k] = 0
+    hsize[b, q] = 0
+    if P[REWARD_RESULTS]:
+        rewards[b, q] -= 1.0
+
+
+@nb.njit(cache=True, inline="always")
+def after_eliminations(hands, lives, dir_, P, b, actor, order):
+    """The winners' bit set if eliminations just ended the game (sudden death, or one survivor left),
+    else -1."""
+    if P[SUDDEN]:
+        return sudden_death_winners(hands, lives, dir_, P, b, actor, order)
+    bits = alive_bits(lives, P[N], b)
+    return bits if (bits & (bits - 1)) == 0 else -1
+
+
+@nb.njit(cache=True, inline="always")
+def lose_life(hands, hsize, disc, dir_, lives, rewards, P, b, q, actor, order):
+    """q (teams: q's team) loses one life; eliminations follow. Returns the winners' bit set if that ended
+    the game (the caller then ends it: ``end_game``), else -1."""
+    n = P[N]
+    if P[TEAMS]:
+        for m in range(q % 2, n, 2):
+            lives[b, m] -= 1
+            if P[REWARD_LIVES]:
+                rewards[b, m] -= 1.0
+        return alive_bits(lives, n, b) if lives[b, q] == 0 else -1  # the other team
+    lives[b, q] -= 1
+    if P[REWARD_LIVES]:
+        rewards[b, q] -= 1.0
+    if lives[b, q] > 0:
+        return -1
+    eliminate(hands, hsize, disc, rewards, P, b, q)
+    return after_eliminations(hands, lives, dir_, P, b, actor, order)
+
+
+# --- the step (one leaf) -----------------------------------------------------------------------------------
+
+@nb.njit(cache=True, error_model="numpy", _nrt=False)
+def play(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, nresh, steps,
+         rewards, terminated, truncated, final_lives, final_result, final_win, P, b, a, resume, order):
+    """Game b plays action ``a`` (legal: the engine checked it); the step's rewards go to ``rewards[b]``.
+    Returns DONE, or what the caller must do: SLOW (nothing changed: ``slow`` plays the card's random part,
+    then ``play(..., resume=True)`` the rest), DEAL (the round is over: ``deal``), GAME_OVER (the game ended,
+    its outputs written: ``next_game``). No call inside (see the module docstring)."""
+    n = P[N]
+    for q in range(n):
+        rewards[b, q] = 0.0
+    terminated[b] = False
+    truncated[b] = False
+    p = np.int64(cur[b])
+    ev = DONE
+    rp = p         # the seat from which the round ends (ev == _ROUND)
+    cont = -1      # the Bomb's answers resume after this seat
+    loser = -1     # the seat losing a life (a BUST, or a Bomb answered without a 0)
+    winners = -1   # the game is over: its winners
+    if resume:  # ``slow`` played card a (a Draw or a Re-Deal, not a Bomb or a Skip)
+        if hsize[b, p] == 0:
+            ev = _ROUND
+        else:
+            cur[b] = next_seat(lives, dir_, n, b, p)
+    elif phase[b] == BOMB_ANSWER:
+        if a == N0:
+            remove_card(hands, hsize, disc, top, b, p, N0)
+        else:
+            loser = p
+        cont = p
+    elif a == BUST:  # p plays nothing: a life lost, T = 0, the turn passes
+        total[b] = 0
+        loser = p
+    else:  # p plays a card of kind a (docs/rules.md 2.3.3, 2.4); then the turn ends (2.3.4-5)
+        if a == REDEAL and hsize[b, p] > 1:
+            return SLOW
+        if (a == DRAW1 or a == DRAW2) and P[RESHUFFLE] and nresh[b] < P[MAX_RESH] \
+                and dlen[b] < draw_count(lives, n, b, a):
+            return SLOW  # the pile may be reshuffled
+        hs = remove_card(hands, hsize, disc, top, b, p, a)
+        if a < NUM_NUMBERS:
+            total[b] += a
+        elif a == REVERSE:
+            dir_[b] = -dir_[b]
+        elif a == EQ21:
+            total[b] = 21
+        elif a == EQ10:
+            total[b] = 10
+        elif a == EQ0 or a == REDEAL:  # a Re-Deal here is the last card: nothing to re-deal
+            total[b] = 0
+        elif a == DRAW1 or a == DRAW2:
+            draws_no_refill(hands, hsize, draw, dlen, lives, dir_, P, b, p, 1 if a == DRAW1 else 2, order)
+        elif a == BOMB:
+            if hs > 0 or P[RESOLVES]:
+                bomber[b] = p
+                cont = p
+            else:
+                total[b] = 0
+        if cont < 0:
+            if hs == 0:
+                ev = _ROUND
+            else:
+                q = next_seat(lives, dir_, n, b, p)
+                if a == SKIP:  # the next survivor is skipped (with 2 survivors: p again)
+                    q = next_seat(lives, dir_, n, b, q)
+                cur[b] = q
+    if loser >= 0:
+        winners = lose_life(hands, hsize, disc, dir_, lives, rewards, P, b, loser, p, order)
+        if winners < 0 and cont < 0:
+            cur[b] = next_seat(lives, dir_, n, b, p)
+    if cont >= 0 and winners < 0:
+        # Resolve the Bomb's answers in turn order from the seat after ``cont`` until one needs a decision
+        # (``bomb_zero_optional``), the game ends, or the bomber's seat comes round; then T = 0 and the
+        # turn passes from the bomber (or the round ends).
+        bp = np.int64(bomber[b])
+        q = next_seat(lives, dir_, n, b, cont)
+        asked = False
+        while q != bp:
+            if P[OPTIONAL]:  # every responder answers as a step of its own, 0 or not
+                phase[b] = BOMB_ANSWER
+                cur[b] = q
+                asked = True
+                break
+            if hands[b, q, N0] > 0:
+                remove_card(hands, hsize, disc, top, b, q, N0)
+            else:
+                winners = lose_life(hands, hsize, disc, dir_, lives, rewards, P, b, q, p, order)
+                if winners >= 0:
+                    break
+            q = next_seat(lives, dir_, n, b, q)
+        if not asked and winners < 0:
+            bomber[b] = -1
+            phase[b] = PLAY
+            total[b] = 0
+            cur[b] = next_seat(lives, dir_, n, b, bp)
+            for s in range(n):
+                if lives[b, s] > 0 and hsize[b, s] == 0:
+                    ev = _ROUND
+                    rp = bp
+    if ev == _ROUND:
+        # docs/rules.md 2.5 (rp: the seat whose turn it was): losses, eliminations, then a new round dealt by
+        # the first seat in turn order from rp that went out
+        m = turn_order(lives, dir_, n, b, rp, order)
+        dealer = -1
+        outs = 0
+        for i in range(m):
+            if hsize[b, order[i]] == 0:
+                outs |= 1 << i
+                if dealer < 0:
+                    dealer = order[i]
+        if P[TEAMS]:  # each seat that went out costs the other team a life
+            for i in range(m):
+                if (outs >> i) & 1:
+                    q = (order[i] + 1) % n
+                    for t in range(q % 2, n, 2):
+                        lives[b, t] -= 1
+                        if P[REWARD_LIVES]:
+                            rewards[b, t] -= 1.0
+                    if lives[b, q] == 0:
+                        winners = alive_bits(lives, n, b)
+                        break
+        else:
+            dead = 0
+            for i in range(m):  # simultaneous losses, then eliminations
+                q = order[i]
+                if hsize[b, q] > 0:
+                    lives[b, q] -= 1
+                    if P[REWARD_LIVES]:
+                        rewards[b, q] -= 1.0
+                    if lives[b, q] == 0:
+                        dead |= 1 << q
+            if dead:
+                for q in range(n):
+                    if (dead >> q) & 1:
+                        eliminate(hands, hsize, disc, rewards, P, b, q)
+                winners = after_eliminations(hands, lives, dir_, P, b, p, order)
+        if winners < 0:
+            round_[b] += 1
+            if not P[KEEP_DIR]:
+                dir_[b] = 1
+            cur[b] = dealer if P[START_DEALER] else next_seat(lives, dir_, n, b, dealer)
+            ev = DEAL
+    if winners >= 0:
+        end_game(lives, phase, rewards, final_result, final_win, P, b, winners)
+        ev = GAME_OVER
+    steps[b] += 1
+    if ev != GAME_OVER:
+        if P[MAX_STEPS] < 0 or steps[b] < P[MAX_STEPS]:
+            return ev
+        truncated[b] = True  # max_steps: no winner, the undecided results stay 0
+        for q in range(n):
+            final_result[b, q] = -1 if (lives[b, q] == 0 and not P[TEAMS]) else 0
+            final_win[b, q] = 0.0
+    terminated[b] = True
+    for q in range(n):
+        final_lives[b, q] = lives[b, q]
+    return GAME_OVER
+
+
+@nb.njit(cache=True, error_model="numpy", _nrt=False)
+def play_common(hands, hsize, disc, top, total, dir_, cur, phase, lives, steps, rewards, terminated, truncated, P,
+                b, a, mask):
+    """The common steps, whole (about 90% of random play), with the mask row after them: a number or a
+    simple wild card (Reverse, = 21/10/0, Skip, Pass) that is not the seat's last, or a BUST that costs no
+    last life, at a step that does not reach ``max_steps``. False (nothing changed) for any other step.
+
+    Written for numba's reference-count pruning, which removes the counts of a function's array arguments
+    only when it has no call inside, one return, and every array is used on every path to it (hence the
+    bare ``.shape`` lines at the end): otherwise each call costs about 8 ns per array."""
+    p = np.int64(cur[b])
+    n = P[N]
+    max_steps = P[MAX_STEPS]
+    ok = phase[b] == PLAY and (max_steps < 0 or steps[b] + 1 < max_steps) and (
+        (a < DRAW1 and hsize[b, p] > 1) or (a == BUST and lives[b, p] > 1))
+    if ok:
+        for q in range(n):
+            rewards[b, q] = 0.0
+        terminated[b] = False
+        truncated[b] = False
+        if a == BUST:  # a life lost (teams: the team's), T = 0
+            teams = P[TEAMS]
+            for q in range(p % 2 if teams else p, n if teams else p + 1, 2 if teams else 1):
+                lives[b, q] -= 1
+                if P[REWARD_LIVES]:
+                    rewards[b, q] = -1.0
+            total[b] = 0
+        else:
+            hands[b, p, a] -= 1
+            hsize[b, p] -= 1
+            disc[b, a] += 1
+            top[b] = a
+            if a < NUM_NUMBERS:
+                total[b] += a
+            elif a == REVERSE:
+                dir_[b] = -dir_[b]
+            elif a == EQ21:
+                total[b] = 21
+            elif a == EQ10:
+                total[b] = 10
+            elif a == EQ0:
+                total[b] = 0
+        d = np.int64(dir_[b])
+        q = (p + d + n) % n
+        while lives[b, q] == 0:
+            q = (q + d + n) % n
+        if a == SKIP:
+            q = (q + d + n) % n
+            while lives[b, q] == 0:
+                q = (q + d + n) % n
+        cur[b] = q
+        steps[b] += 1
+        room = MAX_TOTAL - total[b]
+        some = 0
+        for k in range(NUM_KINDS):
+            m = 1 if hands[b, q, k] > 0 and (k >= NUM_NUMBERS or k <= room) else 0
+            mask[b, k] = m
+            some |= m
+        mask[b, BUST] = 1 if (some == 0 or P[FREE_BUST]) else 0
+    hands.shape, hsize.shape, disc.shape, top.shape, total.shape, dir_.shape, cur.shape, phase.shape  # noqa: B018
+    lives.shape, steps.shape, rewards.shape, terminated.shape, truncated.shape, P.shape, mask.shape  # noqa: B018
+    return ok
+
+
+@nb.njit(cache=True, inline="always")
+def write_mask(hands, total, cur, phase, free_bust, b, mask):
+    """Row b of the legal mask: the held kinds playable at T, BUST when none is (always with
+    ``allow_voluntary_bust``); during a Bomb's answers, BUST and 0 if the responder holds one."""
+    p = cur[b]
+    if phase[b] == PLAY:
+        room = MAX_TOTAL - total[b]
+        some = 0
+        for k in range(NUM_KINDS):
+            ok = 1 if hands[b, p, k] > 0 and (k >= NUM_NUMBERS or k <= room) else 0
+            mask[b, k] = ok
+            some |= ok
+        mask[b, BUST] = 1 if (some == 0 or free_bust) else 0
+        return
+    for k in range(NUM_ACTIONS):
+        mask[b, k] = 0
+    mask[b, N0] = 1 if hands[b, p, N0] > 0 else 0
+    mask[b, BUST] = 1
+
+
+# --- the random events (not leaves: called only when they happen) ------------------------------------------
 
 @nb.njit(cache=True)
 def expand(counts, out):
@@ -137,12 +498,10 @@ def expand(counts, out):
 
 
 @nb.njit(cache=True)
-def deal(S, P, b, sc):
+def deal(hands, hsize, disc, top, draw, dlen, total, phase, lives, bomber, counter, nresh, seed, P, b, keys, perm,
+         cards):
     """Gather and shuffle the whole deck (one random event); 10 cards to each survivor in seat order; the
     rest is the draw pile; T = 0, an empty discard pile, no Bomb pending."""
-    hands, hsize, disc, top, draw, dlen, total = S[HANDS], S[HSIZE], S[DISC], S[TOP], S[DRAW], S[DLEN], S[TOTAL]
-    phase, lives, bomber, counter, nresh, seed = S[PHASE], S[LIVES_], S[BOMBER], S[COUNTER], S[NRESH], S[SEED]
-    keys, perm, cards = sc[0], sc[1], sc[2]
     n, D = P[N], P[DECK]
     expand(P[COUNTS:], cards)
     kernel_rng.permutation(seed[b], np.uint64(counter[b]), D, keys, perm)
@@ -172,9 +531,9 @@ def deal(S, P, b, sc):
 
 
 @nb.njit(cache=True)
-def new_game(S, P, b, sc):
+def new_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh,
+             steps, seed, P, b, keys, perm, cards):
     """Game b starts (its seed set): full lives, clockwise, the first deal, the first player."""
-    lives, dir_, cur, round_, counter, steps, seed = S[LIVES_], S[DIR], S[CUR], S[ROUND], S[COUNTER], S[STEPS], S[SEED]
     n = P[N]
     for q in range(n):
         lives[b, q] = LIVES
@@ -182,7 +541,8 @@ def new_game(S, P, b, sc):
     counter[b] = 0
     steps[b] = 0
     dir_[b] = 1
-    deal(S, P, b, sc)
+    deal(hands, hsize, disc, top, draw, dlen, total, phase, lives, bomber, counter, nresh, seed, P, b, keys, perm,
+         cards)
     if P[FIRST_RANDOM]:
         cur[b] = kernel_rng.below(seed[b], np.uint64(counter[b]), n)
         counter[b] += 1
@@ -191,10 +551,18 @@ def new_game(S, P, b, sc):
 
 
 @nb.njit(cache=True)
-def reshuffle(S, P, b, sc):
+def next_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh,
+              steps, seed, game_index, P, b, base_seed, batch, keys, perm, cards):
+    """Same-step autoreset: slot b's next game is game index + ``batch`` of the run."""
+    game_index[b] += batch
+    seed[b] = kernel_rng.derive(base_seed, game_index[b])
+    new_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh,
+             steps, seed, P, b, keys, perm, cards)
+
+
+@nb.njit(cache=True)
+def reshuffle(disc, top, draw, dlen, counter, nresh, seed, b, keys, perm, cards):
     """The discard pile except its top card becomes the new draw pile (shuffled); False if it is empty."""
-    disc, top, draw, dlen, counter, nresh, seed = S[DISC], S[TOP], S[DRAW], S[DLEN], S[COUNTER], S[NRESH], S[SEED]
-    keys, perm, cards = sc[0], sc[1], sc[2]
     t = top[b]
     if t >= 0:
         disc[b, t] -= 1
@@ -217,446 +585,132 @@ def reshuffle(S, P, b, sc):
 
 
 @nb.njit(cache=True)
-def draw_one(S, P, b, q, sc):
-    """q draws one card; False (nothing drawn) if the draw pile is empty and cannot be refilled."""
-    hands, hsize, draw, dlen = S[HANDS], S[HSIZE], S[DRAW], S[DLEN]
-    if dlen[b] == 0:
-        if not P[RESHUFFLE] or S[NRESH][b] >= P[MAX_RESH] or not reshuffle(S, P, b, sc):
-            return False
-    j = dlen[b] - 1
-    dlen[b] = j
-    hands[b, q, draw[b, j]] += 1
-    hsize[b, q] += 1
-    return True
-
-
-@nb.njit(cache=True)
-def draws(S, P, b, p, count, sc):
-    """Every other survivor draws ``count`` cards, in turn order from the seat after p (``draw_order``)."""
-    order = sc[3]
-    m = turn_order(S, P, b, next_seat(S, P, b, p), order) - 1  # the survivors after p, p (last) left out
-    if P[EACH]:
-        for i in range(m):
-            for _ in range(count):
-                if not draw_one(S, P, b, order[i], sc):
-                    return
-    else:
-        for _ in range(count):
+def slow(hands, hsize, disc, top, draw, dlen, total, dir_, cur, lives, counter, nresh, seed, P, b, a, keys, perm,
+         cards, order):
+    """The random part of a step ``play`` returned SLOW for: the acting seat plays a Re-Deal (not its last
+    card: every surviving hand gathered, shuffled, dealt one card at a time clockwise, seat + 1 whatever the
+    direction, from the seat to its left, itself last in each pass), or a Draw card whose draws may empty
+    the pile (the other survivors draw in turn order from the next seat, ``draw_order``; an empty pile is
+    reshuffled while ``max_reshuffles`` allows). ``play(..., resume=True)`` then ends the turn."""
+    n = P[N]
+    p = np.int64(cur[b])
+    remove_card(hands, hsize, disc, top, b, p, a)
+    if a == REDEAL:
+        m = 0
+        for i in range(1, n + 1):
+            q = (p + i) % n
+            if lives[b, q] > 0:
+                order[m] = q
+                m += 1
+        size = 0
+        for k in range(NUM_KINDS):  # the gathered cards, kinds ascending
+            c = 0
             for i in range(m):
-                if not draw_one(S, P, b, order[i], sc):
-                    return
-
-
-@nb.njit(cache=True)
-def redeal(S, P, b, p, sc):
-    """Hand In & Re-Deal (p has cards left): every surviving hand gathered, shuffled, dealt one card at a
-    time clockwise (seat + 1, whatever the direction) from the seat to p's left, p last in each pass."""
-    hands, hsize, lives, counter, seed = S[HANDS], S[HSIZE], S[LIVES_], S[COUNTER], S[SEED]
-    keys, perm, cards, order = sc
-    n = P[N]
-    m = 0
-    for i in range(1, n + 1):
-        q = (p + i) % n
-        if lives[b, q] > 0:
-            order[m] = q
-            m += 1
-    size = 0
-    for k in range(NUM_KINDS):  # the gathered cards, kinds ascending
-        c = 0
+                c += hands[b, order[i], k]
+                hands[b, order[i], k] = 0
+            for _ in range(c):
+                cards[size] = k
+                size += 1
+        kernel_rng.permutation(seed[b], np.uint64(counter[b]), size, keys, perm)
+        counter[b] += 1
+        for i in range(size):
+            hands[b, order[i % m], cards[perm[i]]] += 1
         for i in range(m):
-            c += hands[b, order[i], k]
-            hands[b, order[i], k] = 0
-        for _ in range(c):
-            cards[size] = k
-            size += 1
-    kernel_rng.permutation(seed[b], np.uint64(counter[b]), size, keys, perm)
-    counter[b] += 1
-    for i in range(size):
-        hands[b, order[i % m], cards[perm[i]]] += 1
-    for i in range(m):
-        hsize[b, order[i]] = size // m + (1 if i < size % m else 0)
-
-
-# --- lives and the end of games ----------------------------------------------------------------------------
-
-@nb.njit(cache=True)
-def end_game(S, P, b, winners):
-    """Game b is over: the seats of the bit set ``winners`` win, every undecided seat loses (an eliminated
-    seat lost when it was eliminated); the results and win shares are written to ``final_*``."""
-    lives, phase, rewards, final_result, final_win = S[LIVES_], S[PHASE], S[REWARDS], S[FINAL_RESULT], S[FINAL_WIN]
-    n = P[N]
-    count = 0
-    for q in range(n):
-        count += (winners >> q) & 1
-    share = 1.0 if P[TEAMS] else 1.0 / max(count, 1)
-    for q in range(n):
-        won = (winners >> q) & 1
-        final_win[b, q] = share if won else 0.0
-        if not P[TEAMS] and lives[b, q] == 0:
-            final_result[b, q] = -1  # eliminated: decided already
-            continue
-        r = 1 if won else -1
-        final_result[b, q] = r
-        if P[REWARD_RESULTS]:
-            rewards[b, q] += r
-    phase[b] = OVER
-
-
-@nb.njit(cache=True)
-def hand_value(S, P, b, q):
-    """Sudden-death tie-break: the number cards' sum, wild cards counting ``tiebreak_wild_value`` each."""
-    hands = S[HANDS]
-    v = 0
-    for k in range(NUM_KINDS):
-        v += hands[b, q, k] * (k if k < NUM_NUMBERS else P[WILD_VALUE])
-    return v
-
-
-@nb.njit(cache=True)
-def end_sudden_death(S, P, b, actor, sc):
-    """docs/rules.md 2.7: most lives, then the lowest hand value, then ``final_tiebreak`` (the first in turn
-    order from the seat that acted at this step, or all of them)."""
-    lives = S[LIVES_]
-    order = sc[3]
-    m = turn_order(S, P, b, actor, order)
-    best, low = -1, 1 << 30
-    for i in range(m):
-        q = order[i]
-        v = hand_value(S, P, b, q)
-        if lives[b, q] > best or (lives[b, q] == best and v < low):
-            best, low = lives[b, q], v
-    winners = 0
-    for i in range(m):
-        q = order[i]
-        if lives[b, q] == best and hand_value(S, P, b, q) == low:
-            winners |= 1 << q
-            if not P[SHARED]:
-                break
-    end_game(S, P, b, winners)
-
-
-@nb.njit(cache=True)
-def alive_bits(S, P, b):
-    lives = S[LIVES_]
-    bits = 0
-    for q in range(P[N]):
-        if lives[b, q] > 0:
-            bits |= 1 << q
-    return bits
-
-
-@nb.njit(cache=True)
-def eliminate(S, P, b, q):
-    """q is out (docs/rules.md 2.6): its hand goes to the discard pile beneath the top card; it has lost."""
-    hands, hsize, disc, rewards = S[HANDS], S[HSIZE], S[DISC], S[REWARDS]
-    for k in range(NUM_KINDS):
-        disc[b, k] += hands[b, q, k]
-        hands[b, q, k] = 0
-    hsize[b, q] = 0
-    if P[REWARD_RESULTS]:
-        rewards[b, q] -= 1.0
-
-
-@nb.njit(cache=True)
-def lose_life(S, P, b, q, actor, sc):
-    """q (teams: q's team) loses one life; eliminations and the end of the game follow. True if over."""
-    lives, rewards = S[LIVES_], S[REWARDS]
-    n = P[N]
-    if P[TEAMS]:
-        for m in range(q % 2, n, 2):
-            lives[b, m] -= 1
-            if P[REWARD_LIVES]:
-                rewards[b, m] -= 1.0
-        if lives[b, q] == 0:
-            end_game(S, P, b, alive_bits(S, P, b))  # the other team
-            return True
-        return False
-    lives[b, q] -= 1
-    if P[REWARD_LIVES]:
-        rewards[b, q] -= 1.0
-    if lives[b, q] > 0:
-        return False
-    eliminate(S, P, b, q)
-    if P[SUDDEN]:
-        end_sudden_death(S, P, b, actor, sc)
-        return True
-    if survivors(S, P, b) <= 1:
-        end_game(S, P, b, alive_bits(S, P, b))
-        return True
-    return False
-
-
-# --- rounds ------------------------------------------------------------------------------------------------
-
-@nb.njit(cache=True)
-def round_end(S, P, b, p, actor, sc):
-    """docs/rules.md 2.5 (p: the seat whose turn it was): losses, eliminations, then a new round dealt by
-    the first seat in turn order from p that went out."""
-    hsize, lives, rewards, dir_, cur, round_ = S[HSIZE], S[LIVES_], S[REWARDS], S[DIR], S[CUR], S[ROUND]
-    order = sc[3]
-    n = P[N]
-    m = turn_order(S, P, b, p, order)
-    dealer = -1
-    outs = 0
-    for i in range(m):
-        if hsize[b, order[i]] == 0:
-            outs |= 1 << i
-            if dealer < 0:
-                dealer = order[i]
-    if P[TEAMS]:  # each seat that went out costs the other team a life (lose_life leaves ``order`` be)
-        for i in range(m):
-            if (outs >> i) & 1 and lose_life(S, P, b, (order[i] + 1) % n, actor, sc):
-                return
-    else:
-        dead = 0
-        for i in range(m):  # simultaneous losses, then eliminations
-            q = order[i]
-            if hsize[b, q] > 0:
-                lives[b, q] -= 1
-                if P[REWARD_LIVES]:
-                    rewards[b, q] -= 1.0
-                if lives[b, q] == 0:
-                    dead |= 1 << q
-        if dead:
-            for q in range(n):
-                if (dead >> q) & 1:
-                    eliminate(S, P, b, q)
-            if P[SUDDEN]:
-                end_sudden_death(S, P, b, actor, sc)
-                return
-            if survivors(S, P, b) <= 1:
-                end_game(S, P, b, alive_bits(S, P, b))
-                return
-    round_[b] += 1
-    deal(S, P, b, sc)
-    if not P[KEEP_DIR]:
-        dir_[b] = 1
-    cur[b] = dealer if P[START_DEALER] else next_seat(S, P, b, dealer)
-
-
-@nb.njit(cache=True)
-def bomb_continue(S, P, b, last, actor, sc):
-    """Resolve the Bomb's answers in turn order from the seat after ``last`` (the bomber, or the responder
-    who just answered) until one needs a decision (``bomb_zero_optional``), the game ends, or the bomber's
-    seat comes round; then T = 0 and the turn passes from the bomber (or the round ends)."""
-    hands, hsize, lives, total, cur, phase, bomber = S[HANDS], S[HSIZE], S[LIVES_], S[TOTAL], S[CUR], S[PHASE], S[BOMBER]
-    bp = np.int64(bomber[b])
-    q = next_seat(S, P, b, last)
-    while q != bp:
-        if P[OPTIONAL]:  # every responder answers as a step of its own, 0 or not
-            phase[b] = BOMB_ANSWER
-            cur[b] = q
-            return
-        if hands[b, q, N0] > 0:
-            remove_card(S, b, q, N0)
-        elif lose_life(S, P, b, q, actor, sc):
-            return
-        q = next_seat(S, P, b, q)
-    bomber[b] = -1
-    phase[b] = PLAY
-    total[b] = 0
-    for s in range(P[N]):
-        if lives[b, s] > 0 and hsize[b, s] == 0:
-            round_end(S, P, b, bp, actor, sc)
-            return
-    cur[b] = next_seat(S, P, b, bp)
-
-
-# --- the step ----------------------------------------------------------------------------------------------
-
-@nb.njit(cache=True)
-def play(S, P, b, p, k, sc):
-    """p plays a card of kind k (docs/rules.md 2.3.3, 2.4); then the turn ends (2.3.4-5)."""
-    total, dir_, cur, bomber = S[TOTAL], S[DIR], S[CUR], S[BOMBER]
-    hs = remove_card(S, b, p, k)
-    if k < NUM_NUMBERS:
-        total[b] += k
-    elif k == REVERSE:
-        dir_[b] = -dir_[b]
-    elif k == EQ21:
-        total[b] = 21
-    elif k == EQ10:
-        total[b] = 10
-    elif k == EQ0:
+            hsize[b, order[i]] = size // m + (1 if i < size % m else 0)
         total[b] = 0
-    elif k == DRAW1 or k == DRAW2:
-        draws(S, P, b, p, 1 if k == DRAW1 else 2, sc)
-    elif k == REDEAL:
-        if hs > 0:  # as the last card there is nothing to re-deal: the round ends below
-            redeal(S, P, b, p, sc)
-        total[b] = 0
-    elif k == BOMB:
-        if hs > 0 or P[RESOLVES]:
-            bomber[b] = p
-            bomb_continue(S, P, b, p, p, sc)
-            return
-        total[b] = 0
-    if hs == 0:
-        round_end(S, P, b, p, p, sc)
         return
-    q = next_seat(S, P, b, p)
-    if k == SKIP:  # the next survivor is skipped (with 2 survivors: p again)
-        q = next_seat(S, P, b, q)
-    cur[b] = q
+    count = 1 if a == DRAW1 else 2
+    m = turn_order(lives, dir_, n, b, next_seat(lives, dir_, n, b, p), order) - 1  # p (last) left out
+    for j in range(count * m):
+        i = j // count if P[EACH] else j % m
+        if dlen[b] == 0:
+            if not P[RESHUFFLE] or nresh[b] >= P[MAX_RESH] or not reshuffle(disc, top, draw, dlen, counter, nresh,
+                                                                             seed, b, keys, perm, cards):
+                return
+        t = dlen[b] - 1
+        dlen[b] = t
+        q = order[i]
+        hands[b, q, draw[b, t]] += 1
+        hsize[b, q] += 1
+
+
+# --- over the batch ----------------------------------------------------------------------------------------
+
+@nb.njit(cache=True)
+def step_all(S, P, actions, base_seed, mask):
+    """Every game b plays ``actions[b]``; the mask rows follow."""
+    (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
+     seed, game_index, rewards, terminated, truncated, final_lives, final_result, final_win) = S
+    B = hands.shape[0]
+    free_bust = P[FREE_BUST]
+    keys = np.empty(MAX_CARDS, np.uint64)
+    perm = np.empty(MAX_CARDS, np.int64)
+    cards = np.empty(MAX_CARDS, np.int64)
+    order = np.empty(8, np.int64)
+    for b in range(B):
+        a = actions[b]
+        if play_common(hands, hsize, disc, top, total, dir_, cur, phase, lives, steps, rewards, terminated, truncated,
+                       P, b, a, mask):
+            continue
+        ev = play(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, nresh, steps,
+                  rewards, terminated, truncated, final_lives, final_result, final_win, P, b, a, False, order)
+        if ev != DONE:
+            if ev == SLOW:
+                slow(hands, hsize, disc, top, draw, dlen, total, dir_, cur, lives, counter, nresh, seed, P, b, a, keys,
+                     perm, cards, order)
+                ev = play(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, nresh,
+                          steps, rewards, terminated, truncated, final_lives, final_result, final_win, P, b, a, True,
+                          order)
+            if ev == DEAL:
+                deal(hands, hsize, disc, top, draw, dlen, total, phase, lives, bomber, counter, nresh, seed, P, b,
+                     keys, perm, cards)
+            elif ev == GAME_OVER:
+                next_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter,
+                          nresh, steps, seed, game_index, P, b, base_seed, B, keys, perm, cards)
+        write_mask(hands, total, cur, phase, free_bust, b, mask)
 
 
 @nb.njit(cache=True)
 def step_one(S, P, b, a, base_seed, batch, sc):
-    """Game b plays action ``a`` (legal: the engine checked it); the step's rewards go to ``rewards[b]``.
-    A game that ends moves its slot on to its next game (same-step autoreset)."""
-    total, cur, phase, lives, steps, seed, game_index = S[TOTAL], S[CUR], S[PHASE], S[LIVES_], S[STEPS], S[SEED], S[GAME_INDEX]
-    rewards, terminated, truncated = S[REWARDS], S[TERMINATED], S[TRUNCATED]
-    final_lives, final_result, final_win = S[FINAL_LIVES], S[FINAL_RESULT], S[FINAL_WIN]
-    n = P[N]
-    for q in range(n):
-        rewards[b, q] = 0.0
-    terminated[b] = False
-    truncated[b] = False
-    p = np.int64(cur[b])
-    if phase[b] == BOMB_ANSWER:
-        if a == N0:
-            remove_card(S, b, p, N0)
-            bomb_continue(S, P, b, p, p, sc)
-        elif not lose_life(S, P, b, p, p, sc):
-            bomb_continue(S, P, b, p, p, sc)
-    elif a == BUST:  # p plays nothing: a life lost, T = 0, the turn passes
-        total[b] = 0
-        if not lose_life(S, P, b, p, p, sc):
-            cur[b] = next_seat(S, P, b, p)
-    else:
-        play(S, P, b, p, a, sc)
-    steps[b] += 1
-    if phase[b] != OVER:
-        if P[MAX_STEPS] < 0 or steps[b] < P[MAX_STEPS]:
-            return
-        truncated[b] = True  # max_steps: no winner, the undecided results stay 0
-        for q in range(n):
-            final_result[b, q] = -1 if (lives[b, q] == 0 and not P[TEAMS]) else 0
-            final_win[b, q] = 0.0
-    terminated[b] = True
-    for q in range(n):
-        final_lives[b, q] = lives[b, q]
-    game_index[b] += batch  # same-step autoreset: slot i's next game is game i + k*B of the run
-    seed[b] = kernel_rng.derive(base_seed, game_index[b])
-    new_game(S, P, b, sc)
-
-
-@nb.njit(cache=True)
-def write_mask(S, P, b, mask):
-    """Row b of the legal mask: the held kinds playable at T, BUST when none is (always with
-    ``allow_voluntary_bust``); during a Bomb's answers, BUST and 0 if the responder holds one."""
-    hands, total, cur, phase = S[HANDS], S[TOTAL], S[CUR], S[PHASE]
-    p = cur[b]
-    if phase[b] == PLAY:
-        room = MAX_TOTAL - total[b]
-        some = 0
-        for k in range(NUM_KINDS):
-            ok = 1 if hands[b, p, k] > 0 and (k >= NUM_NUMBERS or k <= room) else 0
-            mask[b, k] = ok
-            some |= ok
-        mask[b, BUST] = 1 if (some == 0 or P[FREE_BUST]) else 0
-        return
-    for k in range(NUM_ACTIONS):
-        mask[b, k] = 0
-    mask[b, N0] = 1 if hands[b, p, N0] > 0 else 0
-    mask[b, BUST] = 1
-
-
-@nb.njit(cache=True)
-def step_all(S, P, actions, base_seed, mask):
-    """Every game b plays ``actions[b]``; the mask rows follow.
-
-    A number or a simple wild card that is not the seat's last card (most decisions) is played here, on
-    the arrays unpacked once (a call that passes the state tuple costs a reference count per array);
-    every other step goes through ``step_one``."""
+    """Game b of the state tuple ``S`` plays action ``a`` (legal); ``batch``: the slots of the run (a
+    finished game's slot moves on to game index + batch); ``sc``: ``scratch()``."""
     (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
      seed, game_index, rewards, terminated, truncated, final_lives, final_result, final_win) = S
-    B = hands.shape[0]
-    n = P[N]
-    max_steps = P[MAX_STEPS]
-    free_bust = P[FREE_BUST]
-    sc = (np.empty(MAX_CARDS, np.uint64), np.empty(MAX_CARDS, np.int64), np.empty(MAX_CARDS, np.int64),
-          np.empty(8, np.int64))
-    for b in range(B):
-        a = actions[b]
-        p = np.int64(cur[b])
-        if (a < DRAW1 and phase[b] == PLAY and hsize[b, p] > 1
-                and (max_steps < 0 or steps[b] + 1 < max_steps)):
-            for q in range(n):
-                rewards[b, q] = 0.0
-            terminated[b] = False
-            truncated[b] = False
-            hands[b, p, a] -= 1
-            hsize[b, p] -= 1
-            disc[b, a] += 1
-            top[b] = a
-            if a < NUM_NUMBERS:
-                total[b] += a
-            elif a == REVERSE:
-                dir_[b] = -dir_[b]
-            elif a == EQ21:
-                total[b] = 21
-            elif a == EQ10:
-                total[b] = 10
-            elif a == EQ0:
-                total[b] = 0
-            d = np.int64(dir_[b])
-            q = (p + d + n) % n
-            while lives[b, q] == 0:
-                q = (q + d + n) % n
-            if a == SKIP:
-                q = (q + d + n) % n
-                while lives[b, q] == 0:
-                    q = (q + d + n) % n
-            cur[b] = q
-            steps[b] += 1
-        elif (a == BUST and phase[b] == PLAY and lives[b, p] > 1
-              and (max_steps < 0 or steps[b] + 1 < max_steps)):  # a BUST that ends nothing
-            terminated[b] = False
-            truncated[b] = False
-            for q in range(n):
-                rewards[b, q] = 0.0
-            for q in range(p % 2 if P[TEAMS] else p, n if P[TEAMS] else p + 1, 2 if P[TEAMS] else 1):
-                lives[b, q] -= 1
-                if P[REWARD_LIVES]:
-                    rewards[b, q] = -1.0
-            total[b] = 0
-            d = np.int64(dir_[b])
-            q = (p + d + n) % n
-            while lives[b, q] == 0:
-                q = (q + d + n) % n
-            cur[b] = q
-            steps[b] += 1
-        else:
-            step_one(S, P, b, a, base_seed, B, sc)
-        # the mask (write_mask, inline)
-        p = np.int64(cur[b])
-        if phase[b] == PLAY:
-            room = MAX_TOTAL - total[b]
-            some = 0
-            for k in range(NUM_KINDS):
-                ok = 1 if hands[b, p, k] > 0 and (k >= NUM_NUMBERS or k <= room) else 0
-                mask[b, k] = ok
-                some |= ok
-            mask[b, BUST] = 1 if (some == 0 or free_bust) else 0
-        else:
-            write_mask(S, P, b, mask)
+    keys, perm, cards, order = sc
+    ev = play(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, nresh, steps,
+              rewards, terminated, truncated, final_lives, final_result, final_win, P, b, a, False, order)
+    if ev == SLOW:
+        slow(hands, hsize, disc, top, draw, dlen, total, dir_, cur, lives, counter, nresh, seed, P, b, a, keys, perm,
+             cards, order)
+        ev = play(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, nresh, steps,
+                  rewards, terminated, truncated, final_lives, final_result, final_win, P, b, a, True, order)
+    if ev == DEAL:
+        deal(hands, hsize, disc, top, draw, dlen, total, phase, lives, bomber, counter, nresh, seed, P, b, keys, perm,
+             cards)
+    elif ev == GAME_OVER:
+        next_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh,
+                  steps, seed, game_index, P, b, base_seed, batch, keys, perm, cards)
 
 
 @nb.njit(cache=True)
 def start_all(S, P, games):
     """Games ``games`` start (their seeds set)."""
-    sc = (np.empty(MAX_CARDS, np.uint64), np.empty(MAX_CARDS, np.int64), np.empty(MAX_CARDS, np.int64),
-          np.empty(8, np.int64))
+    (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
+     seed, game_index, rewards, terminated, truncated, final_lives, final_result, final_win) = S
+    keys = np.empty(MAX_CARDS, np.uint64)
+    perm = np.empty(MAX_CARDS, np.int64)
+    cards = np.empty(MAX_CARDS, np.int64)
     for b in games:
-        new_game(S, P, b, sc)
+        new_game(hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh,
+                 steps, seed, P, b, keys, perm, cards)
 
 
 @nb.njit(cache=True)
 def mask_all(S, P, mask):
-    for b in range(S[0].shape[0]):
-        write_mask(S, P, b, mask)
+    hands, total, cur, phase = S[0], S[6], S[8], S[9]
+    for b in range(hands.shape[0]):
+        write_mask(hands, total, cur, phase, P[FREE_BUST], b, mask)
 
 
-__all__ = ["FIELDS", "MAX_CARDS", "NPARAMS", "mask_all", "params", "scratch", "start_all", "state_tuple",
-           "step_all", "step_one"]
+__all__ = ["DEAL", "DONE", "FIELDS", "GAME_OVER", "MAX_CARDS", "NPARAMS", "SLOW", "mask_all", "params", "play",
+           "scratch", "start_all", "state_tuple", "step_all", "step_one"]

@@ -98,8 +98,10 @@ def bench_batched(engine: Any, with_obs: bool, seconds: float,
 
         def observe() -> Any:
             return engine.observe(out=buf)
-    for _ in range(3):
+    for _ in range(3):  # the warm-up: a compiled engine's first calls compile or load its kernels
         engine.step(random_actions(engine.legal_action_mask, rng))
+        if with_obs:
+            observe()
     steps = 0
     t0 = time.perf_counter()
     deadline = t0 + seconds

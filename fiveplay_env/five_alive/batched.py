@@ -43,7 +43,9 @@ reference's, in the same order: the deal, the first player, a reshuffle, a Re-De
 
 Positions: ``get_state`` / ``set_state`` (checked: the schema's form and bounds, then
 ``positions.check_rules``), ``load_states`` (reference states, read field by field as the schema declares),
-``load`` (one reference state into one slot), ``gather`` (copies of games). States of the numpy engine
+``load`` (one reference state into one slot), ``gather`` (copies of games), ``redeal`` (every slot an
+independent determinization for one seat: ``positions.redeal``, honouring the knowledge of the loaded
+positions), ``observe_as`` (any seat's observation). States of the numpy engine
 that came before the kernel (fields ``_hands``, ``_cur``, ...) are refused by the form check. The first
 engine of a process compiles the kernel (once: numba caches it next to the source, ``cache=True``).
 ``max_cycles`` (the AEC env's per-agent truncation) is refused; ``max_steps`` applies.
@@ -86,6 +88,7 @@ class BatchedFiveAlive(KernelEngine):
         self.observation_size = observation_size(config.num_players)
         self._P = kernel.params(config)
         self._at = encoders.offsets(config.num_players)
+        self._facts: list[positions.Facts | None] | None = None  # the loaded positions' knowledge (redeal)
         self._init_state(batch_size, seed)
 
     # ------------------------------------------------------------------ the kernel
@@ -199,13 +202,66 @@ class BatchedFiveAlive(KernelEngine):
         """float32 [B, 80 + 3n]: each game's acting seat's observation; row i equals
         ``observation.observe(config, state_i, current_player[i])`` of the reference engine. ``out``: an
         optional C-contiguous float32 [B, 80 + 3n] array to write into and return."""
+        return self._observe(self._st["cur"], out)
+
+    def observe_as(self, seats: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 [B, 80 + 3n]: game i's observation of seat ``seats[i]`` (any seat, not only the acting
+        one), equal to ``observation.observe(config, state_i, seats[i])``."""
+        s = np.asarray(seats)
+        if s.shape != (self.batch_size,) or s.dtype.kind not in "iu" or (
+                s.size and (s.min() < 0 or s.max() >= self.num_players)):
+            raise ValueError(f"seats: expected {self.batch_size} seats in 0..{self.num_players - 1}")
+        return self._observe(s.astype(np.int64), out)
+
+    def _observe(self, seats: np.ndarray, out: np.ndarray | None) -> np.ndarray:
         obs = self._obs_out(out)
         st = self._st
         encoders.observe(st["hands"], st["hsize"], st["disc"], st["top"], st["dlen"], st["total"], st["dir"],
-                         st["cur"], st["phase"], st["lives"], st["cur"], self._at, obs)
+                         st["cur"], st["phase"], st["lives"], seats, self._at, obs)
         return obs
 
     # ------------------------------------------------------------------ positions
+
+    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+        self._facts = None  # the kernel does not track the public knowledge
+        return super().step(actions)
+
+    step.__doc__ = KernelEngine.step.__doc__
+
+    def reset(self, seed: int | None = None, seeds: Sequence[int] | np.ndarray | None = None) -> None:
+        self._facts = None
+        super().reset(seed, seeds)
+
+    reset.__doc__ = KernelEngine.reset.__doc__
+
+    def _commit(self, base: int, arrays: dict[str, np.ndarray]) -> None:
+        facts = self._facts
+        self._facts = None  # new positions (set_state, gather, reset): nothing recorded about them
+        try:
+            super()._commit(base, arrays)
+        except BaseException:
+            self._facts = facts
+            raise
+
+    def load_states(self, states: Sequence[Any]) -> None:
+        super().load_states(states)
+        known = {id(s): positions.facts_of(s) for s in states}  # one record per distinct position
+        self._facts = [known[id(s)] for s in states]
+
+    load_states.__doc__ = KernelEngine.load_states.__doc__ + """
+
+        The positions' recorded public knowledge (``known``, ``draw_cap``) is kept for ``redeal`` until the
+        next step or the next change of positions."""
+
+    def redeal(self, player: int, rng: np.random.Generator) -> None:
+        """Every slot (typically copies of one world of ``player``'s information set, from ``load_states``)
+        becomes an independent determinization for ``player``, drawn as ``determinize.sample_world`` draws
+        one (``positions.redeal``): the other survivors' hands and the draw pile re-dealt from the cards
+        hidden from ``player``, honouring the public knowledge recorded in the positions loaded (none once the
+        slots have been stepped: the kernel does not track it), and a fresh seed per slot."""
+        player = check_int("player", player, 0, self.num_players - 1)
+        positions.redeal(self._st, self._P, player, rng, self._facts)
+        self._refresh()
 
     def load(self, i: int, state: FiveAliveState) -> None:
         """Put the reference state ``state`` (a game of this config, not over) into slot i: its seed, counter
@@ -225,7 +281,11 @@ class BatchedFiveAlive(KernelEngine):
         for name, a in one.items():
             if name != "game_index":
                 arrays[name][i] = a[0]
+        facts = self._facts
         self._commit(self.base_seed, arrays)
+        facts = list(facts) if facts is not None else [None] * self.batch_size  # the other slots keep theirs
+        facts[i] = positions.facts_of(state)
+        self._facts = facts
 
 
 def make_batched(num_envs: int, seed: int | None = 0, **config: Any) -> BatchedFiveAlive:

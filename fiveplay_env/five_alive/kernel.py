@@ -16,14 +16,15 @@ nor the results of a game in progress are stored: an eliminated seat has lost (-
 undecided (0). The draw pile is a stack: ``draw[:dlen]``, the next card drawn ``draw[dlen - 1]`` (the
 reference's ``draw`` list as it is).
 
-How it is cut, for speed: ``play`` is one step of one game with no call inside (its helpers are inlined),
-so numba keeps no reference counts on its arrays (a function that calls another pays about 8 ns per
-array argument at every call). It does everything but the steps that draw random numbers: it returns
-``SLOW`` (nothing changed) for a Re-Deal and for a Draw that may reshuffle, which ``slow`` plays before
-``play`` finishes the turn (``resume``), ``DEAL`` when the round is over and a new deal is due (``deal``),
-``OVER`` when the game ended (the slot then starts its next game: ``next_game``). ``step_all`` /
-``start_all`` / ``mask_all`` run over the batch's B rows; a search steps single worlds with ``step_one``.
-``NUMBA_DISABLE_JIT=1`` runs this same code as Python (to debug a rule with pdb or prints).
+How it is cut, for speed: a step is ``play_common`` (the common 90% of random play, whole, with its mask
+row) or else ``play``; both allocate nothing and raise nothing, so they are compiled without numba's
+reference counting (``_nrt=False``; with it, every call paid about 8 ns per array argument: numba's
+pruning gives up on functions with several exits or raising paths). ``play`` does everything but the
+random events: it returns ``SLOW`` (nothing changed) for a Re-Deal and for a Draw that may reshuffle,
+which ``slow`` plays before ``play`` finishes the turn (``resume``), ``DEAL`` when the round is over and
+a new deal is due (``deal``), ``GAME_OVER`` when the game ended (the slot then starts its next game:
+``next_game``). ``step_all`` / ``start_all`` / ``mask_all`` run over the batch's B rows; a search steps
+single worlds with ``step_one``. ``NUMBA_DISABLE_JIT=1`` runs this same code as Python (to debug a rule with pdb or prints).
 """
 from __future__ import annotations
 

@@ -8,8 +8,11 @@ say is ``check_rules`` below, one compiled pass over the games that reads as the
 ``check_states``, what a reference state must hold beyond its fields' values (its class, a game not over,
 survivors and results that agree with the lives, the pending Bomb answers the kernel will ask for).
 
-There is no batched re-deal: a 5 Alive world honours the public knowledge about hands and the draw pile
-(``determinize.sample_world``) and the search loads the worlds it samples (``load_states``).
+``redeal`` is the batched ``determinize.sample_world``: every slot re-deals the cards a seat cannot see (the
+other survivors' hands and the draw pile, composition and order) with the recorded public knowledge of the
+positions loaded (``facts_of``: the facts about hands and the seat's caps on the draw pile), by the same
+greedy sampler (the draw pile filled first while Hall's condition holds for every fact, then the demanded
+hand slots, tightest first, then the free ones in seat order), compiled over the slots.
 """
 from __future__ import annotations
 
@@ -18,10 +21,11 @@ from typing import Any
 import numba as nb
 import numpy as np
 
+from fiveplay_env.core import kernel_rng
 from fiveplay_env.core.kernel_engine import run_fields
 from fiveplay_env.core.schema import Field, Schema, check_games
 from fiveplay_env.five_alive.config import LIVES, MAX_STEPS_LIMIT, NUM_KINDS
-from fiveplay_env.five_alive.kernel import COUNTS, DECK, N, OPTIONAL, SUDDEN, TEAMS
+from fiveplay_env.five_alive.kernel import COUNTS, DECK, MAX_CARDS, N, OPTIONAL, SUDDEN, TEAMS, expand
 from fiveplay_env.five_alive.state import BOMB, BOMB_ANSWER, MAX_TOTAL, N0, OVER, PLAY, FiveAliveState
 
 COUNTER_MAX = 2**31 - 16  # room for the random events of a few more steps in int32
@@ -253,4 +257,146 @@ def as_state_field(message: str) -> str:
     return f"state.{SOURCE.get(name, name)}: {rest}"
 
 
-__all__ = ["SCHEMA", "SOURCE", "as_state_field", "check_rules", "check_states", "dims"]
+# --- re-deals: the batched sample_world ----------------------------------------------------------------
+
+Facts = tuple  # (known: per seat a {kind bits: count} dict, draw_cap: per observer None or [18] caps)
+"""The public knowledge of a position that ``determinize.sample_world`` honours (``facts_of``)."""
+
+_NO_CAP = 1 << 16
+
+
+def facts_of(state: FiveAliveState) -> Facts:
+    """A reference state's recorded public knowledge (copies): what ``redeal`` honours for its slot."""
+    return ([dict(d) for d in state.known], [None if c is None else list(c) for c in state.draw_cap])
+
+
+def _demands(known: list[dict[int, int]], others: list[int]) -> list[tuple[int, int, int, int]]:
+    """``determinize._slot_demands``: each other survivor's facts as disjoint slot demands, tightest first."""
+    demands = []
+    for q in others:
+        placed: list[tuple[int, int]] = []
+        for a, c in sorted(known[q].items(), key=lambda f: bin(f[0]).count("1")):
+            inside = sum(s for b, s in placed if b & a == b)
+            if c > inside:
+                placed.append((a, c - inside))
+                demands.append((bin(a).count("1"), q, a, c - inside))
+    demands.sort()
+    return demands
+
+
+@nb.njit(cache=True)
+def _redeal(hands, hsize, draw, dlen, lives, seed, slots, player, dem_q, dem_bits, dem_slots, set_bits, cap,
+            shuffle_seeds, new_seeds):
+    """Re-deal slots ``slots`` (see ``redeal``); False if a slot's facts cannot be met (never for facts the
+    true cards satisfy)."""
+    n = hands.shape[1]
+    keys = np.empty(MAX_CARDS, np.uint64)
+    perm = np.empty(MAX_CARDS, np.int64)
+    cards = np.empty(MAX_CARDS, np.int64)
+    rest = np.empty(MAX_CARDS, np.int64)
+    used = np.empty(MAX_CARDS, np.bool_)
+    pool = np.zeros(NUM_KINDS, np.int64)
+    taken = np.zeros(NUM_KINDS, np.int64)
+    need = np.zeros(n, np.int64)
+    slack = np.zeros(len(set_bits), np.int64)
+    for b in slots:
+        pool[:] = 0
+        for j in range(dlen[b]):
+            pool[draw[b, j]] += 1
+        for q in range(n):
+            if q != player and lives[b, q] > 0:
+                for k in range(NUM_KINDS):
+                    pool[k] += hands[b, q, k]
+        size = expand(pool, cards)
+        for s in range(len(set_bits)):  # the cards of each fact set left over the slots demanded inside it
+            v = 0
+            for k in range(NUM_KINDS):
+                if (set_bits[s] >> k) & 1:
+                    v += pool[k]
+            for i in range(len(dem_bits)):
+                if dem_bits[i] & set_bits[s] == dem_bits[i]:
+                    v -= dem_slots[i]
+            slack[s] = v
+        kernel_rng.permutation(shuffle_seeds[b], np.uint64(0), size, keys, perm)
+        d = dlen[b]
+        nd, nr = 0, 0
+        taken[:] = 0
+        for j in range(size):  # the draw pile first, a card taken only while every fact can still be met
+            k = cards[perm[j]]
+            ok = nd < d and taken[k] < cap[k]
+            for s in range(len(set_bits)):
+                if (set_bits[s] >> k) & 1 and slack[s] <= 0:
+                    ok = False
+            if ok:
+                draw[b, nd] = k
+                nd += 1
+                taken[k] += 1
+                for s in range(len(set_bits)):
+                    if (set_bits[s] >> k) & 1:
+                        slack[s] -= 1
+            else:
+                rest[nr] = k
+                nr += 1
+        if nd < d:
+            return False
+        for q in range(n):
+            need[q] = 0
+            if q != player and lives[b, q] > 0:
+                need[q] = hsize[b, q]
+                for k in range(NUM_KINDS):
+                    hands[b, q, k] = 0
+        used[:nr] = False
+        for i in range(len(dem_q)):  # the demanded slots, tightest first
+            q, left = dem_q[i], dem_slots[i]
+            for j in range(nr):
+                if left > 0 and not used[j] and (dem_bits[i] >> rest[j]) & 1:
+                    hands[b, q, rest[j]] += 1
+                    used[j] = True
+                    left -= 1
+                    need[q] -= 1
+            if left > 0:
+                return False
+        j = 0
+        for q in range(n):  # then the free slots, in seat order
+            for _ in range(need[q]):
+                while used[j]:
+                    j += 1
+                hands[b, q, rest[j]] += 1
+                j += 1
+        seed[b] = new_seeds[b]
+    return True
+
+
+def redeal(st: dict[str, np.ndarray], P: np.ndarray, player: int, rng: np.random.Generator,
+           facts: list[Facts | None] | None = None) -> None:
+    """Every slot of ``st`` becomes an independent determinization for ``player``, drawn as
+    ``determinize.sample_world`` draws one from the slot's position and its recorded knowledge
+    (``facts[b]``, from ``facts_of``; None: nothing recorded): the other survivors' hands (their sizes kept)
+    and the draw pile (its size kept, in a random order) re-dealt from the cards hidden from ``player``, and a
+    fresh seed (in 0..2**63-1, as sample_world's), so that later shuffles are not the real ones. What
+    ``player`` sees does not change. ``RuntimeError`` if recorded facts cannot be met."""
+    B = st["hands"].shape[0]
+    n = int(P[N])
+    if facts is None:
+        facts = [None] * B
+    shuffle_seeds = rng.integers(0, 2**64, size=B, dtype=np.uint64)
+    new_seeds = rng.integers(0, 2**63, size=B, dtype=np.int64).astype(np.uint64)
+    groups: dict[int, list[int]] = {}
+    for b, f in enumerate(facts):  # slots that share their facts (copies of one position) share one call
+        groups.setdefault(id(f), []).append(b)
+    lives = st["lives"]
+    for slots in groups.values():
+        f = facts[slots[0]]
+        known, caps = f if f is not None else ([{} for _ in range(n)], [None] * n)
+        others = sorted({q for b in slots for q in range(n) if q != player and lives[b, q] > 0})
+        dem = _demands(known, others)
+        cap = np.full(NUM_KINDS, _NO_CAP, np.int64) if caps[player] is None else np.array(caps[player], np.int64)
+        ok = _redeal(st["hands"], st["hsize"], st["draw"], st["dlen"], lives, st["seed"], np.array(slots, np.int64),
+                     player, np.array([d[1] for d in dem], np.int64), np.array([d[2] for d in dem], np.int64),
+                     np.array([d[3] for d in dem], np.int64), np.array(sorted({d[2] for d in dem}), np.int64),
+                     cap, shuffle_seeds, new_seeds)
+        if not ok:
+            raise RuntimeError("redeal: the recorded public knowledge is inconsistent")
+
+
+__all__ = ["SCHEMA", "SOURCE", "Facts", "as_state_field", "check_rules", "check_states", "dims", "facts_of", "redeal"]

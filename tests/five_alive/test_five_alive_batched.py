@@ -552,3 +552,35 @@ def test_a_large_batch_matches_on_sampled_slots(kw):
     """B = 20,000: 100 sampled slots are compared with their reference games."""
     cfg = FiveAliveConfig(**kw)
     check_sampled_slots(Replay, cfg, 20_000, 150)
+
+
+def test_redeal_keeps_the_seat_view_and_draws_as_sample_world():
+    """``redeal`` (slots: copies of one canonical world) leaves the seat's observation and mask as they are and
+    draws the other seats' hands as ``determinize.sample_world`` does (column means within 5 standard errors,
+    from both samples' variances: the hand columns are counts, not 0/1 flags)."""
+    from fiveplay_env.five_alive import determinize
+    from fiveplay_env.five_alive.batched import BatchedFiveAlive
+    from fiveplay_env.five_alive.config import FiveAliveConfig
+    from fiveplay_env.five_alive.engine import legal_mask, new_game, step
+    from fiveplay_env.five_alive.observation import observe
+
+    config = FiveAliveConfig(num_players=4)
+    rng = np.random.default_rng(3)
+    state = new_game(config, 11)
+    for _ in range(25):
+        step(config, state, int(rng.choice(np.flatnonzero(legal_mask(state)))))
+    p = state.current
+    canon = determinize.canonical(config, state, p)
+    W = 500
+    vec = BatchedFiveAlive(config, W, seed=0)
+    vec.load_states([canon] * W)
+    vec.redeal(p, np.random.default_rng(1))
+    assert (vec.observe_as(np.full(W, p)) == observe(config, state, p)).all()
+    assert (vec.legal_action_mask == legal_mask(state)).all()
+    assert len(set(vec.seeds.tolist())) == W
+    worlds = [determinize.sample_world(config, canon, p, np.random.default_rng(100 + j)) for j in range(W)]
+    for q in range(4):
+        a = vec.observe_as(np.full(W, q)).astype(np.float64)
+        b = np.array([observe(config, w, q) for w in worlds], np.float64)
+        tol = 5 * np.sqrt((a.var(0) + b.var(0)) / W) + 1e-9
+        assert (np.abs(a.mean(0) - b.mean(0)) <= tol).all(), q

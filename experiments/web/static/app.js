@@ -209,7 +209,7 @@ async function loadViews() {  // each game's drawing code, named by the server (
 function showTab() {
   const parts = (location.hash || "#play").slice(1).split("/");
   let tab = parts[0] || "play";
-  if (tab === "replay") tab = "replays";
+  if (tab === "replay" || tab === "shared") tab = "replays";
   if (!["play", "replays", "results", "rules"].includes(tab)) tab = "play";
   for (const s of $$(".tab")) s.classList.toggle("active", s.id === `tab-${tab}`);
   for (const a of $$("nav a")) { a.classList.toggle("active", a.dataset.tab === tab); if (a.dataset.tab === tab) a.setAttribute("aria-current", "page"); else a.removeAttribute("aria-current"); }
@@ -222,6 +222,10 @@ function showTab() {
       const run = decodeURIComponent(parts[1]), game = decodeURIComponent(parts[2]);
       loadRecordFiles(`${run}/records/${game}.jsonl`).catch(() => {});
       if (!rp.src || rp.src.run !== run || rp.src.game !== game) openReplay({ kind: "run", run, game });
+    } else if (parts[0] === "shared" && parts[1]) {  // a share link (#shared/TOKEN): one game of another player's, or yours
+      const token = decodeURIComponent(parts[1]);
+      loadRecordFiles().catch(() => {});
+      if (!rp.src || rp.src.kind !== "share" || rp.src.token !== token) openReplay({ kind: "share", token });
     } else loadRecordFiles().catch((e) => { $("#replay-message").textContent = e.message; });
     renderMyGames();
   }

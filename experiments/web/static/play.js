@@ -166,7 +166,9 @@ function renderResult(g) {
     el("button", { type: "button", text: "Download the record", id: "download-record", onclick: () => downloadRecord(g) }));
   if (snap.saved && snap.saved.run) buttons.append(el("a", { class: "link", id: "watch-replay", href: replayHref(snap.saved), text: "Watch the replay" }));
   else if (snap.saved && snap.saved.error) buttons.append(el("span", { class: "small", text: snap.saved.error }));
-  box.append(buttons, el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
+  box.append(buttons);
+  if (snap.saved && snap.saved.run) box.append(shareControl(snap.saved));  // a link others can open (replays.js)
+  box.append(el("div", { class: "small", text: `seed ${snap.seed} \u00B7 ${snap.steps} actions` }));
   box.hidden = false;
 }
 
@@ -215,9 +217,16 @@ function remember(g) {
   const snap = g.snap;
   list.unshift({ id: g.id, game: snap.game, started: g.started || null, ended: new Date().toISOString(), opponents: opponentsOf(snap),
                  players: snap.view.num_players, result: resultText(snap), won: snap.view.winners.includes(snap.seat),
-                 replay: snap.saved && snap.saved.run ? replayHref(snap.saved) : null });
+                 replay: snap.saved && snap.saved.run ? replayHref(snap.saved) : null,
+                 saved: snap.saved && snap.saved.run ? { run: snap.saved.run, game: snap.saved.game } : null });
   store.set("history", list.slice(0, 60));
   g.remembered = true;
+}
+
+function savedOf(x) {  // a listed game's {run, game} (entries older than x.saved: read from its replay link)
+  if (x.saved && typeof x.saved.run === "string" && typeof x.saved.game === "string") return x.saved;
+  const m = typeof x.replay === "string" && x.replay.match(/^#replay\/([^/]+)\/([^/]+)$/);
+  try { return m ? { run: decodeURIComponent(m[1]), game: decodeURIComponent(m[2]) } : null; } catch (e) { return null; }
 }
 
 function renderMyGames() {
@@ -230,6 +239,8 @@ function renderMyGames() {
     t.append(el("tr", {}, el("td", {}, el("div", { text: `${gameTitle(x.game)}, ${x.players} players` }), el("div", { class: "small nowrap", text: dateText(x.started || x.ended) })),
       el("td", { class: "wrap-anywhere", text: x.opponents }), el("td", { text: x.result }),
       el("td", {}, x.replay ? el("a", { class: "link", href: x.replay, text: "replay" }) : el("span", { class: "small", text: "no replay" }))));
+    const saved = savedOf(x);
+    if (saved) t.append(el("tr", { class: "share-row" }, el("td", { colspan: 4 }, shareControl(saved))));
   }
   box.append(el("div", { class: "table-wrap" }, t));
 }
@@ -418,7 +429,7 @@ function onKey(ev) {
   const t = ev.target;
   if (t && (t.tagName === "INPUT" && t.type !== "checkbox" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
   const tab = (location.hash || "#play").slice(1).split("/")[0];
-  if (tab === "replays" || tab === "replay") { replayKey(ev); return; }
+  if (tab === "replays" || tab === "replay" || tab === "shared") { replayKey(ev); return; }
   if (tab !== "play") return;
   const g = cur();
   if (!g) return;

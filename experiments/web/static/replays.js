@@ -19,6 +19,7 @@ async function fetchPage(start) {
   let data;
   if (src.kind === "upload") data = await api("POST", "/api/replay", { text: src.text, index: src.index, start, count: META.limits.replay_page });
   else if (src.kind === "run") data = await api("GET", `/api/replay?run=${encodeURIComponent(src.run)}&game=${encodeURIComponent(src.game)}&${q}`);
+  else if (src.kind === "share") data = await api("GET", `/api/replay?share=${encodeURIComponent(src.token)}&${q}`);  // a share link
   else data = await api("GET", `/api/replay?file=${encodeURIComponent(src.file)}&index=${src.index}&${q}`);
   if (rp.src !== src) return null;
   data.frames.forEach((f, k) => rp.frames.set(data.start + k, f));
@@ -53,13 +54,19 @@ async function openReplay(src) {
       ...Array.from({ length: n }, (_, p) => el("option", { value: p, text: `P${p}'s view` + (data.agents[p] ? ` (${data.agents[p] === "you" ? "human" : data.agents[p]})` : "") })));
     $("#rp-thoughts-label").hidden = !data.has_thoughts;
     $("#replay-controls").hidden = false;
-    const share = src.kind === "run" ? `#replay/${encodeURIComponent(src.run)}/${encodeURIComponent(src.game)}` : null;
+    // a web game of yours: its share control (its #replay link opens in this browser only); another run: its link
+    const mine = src.kind === "run" && src.run.startsWith("web__");
+    const share = src.kind === "run" && !mine ? `#replay/${encodeURIComponent(src.run)}/${encodeURIComponent(src.game)}`
+      : src.kind === "share" ? `#shared/${encodeURIComponent(src.token)}` : null;
     $("#rp-share").hidden = !share;
     if (share) $("#rp-share").href = share;
+    $("#rp-share-box").replaceChildren(...(mine ? [shareControl({ run: src.run, game: src.game })] : []));
     await renderReplay();
     startAutoplay();
   } catch (e) {
-    $("#replay-message").textContent = e.message;
+    if (rp.src !== src) return;
+    $("#replay-message").textContent = src.kind === "share" && e.status === 404
+      ? "Shared game not found: this link does not work any more (its player stopped sharing it, or the game was deleted)." : e.message;
     $("#replay-controls").hidden = true; $("#replay-area").replaceChildren(); $("#replay-step").textContent = "";
     $("#replay-thinking").hidden = true;
   }
@@ -168,3 +175,73 @@ function setupReplays() {
   });
 }
 
+
+// --- share links: a saved game of yours, replayed by anyone who opens its link (#shared/TOKEN) ----------------
+// POST /api/share {run, game} makes the link (sharing again replaces it), DELETE revokes it; only the owner may do
+// either. The server keeps no way to read a token back: this browser remembers its links (store "shares", keyed by
+// RUN/GAME) so that they are shown again after a reload. Every share control on the page is redrawn on a change.
+const shareKey = (saved) => `${saved.run}/${saved.game}`;
+const sharedLink = (token) => new URL(`/#shared/${encodeURIComponent(token)}`, location.origin).href;
+const sharesKept = () => { const s = store.get("shares", {}); return s && typeof s === "object" && !Array.isArray(s) ? s : {}; };
+function keepShare(saved, token) {
+  const s = sharesKept();
+  delete s[shareKey(saved)];
+  if (token) s[shareKey(saved)] = token;
+  const keys = Object.keys(s);  // the newest 200 (the server keeps at most 200 saved games of a client)
+  for (const k of keys.slice(0, Math.max(0, keys.length - 200))) delete s[k];
+  store.set("shares", s);
+}
+function redrawShares() { for (const box of $$(".share")) if (box.redraw) box.redraw(); }
+
+function shareWords(e, stop) {
+  if (e.status === 404) return stop ? "This game is no longer saved on the server as yours: there is no link to stop sharing."
+    : "This game is no longer saved on the server as yours (it was deleted, or saved from another browser): it cannot be shared.";
+  if (e.status === undefined) return `Could not reach the server (${e.message}): try again.`;
+  return `${stop ? "Could not stop sharing" : "Could not share this game"}: ${e.message}`;
+}
+
+// the share control of one saved game ({run, game}): "Share", or its link with Copy and Stop sharing
+function shareControl(saved) {
+  const box = el("div", { class: "share", "data-key": shareKey(saved) });
+  let error = "", note = "", busy = false;
+  const call = async (method, stop) => {
+    busy = true; error = ""; note = ""; redrawShares();
+    try {
+      const data = await api(method, "/api/share", { run: saved.run, game: saved.game });
+      keepShare(saved, stop ? null : data.share);
+      if (!stop) note = "Anyone with this link can watch the replay.";
+    } catch (e) {
+      error = shareWords(e, stop);
+      if (stop && e.status === 404) keepShare(saved, null);
+    } finally { busy = false; redrawShares(); }
+  };
+  const copy = async (input) => {
+    try {
+      if (!navigator.clipboard || !window.isSecureContext) throw new Error("no clipboard");
+      await navigator.clipboard.writeText(input.value);
+      note = "Link copied.";
+    } catch (e) { note = "Selected: copy it with Ctrl+C (\u2318C on a Mac)."; }
+    box.redraw();
+    const again = $(".share-link", box);
+    if (note.startsWith("Selected") && again) { again.focus(); again.select(); }
+  };
+  box.redraw = () => {
+    const token = sharesKept()[shareKey(saved)];
+    box.replaceChildren();
+    if (!token) {
+      box.append(el("button", { type: "button", class: "share-btn", text: busy ? "Sharing\u2026" : "Share", disabled: busy,
+        title: "Make a link that anyone can open to watch this game's replay", onclick: () => call("POST", false) }));
+    } else {
+      const input = el("input", { type: "text", class: "share-link", readonly: true, value: sharedLink(token), "aria-label": "share link",
+        onfocus: (ev) => ev.target.select() });
+      box.append(input,
+        el("button", { type: "button", class: "share-copy", text: "Copy", disabled: busy, onclick: () => copy(input) }),
+        el("button", { type: "button", class: "share-stop", text: busy ? "Stopping\u2026" : "Stop sharing", disabled: busy,
+          title: "Revoke the link: it stops working for everyone", onclick: () => call("DELETE", true) }));
+    }
+    if (note && token) box.append(el("span", { class: "small share-note", role: "status", text: note }));
+    if (error) box.append(el("div", { class: "message share-error", role: "alert", text: error }));
+  };
+  box.redraw();
+  return box;
+}

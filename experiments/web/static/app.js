@@ -223,7 +223,8 @@ function showTab() {
       loadRecordFiles(`${run}/records/${game}.jsonl`).catch(() => {});
       if (!rp.src || rp.src.run !== run || rp.src.game !== game) openReplay({ kind: "run", run, game });
     } else if (parts[0] === "shared" && parts[1]) {  // a share link (#shared/TOKEN): one game of another player's, or yours
-      const token = decodeURIComponent(parts[1]);
+      let token = parts[1];
+      try { token = decodeURIComponent(token); } catch (e) { /* a malformed link: the server says it is not found */ }
       loadRecordFiles().catch(() => {});
       if (!rp.src || rp.src.kind !== "share" || rp.src.token !== token) openReplay({ kind: "share", token });
     } else loadRecordFiles().catch((e) => { $("#replay-message").textContent = e.message; });

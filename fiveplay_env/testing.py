@@ -601,10 +601,10 @@ def batched_redeal(game: GameDef, config: Any, seed: int) -> None:
         for q in range(config.num_players):
             if q == p:
                 continue
-            a = vec.observe_as(np.full(W, q)).astype(np.float64).mean(axis=0)
-            b = np.mean([game.observe(w, q) for w in worlds], axis=0, dtype=np.float64)
-            pbar = np.clip((a + b) / 2, 0.0, 1.0)
-            tol = 5 * np.sqrt(pbar * (1 - pbar) * 2 / W) + 1e-6
+            xa = vec.observe_as(np.full(W, q)).astype(np.float64)
+            xb = np.array([game.observe(w, q) for w in worlds], np.float64)
+            a, b = xa.mean(axis=0), xb.mean(axis=0)
+            tol = 5 * np.sqrt((xa.var(axis=0) + xb.var(axis=0)) / W) + 1e-6  # counts too, not only 0/1 flags
             off = np.flatnonzero(np.abs(a - b) > tol)
             _expect(off.size == 0, f"position {k}, seat {q}: the re-dealt observations' means differ from "
                     f"sample_world's in columns {off[:8].tolist()} ({a[off[:4]].round(3).tolist()} against "

@@ -280,7 +280,7 @@ def test_the_compatibility_modules_of_0_2_are_gone(old: str) -> None:
     assert engine.sample_world is determinize.sample_world
 
 
-OUTSIDE_FILES = re.compile(r"\b(?<!docs/)(RULES|DESIGN)\.md\b|shared/")
+OUTSIDE_FILES = re.compile(r"\b(?<!docs/)(RULES|DESIGN)\.md\b|(?<![#\w])shared/")  # not the web's #shared/ links
 """Names of the project's working files that live beside the repository, not in it (users have neither)."""
 
 

@@ -222,9 +222,9 @@ class BatchedFiveAlive(KernelEngine):
 
     # ------------------------------------------------------------------ positions
 
-    def step(self, actions: np.ndarray | Sequence[int]) -> np.ndarray:
+    def step(self, actions: np.ndarray | Sequence[int], active: np.ndarray | None = None) -> np.ndarray:
         self._facts = None  # the kernel does not track the public knowledge
-        return super().step(actions)
+        return super().step(actions, active)
 
     step.__doc__ = KernelEngine.step.__doc__
 

@@ -30,8 +30,10 @@ def test_check_game_needs_no_pytest_and_registers_a_new_game():
     n_game = sum(testing.CONTRACTS[c].scope == "game" for c in testing.contract_names())
     n_config = len(testing.contract_names()) - n_game
     assert out.stdout.splitlines()[-1] == (f"{n_game + 2 * n_config} ['default', 'four', 'two'] "
-                                           "['compact_observation', 'compact_observation', 'reward_range', "
-                                           "'reward_range']")
+                                           "['batched_positions', 'batched_positions', 'batched_redeal', "
+                                           "'batched_redeal', 'compact_observation', 'compact_observation', "
+                                           "'jax_equals_reference', 'jax_equals_reference', 'reward_range', "
+                                           "'reward_range']")  # the toy game has no batched or JAX engine
 
 
 @pytest.fixture

@@ -35,7 +35,7 @@ def test_variants_outside_the_presets_keep_the_env_contracts(cfg):
 def test_metadata_spaces_and_registration():
     assert five_alive_v0.metadata["name"] == "five_alive_v0"
     assert five_alive_v0.metadata["is_parallelizable"] is False
-    assert set(five_alive_v0.metadata["render_modes"]) == {"ansi", "human"}
+    assert set(five_alive_v0.metadata["render_modes"]) == {"ansi", "human", "rgb_array"}
     assert GAMES["five_alive"] is five_alive_v0
     env = make("five_alive", num_players=5)
     assert env.possible_agents == [f"player_{i}" for i in range(5)]

@@ -337,9 +337,9 @@ def _distribution_entries(names: tuple[str, ...]) -> list[Path]:
 
 @pytest.mark.slow
 def test_a_core_only_install_names_the_missing_extra_in_one_line(built, tmp_path):
-    """The wheel with numpy, gymnasium and pettingzoo only: the environments work, and each tool that needs
+    """The wheel with numpy, gymnasium, pettingzoo and numba only: the environments work, and each tool that needs
     an extra says which in one line (and a tournament leaves no run folder behind)."""
-    python = _venv(tmp_path / "venv", _distribution_entries(("numpy", "gymnasium", "pettingzoo")))
+    python = _venv(tmp_path / "venv", _distribution_entries(("numpy", "gymnasium", "pettingzoo", "numba")))
     _install(python, built["wheel"])
     cwd = tmp_path / "elsewhere"
     cwd.mkdir()

@@ -62,7 +62,7 @@ def test_the_game_list_and_the_new_game_panel_come_from_the_registered_games(cli
         heuristics = {b["name"] for b in entry["bots"] if b["group"] == "Heuristics"}
         assert heuristics == set(agent_games.kit(name).heuristics)  # the game's kit, not a copy
     toy = meta["games"]["toybid"]
-    assert toy["view"] == {"kind": "generic", "script": None, "bot_family": []} and toy["choices"] == {}
+    assert toy["view"] == {"kind": "generic", "script": None, "bot_family": [], "options": {}} and toy["choices"] == {}
     assert [p["id"] for p in toy["presets"]] == ["standard", "three"]
     assert {b["name"] for b in toy["bots"]} >= {"random", "ismcts:sims=50"}
     assert meta["games"]["take5"]["presets"][0]["config"]["mode"] == "round"  # its quick preset first: one round

@@ -224,7 +224,8 @@ function remember(g) {
 }
 
 function savedOf(x) {  // a listed game's {run, game} (entries older than x.saved: read from its replay link)
-  if (x.saved && typeof x.saved.run === "string" && typeof x.saved.game === "string") return x.saved;
+  const isText = (v) => typeof v === "string";
+  if (x.saved && isText(x.saved.run) && isText(x.saved.game)) return x.saved;
   const m = typeof x.replay === "string" && x.replay.match(/^#replay\/([^/]+)\/([^/]+)$/);
   try { return m ? { run: decodeURIComponent(m[1]), game: decodeURIComponent(m[2]) } : null; } catch (e) { return null; }
 }

@@ -8,7 +8,7 @@ const fmtCi = (m, pct) => {
   const k = pct ? 100 : 1, d = pct ? 1 : 2;
   return `${(m.mean * k).toFixed(d)}${pct ? "%" : ""}` + (m.half_width !== undefined && m.half_width !== null ? ` \u00B1 ${(m.half_width * k).toFixed(d)}` : "");
 };
-// a plot's alt text in words: what it shows and of which run ("ratings.png" -> "Plot: ratings, run tournament of take5")
+// a plot's alt text in words: what it shows and of which run ("ratings.png" -> "Plot: ratings, run tournament of <game>")
 const plotWords = (file, run) => `Plot: ${file.split("/").pop().replace(/\.[a-z]+$/i, "").replace(/[_-]+/g, " ")}, ${run.kind || "run"} of ${run.game || "a game"}`;
 const COLORS = ["#15604e", "#a3211a", "#1a4fa0", "#8a5a00", "#6a2c8f", "#3d3d3d"];
 

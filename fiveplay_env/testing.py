@@ -36,7 +36,7 @@ why it does not apply. ``run_contract(name, game, config)`` runs one: the projec
 |        |                             |        | on as the reference; ``set_state`` and ``gather`` copies  |
 | engine | ``batched_redeal``          | config | the batched ``redeal`` hides nothing the seat sees and    |
 |        |                             |        | draws as ``sample_world`` (column means, 5 std errors)    |
-| engine | ``jax_equals_reference``    | config | ``make_vec(backend="jax")`` equals the reference engine   |
+| engine | ``jax_equals_reference``    | game   | ``make_vec(backend="jax")`` equals the reference engine   |
 |        |                             |        | at every step (where jax is installed)                    |
 | engine | ``compact_observation``     | config | ``compact_layout(config)`` decodes to the float           |
 |        |                             |        | observation (where declared)                              |
@@ -625,10 +625,12 @@ JAX_STEPS = 120
 """Steps of the JAX replay per config (each config is one compile)."""
 
 
-@_contract("engine", applies=_has_jax)
+@_contract("engine", scope="game", applies=_has_jax)
 def jax_equals_reference(game: GameDef, config: Any, seed: int) -> None:
     """``make_vec(backend="jax")`` (the JAX engine, dealing the reference's cards) equals reference engines
-    seeded ``derive(seed, i)`` at every step: acting player, mask, observation, rewards, ends, next seeds."""
+    seeded ``derive(seed, i)`` at every step: acting player, mask, observation, rewards, ends, next seeds.
+    Once per game (each config is one compile of a few seconds): a game's own JAX tests replay its config
+    families."""
     fields = game.config_dict(config)
     B, base = NUM_ENVS, seed + 13
     env = make_vec(game.name, B, seed=base, backend="jax", **fields)

@@ -31,17 +31,19 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fiveplay_env.agents.five_alive.constants import BOMB_MEAN_CARDS, DRAW_ALERT_CARDS, EMERGENCY_ORDER, REDEAL_MARGIN
 from fiveplay_env.agents.five_alive.rollouts import WIN_WEIGHT
-from fiveplay_env.five_alive.batched import BatchedFiveAlive
 from fiveplay_env.five_alive.config import FiveAliveConfig
 from fiveplay_env.five_alive.state import (
     BOMB, BOMB_ANSWER, BUST, DRAW1, DRAW2, MAX_TOTAL, N0, NUM_NUMBERS, PLAY, REDEAL,
 )
+
+if TYPE_CHECKING:
+    from fiveplay_env.five_alive.batched import BatchedFiveAlive
 
 GUARD = 400
 """Turns a heuristic rollout (or a policy rollout without ``value=1``) plays at most when ``depth`` is 0
@@ -56,6 +58,8 @@ _NUMS = np.arange(1, NUM_NUMBERS, dtype=np.int64)  # the numbers 1..7 (the saver
 def make_engine(config: FiveAliveConfig, size: int) -> BatchedFiveAlive:
     """A batched engine of ``size`` slots for worlds of ``config`` (``max_cycles``, the AEC env's
     truncation, is no rule of the game: the engines and the rollouts ignore it)."""
+    from fiveplay_env.five_alive.batched import BatchedFiveAlive  # numba: when a search first needs it
+
     if config.max_cycles is not None:
         config = dataclasses.replace(config, max_cycles=None)
     return BatchedFiveAlive(config, size, seed=0)

@@ -20,19 +20,25 @@ on that world (``tests/agents/test_bsearch.py`` checks the values are equal):
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from fiveplay_env.agents.take5.batch import safest_cards_known
-from fiveplay_env.take5.batched import POOL, QUEUE, BatchedTake5
-from fiveplay_env.take5.state import ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, PLAY, ROW_CHOICE, ROW_LIMIT
+from fiveplay_env.take5.state import (
+    ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, PLAY, POOL, QUEUE, ROW_CHOICE, ROW_LIMIT,
+)
+
+if TYPE_CHECKING:  # the batched engine (and numba) are imported when a search first needs them
+    from fiveplay_env.take5.batched import BatchedTake5
 
 _BIG = 1 << 40
 _DRAFT_KEY = BULLHEADS[:NUM_CARDS] * 128 + np.arange(NUM_CARDS)
 
 
 def make_engine(config: Any, size: int) -> BatchedTake5:
+    from fiveplay_env.take5.batched import BatchedTake5
+
     return BatchedTake5(config, size, seed=0)
 
 

@@ -20,14 +20,11 @@ import numba as nb
 import numpy as np
 
 from fiveplay_env.core import kernel_rng
-from fiveplay_env.take5.state import (
-    ACTION_ROW0, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, PLAY, ROW_CHOICE,
-    ROW_LIMIT,
+from fiveplay_env.take5.state import (  # noqa: F401 (the location codes: the kernel's, re-exported)
+    ACTION_ROW0, ASIDE, BULLHEADS, DRAFT, HAND_SIZE, NUM_ACTIONS, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OUT, PENDING,
+    PLAY, POOL, QUEUE, ROW_CHOICE, ROW_LIMIT, SEEN,
 )
 
-# Where a card is (``loc``): 0..9 the seat holding it, or one of these. QUEUE and SEEN (the cards seen this
-# round) are the highest codes, so "seen" is one comparison.
-PENDING, POOL, ASIDE, OUT, QUEUE, SEEN = 10, 11, 12, 13, 15, 16
 
 FIELDS = ("loc", "rows", "rlen", "rbull", "pending", "scores", "rpen", "phase", "cur", "trick", "round",
           "counter", "picks", "seed", "game_index", "rewards", "terminated", "final_scores")

@@ -27,6 +27,10 @@ NUM_ACTIONS = 109
 
 # Phases of the state machine.
 DRAFT, PLAY, ROW_CHOICE, OVER = 0, 1, 2, 3
+
+# Where a card is in the batched engine's state (``positions.SCHEMA``'s ``loc``): 0..9 the seat holding it,
+# or one of these. QUEUE and SEEN (the cards seen this round) are the highest codes, so "seen" is one test.
+PENDING, POOL, ASIDE, OUT, QUEUE, SEEN = 10, 11, 12, 13, 15, 16
 PHASE_NAMES = ("draft", "play", "row choice", "over")
 
 

@@ -32,7 +32,7 @@ def test_check_game_needs_no_pytest_and_registers_a_new_game():
     assert out.stdout.splitlines()[-1] == (f"{n_game + 2 * n_config} ['default', 'four', 'two'] "
                                            "['batched_positions', 'batched_positions', 'batched_redeal', "
                                            "'batched_redeal', 'compact_observation', 'compact_observation', "
-                                           "'jax_equals_reference', 'jax_equals_reference', 'reward_range', "
+                                           "'jax_equals_reference', 'reward_range', "
                                            "'reward_range']")  # the toy game has no batched or JAX engine
 
 

@@ -4,12 +4,12 @@ interpreter, and ``fiveplay_env`` stands alone (numpy, gymnasium and pettingzoo 
 from __future__ import annotations
 
 import ast
+import json
 import importlib.util
 import re
 import os
 import subprocess
 import sys
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -150,19 +150,68 @@ def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:
     assert "fiveplay_env.experiments.tournament" in _imports(b, "agents.planted", top_level_only=False)
 
 
-def _import_alone(module: str) -> tuple[str, int, str]:
-    proc = subprocess.run([sys.executable, "-W", "ignore::DeprecationWarning", "-c", f"import {module}"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
-    return module, proc.returncode, proc.stderr[-2000:]
+FORK_IMPORTER = r"""
+import json, os, sys, tempfile, traceback, warnings
+warnings.filterwarnings("ignore", category=DeprecationWarning)
+# third-party libraries loaded once, then shared by fork: every child imports one of our modules afresh
+for lib in ("numpy", "gymnasium", "pettingzoo", "numba", "torch", "matplotlib"):
+    try:
+        __import__(lib)
+    except Exception:
+        pass
+assert not [m for m in sys.modules if m.split(".")[0] in ("fiveplay_env", "agents", "experiments")]
+mods, width = json.loads(sys.stdin.read()), int(sys.argv[1])
+out = tempfile.mkdtemp()
+running, failed = {}, {}
+
+def wait_one():
+    pid, status = os.wait()
+    module = running.pop(pid)
+    if status:
+        path = os.path.join(out, str(pid))
+        failed[module] = open(path).read() if os.path.exists(path) else f"exit status {status}"
+
+for module in mods:
+    while len(running) >= width:
+        wait_one()
+    pid = os.fork()
+    if pid == 0:
+        code = 0
+        try:
+            __import__(module)
+        except BaseException:
+            with open(os.path.join(out, str(os.getpid())), "w") as f:
+                f.write(traceback.format_exc()[-2000:])
+            code = 1
+        os._exit(code)
+    running[pid] = module
+while running:
+    wait_one()
+print(json.dumps(failed))
+"""
 
 
 @pytest.mark.slow
 def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    """Each module imported first in a process of its own (forked from one that loaded only the third-party
+    libraries, so that 190 fresh interpreters cost seconds, not minutes): no module relies on another of
+    ours having been imported before it."""
     mods = [m for m in MODULES if not m.endswith("__main__")]
-    with ThreadPoolExecutor(max_workers=max(1, min(4, os.cpu_count() or 1))) as pool:
-        results = list(pool.map(_import_alone, mods))
-    failed = [f"{m}: {err}" for m, rc, err in results if rc != 0]
-    assert not failed, "\n\n".join(failed)
+    proc = subprocess.run([sys.executable, "-c", FORK_IMPORTER, str(max(1, min(4, os.cpu_count() or 1)))],
+                          input=json.dumps(mods), cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    failed = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert not failed, "\n\n".join(f"{m}: {err}" for m, err in failed.items())
+
+
+def test_the_fork_importer_reports_a_module_that_fails_alone(tmp_path: Path) -> None:
+    (tmp_path / "good_mod.py").write_text("import json\n")
+    (tmp_path / "bad_mod.py").write_text("raise RuntimeError('needs another module first')\n")
+    proc = subprocess.run([sys.executable, "-c", FORK_IMPORTER, "2"], input=json.dumps(["good_mod", "bad_mod"]),
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, PYTHONPATH=str(tmp_path)))
+    failed = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert list(failed) == ["bad_mod"] and "needs another module first" in failed["bad_mod"]
 
 
 BLOCKER = """

@@ -83,7 +83,6 @@ def test_take5_rows_in_view_at_row_choices_and_takes(browser, server, tmp_path, 
             else:
                 if page.locator("#round-sheet:not([hidden])").count():
                     sheets += 1
-                    shot(page, tmp_path, "dbg", full=False); print("DBG", page.evaluate("() => [scrollY, document.body.scrollHeight, innerHeight, document.querySelector('#dock').offsetHeight, document.querySelector('#rows-box').getBoundingClientRect().toJSON()]"))
                     assert page.evaluate(ROWS_IN_VIEW) == [True] * 4
                     shot(page, tmp_path, "round_sheet_and_rows", full=False)
                 card = page.locator("#hand button.legal").first

@@ -30,7 +30,7 @@ demo: $(STAMP)
 PYTEST_WORKERS ?= 2
 test: $(STAMP)
 	@echo "make test: the whole suite in $(PYTEST_WORKERS) worker processes; about 5 minutes on a quiet 2-core machine"
-	@$(PY) -c "from fiveplay_env.vector import compile_kernels as c; print('make test: the numba kernels compiled or loaded (s):', {k: round(v, 1) for k, v in c().items()})"
+	@$(PY) -c "from fiveplay_env.vector import compile_kernels as c; print('make test: the numba kernels compiled or loaded (s):', {k: round(v, 1) for k, v in c(processes=$(PYTEST_WORKERS) or 1).items()})"
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --durations=10
 
 # The local web app (play against the bots, replays, results): http://127.0.0.1:8000

@@ -290,17 +290,26 @@ class ReferenceGame:
     truncated: Callable[[Any], bool] = _never_truncated
 
 
-def compile_kernels(games_: Sequence[str] | None = None) -> dict[str, float]:
+def compile_kernels(games_: Sequence[str] | None = None, processes: int = 1) -> dict[str, float]:
     """Compile (or load from numba's cache) every compiled kernel of the batched engines ahead of use: each
     game's engine is built, stepped, observed, copied and checked once. Returns the seconds each game took
-    (about 1 s a game once cached). ``make test`` calls it before its worker processes start, so that they
+    (about 1 s a game once cached). ``processes`` > 1: the games side by side in that many fresh processes
+    (numba compiles on one core). ``make test`` calls it before its worker processes start, so that they
     load the kernels instead of compiling them side by side."""
     import time
 
     from fiveplay_env import games as table
 
+    names = list(games_) if games_ is not None else [n for n in table.names() if table.get(n).batched]
+    if processes > 1 and len(names) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        with ProcessPoolExecutor(min(processes, len(names)), mp_context=multiprocessing.get_context("spawn")) as pool:
+            parts = list(pool.map(compile_kernels, [[n] for n in names]))
+        return {k: v for part in parts for k, v in part.items()}
     out = {}
-    for name in games_ if games_ is not None else [n for n in table.names() if table.get(n).batched]:
+    for name in names:
         t0 = time.perf_counter()
         game = table.get(name)
         engine = _factory(name)(4, 0)

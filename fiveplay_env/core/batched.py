@@ -68,13 +68,19 @@ class BatchedActions:
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions: expected an integer dtype, got {a.dtype}")
         a = a.astype(np.int64)  # a private copy: the caller's array may change after the call
+        bad = self._first_illegal(a)
+        if bad >= 0:
+            self._illegal(bad, a)
+        return a
+
+    def _first_illegal(self, a: np.ndarray) -> int:
+        """The first game whose action (int64 [B]) is outside 0..A-1, else the first whose action is not in
+        its mask row; -1 if none."""
         inside = a.view(np.uint64) < self.num_actions  # negative ids wrap to huge unsigned values
         if not inside.all():
-            self._illegal(int(np.flatnonzero(~inside)[0]), a)
+            return int(np.flatnonzero(~inside)[0])
         ok = self._mask_f[self._arange_a + a]
-        if not ok.all():
-            self._illegal(int(np.flatnonzero(ok == 0)[0]), a)
-        return a
+        return int(np.flatnonzero(ok == 0)[0]) if not ok.all() else -1
 
     def _illegal(self, i: int, a: np.ndarray) -> NoReturn:
         """Raise ``IllegalActionError`` for game ``i``'s action ``a[i]`` (its ``game_index`` attribute: i)."""

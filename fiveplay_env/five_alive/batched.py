@@ -75,6 +75,8 @@ class BatchedFiveAlive(KernelEngine):
     """
 
     SCHEMA = positions.SCHEMA
+    KERNEL = kernel
+    POSITIONS = positions
 
     def __init__(self, config: FiveAliveConfig, batch_size: int, seed: int | None = 0) -> None:
         if not isinstance(config, FiveAliveConfig):
@@ -86,30 +88,9 @@ class BatchedFiveAlive(KernelEngine):
         self.num_players = config.num_players
         self.num_actions = NUM_ACTIONS
         self.observation_size = observation_size(config.num_players)
-        self._P = kernel.params(config)
         self._at = encoders.offsets(config.num_players)
         self._facts: list[positions.Facts | None] | None = None  # the loaded positions' knowledge (redeal)
         self._init_state(batch_size, seed)
-
-    # ------------------------------------------------------------------ the kernel
-
-    def _dims(self) -> dict[str, int]:
-        return positions.dims(self.config)
-
-    def _k_start(self, st: dict[str, np.ndarray], g: np.ndarray) -> None:
-        kernel.start_all(self._tuple(st), self._P, g)
-
-    def _k_step(self, st: dict[str, np.ndarray], actions: np.ndarray, mask: np.ndarray) -> None:
-        kernel.step_all(self._tuple(st), self._P, actions, np.uint64(self.base_seed), mask)
-
-    def _k_mask(self, st: dict[str, np.ndarray], mask: np.ndarray) -> None:
-        kernel.mask_all(self._tuple(st), self._P, mask)
-
-    def _check_rules(self, arrays: dict[str, np.ndarray]) -> None:
-        positions.check_rules(arrays, self._P)
-
-    def _check_positions(self, states: Sequence[Any]) -> None:
-        positions.check_states(states, self.config)
 
     def _outputs(self) -> None:
         super()._outputs()

@@ -115,11 +115,16 @@ def _hidden(state: FiveAliveState, player: int) -> tuple[list[int], list[int]]:
 
 
 def _slot_demands(state: FiveAliveState, others: list[int]) -> list[tuple[int, int, int, int]]:
-    """Each player's recorded facts (a laminar family: "at least c cards of kinds in A") as disjoint
-    slot demands (popcount of A, player, A, slots), tightest first."""
+    return slot_demands(state.known, others)
+
+
+def slot_demands(known: list[dict[int, int]], others: list[int]) -> list[tuple[int, int, int, int]]:
+    """Each player's recorded facts (``known[q]``, a laminar family: "at least c cards of kinds in A") as
+    disjoint slot demands (popcount of A, player, A, slots), tightest first; the batched re-deal
+    (``positions.redeal``) uses the same."""
     demands = []
     for q in others:
-        facts = sorted(state.known[q].items(), key=lambda f: bin(f[0]).count("1"))
+        facts = sorted(known[q].items(), key=lambda f: bin(f[0]).count("1"))
         placed: list[tuple[int, int]] = []
         for a, c in facts:
             inside = sum(s for b, s in placed if b & a == b)

@@ -24,8 +24,9 @@ import numpy as np
 from fiveplay_env.core import kernel_rng
 from fiveplay_env.core.kernel_engine import run_fields
 from fiveplay_env.core.schema import Field, Schema, check_games
+from fiveplay_env.five_alive import determinize
 from fiveplay_env.five_alive.config import LIVES, MAX_STEPS_LIMIT, NUM_KINDS
-from fiveplay_env.five_alive.kernel import COUNTS, DECK, MAX_CARDS, N, OPTIONAL, SUDDEN, TEAMS, expand
+from fiveplay_env.five_alive.kernel import COUNTS, MAX_CARDS, N, OPTIONAL, SUDDEN, TEAMS, expand
 from fiveplay_env.five_alive.state import BOMB, BOMB_ANSWER, MAX_TOTAL, N0, OVER, PLAY, FiveAliveState
 
 COUNTER_MAX = 2**31 - 16  # room for the random events of a few more steps in int32
@@ -270,20 +271,6 @@ def facts_of(state: FiveAliveState) -> Facts:
     return ([dict(d) for d in state.known], [None if c is None else list(c) for c in state.draw_cap])
 
 
-def _demands(known: list[dict[int, int]], others: list[int]) -> list[tuple[int, int, int, int]]:
-    """``determinize._slot_demands``: each other survivor's facts as disjoint slot demands, tightest first."""
-    demands = []
-    for q in others:
-        placed: list[tuple[int, int]] = []
-        for a, c in sorted(known[q].items(), key=lambda f: bin(f[0]).count("1")):
-            inside = sum(s for b, s in placed if b & a == b)
-            if c > inside:
-                placed.append((a, c - inside))
-                demands.append((bin(a).count("1"), q, a, c - inside))
-    demands.sort()
-    return demands
-
-
 @nb.njit(cache=True)
 def _redeal(hands, hsize, draw, dlen, lives, seed, slots, player, dem_q, dem_bits, dem_slots, set_bits, cap,
             shuffle_seeds, new_seeds):
@@ -389,7 +376,7 @@ def redeal(st: dict[str, np.ndarray], P: np.ndarray, player: int, rng: np.random
         f = facts[slots[0]]
         known, caps = f if f is not None else ([{} for _ in range(n)], [None] * n)
         others = sorted({q for b in slots for q in range(n) if q != player and lives[b, q] > 0})
-        dem = _demands(known, others)
+        dem = determinize.slot_demands(known, others)
         cap = np.full(NUM_KINDS, _NO_CAP, np.int64) if caps[player] is None else np.array(caps[player], np.int64)
         ok = _redeal(st["hands"], st["hsize"], st["draw"], st["dlen"], lives, st["seed"], np.array(slots, np.int64),
                      player, np.array([d[1] for d in dem], np.int64), np.array([d[2] for d in dem], np.int64),

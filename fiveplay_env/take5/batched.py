@@ -43,7 +43,6 @@ seat: ``positions.redeal``) and ``replace_choice``. The first engine of a proces
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -69,6 +68,8 @@ class BatchedTake5(KernelEngine):
     """
 
     SCHEMA = positions.SCHEMA
+    KERNEL = kernel
+    POSITIONS = positions
 
     def __init__(self, config: Take5Config, batch_size: int, seed: int | None = 0) -> None:
         if not isinstance(config, Take5Config):
@@ -77,29 +78,8 @@ class BatchedTake5(KernelEngine):
         self.num_players = config.num_players
         self.num_actions = NUM_ACTIONS
         self.observation_size = observation_size(config.num_players, config.draft)
-        self._P = kernel.params(config)
         self._at = encoders.offsets(config.num_players, config.draft)
         self._init_state(batch_size, seed)
-
-    # ------------------------------------------------------------------ the kernel
-
-    def _dims(self) -> dict[str, int]:
-        return positions.dims(self.config)
-
-    def _k_start(self, st: dict[str, np.ndarray], g: np.ndarray) -> None:
-        kernel.start_all(self._tuple(st), self._P, g)
-
-    def _k_step(self, st: dict[str, np.ndarray], actions: np.ndarray, mask: np.ndarray) -> None:
-        kernel.step_all(self._tuple(st), self._P, actions, np.uint64(self.base_seed), mask)
-
-    def _k_mask(self, st: dict[str, np.ndarray], mask: np.ndarray) -> None:
-        kernel.mask_all(self._tuple(st), self._P, mask)
-
-    def _check_rules(self, arrays: dict[str, np.ndarray]) -> None:
-        positions.check_rules(arrays, self._P)
-
-    def _check_positions(self, states: Sequence[Any]) -> None:
-        positions.check_states(states, self.config)
 
     def _outputs(self) -> None:
         super()._outputs()

@@ -92,10 +92,22 @@ def below(seed: np.uint64, counter: np.uint64, k: int) -> int:
     return int(mix(base(seed, counter)) % np.uint64(k))
 
 
+_S11 = np.uint64(11)
+_UNIT = 1.0 / 9007199254740992.0
+
+
+@nb.njit(cache=True)
+def uniforms(seed: np.uint64, counter: np.uint64, out: np.ndarray) -> None:
+    """``out[:]`` = ``seeding.uniforms(seed, counter, len(out))``: floats in [0, 1)."""
+    b = base(seed, counter)
+    for i in range(out.shape[0]):
+        out[i] = float(mix(b + np.uint64(i) * _GOLDEN) >> _S11) * _UNIT
+
+
 @nb.njit(cache=True, inline="always")
 def derive(seed: np.uint64, index: np.int64) -> np.uint64:
     """``seeding.derive(seed, index)``: the seed of game ``index`` of a run."""
     return mix(base(seed, _DERIVE + np.uint64(index)))
 
 
-__all__ = ["base", "below", "derive", "mix", "permutation"]
+__all__ = ["base", "below", "derive", "mix", "permutation", "uniforms"]

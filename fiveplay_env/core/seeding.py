@@ -150,6 +150,13 @@ def batch_below(seeds: np.ndarray, counters: np.ndarray, k: np.ndarray | int) ->
     return v.astype(np.int64)
 
 
+def uniforms(seed: int, counter: int, n: int) -> np.ndarray:
+    """float64 [n] in [0, 1): the top 53 bits of the keys of event ``counter`` of ``seed``, scaled (the search's
+    per-world random numbers; ``kernel_rng.uniforms`` computes the same in compiled code)."""
+    k = mix(np.uint64(_base_int(seed, counter)) + _steps(n))
+    return (k >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
 _DERIVE = np.uint64(2**63)  # derive's counters live above 2**63, away from the games' event counters
 
 

@@ -33,6 +33,11 @@ def test_kernel_randomness_is_core_seeding():
         k = int(rng.integers(1, 1000))
         assert kernel_rng.below(np.uint64(seed), np.uint64(counter), k) == seeding.below(seed, counter, k)
         assert int(kernel_rng.derive(np.uint64(seed), np.int64(counter))) == seeding.derive(seed, counter)
+        u = np.empty(n, np.float64)
+        kernel_rng.uniforms(np.uint64(seed), np.uint64(counter), u)
+        want = seeding.uniforms(seed, counter, n)
+        np.testing.assert_array_equal(u, want)
+        assert ((want >= 0) & (want < 1)).all()
 
 
 @pytest.mark.parametrize("game", KERNEL_GAMES)

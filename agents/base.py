@@ -49,6 +49,16 @@ from typing import Any
 import numpy as np
 
 from fiveplay_env import games
+from fiveplay_env.core.seeding import CounterStream, uniforms
+
+WORLD_STRIDE = 1 << 12
+"""Counters reserved for each world of a decision (``InformationSet.sample_at``): its determinization's draws
+come first, its rollouts' random numbers (``world_noise``) use the last one."""
+
+
+def world_noise(key: int, index: int, n: int) -> np.ndarray:
+    """float64 [n]: the rollout random numbers of world ``index`` of the decision keyed ``key``."""
+    return uniforms(key, index * WORLD_STRIDE + WORLD_STRIDE - 1, n)
 
 class Agent(ABC):
     """Base class of every agent: seeded by its own Generator, one decision per ``act`` call.
@@ -172,6 +182,19 @@ class InformationSet:
         """What the last step did, as every player saw it (5 Alive: the env's ``infos`` event plus
         ``turns``, the number of decisions so far); None for games without events (Take 5)."""
         return self._game.public_event(self._engine.state)
+
+    def sample_at(self, key: int, index: int, facts: dict[int, int] | None = None) -> Any:
+        """World ``index`` of the decision keyed ``key``: ``sample`` drawing from a ``seeding.CounterStream`` on
+        counters ``index * WORLD_STRIDE`` onwards instead of a generator, so any world can be drawn again, in
+        any order, alone or in compiled code (the search's worlds; ``world_noise`` gives its random numbers)."""
+        return self.sample(CounterStream(key, index * WORLD_STRIDE, WORLD_STRIDE - 1), facts)  # type: ignore[arg-type]
+
+    def canonical(self) -> Any:
+        """A copy of the canonical state (``GameDef.canonical``: the hidden cards in an arrangement that
+        depends only on what the player knows): the input a compiled search draws its worlds from."""
+        if self._canonical is None:
+            self._canonical = self._game.canonical_state(self._engine, self.player)
+        return self._canonical.clone()
 
     def sample(self, rng: np.random.Generator, facts: dict[int, int] | None = None) -> Any:
         """A determinization: a new engine whose unseen cards are re-dealt and whose future chance

@@ -11,6 +11,8 @@ argsort of ``n`` such keys. All arithmetic is on uint64 arrays, where numpy wrap
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -155,6 +157,45 @@ def uniforms(seed: int, counter: int, n: int) -> np.ndarray:
     per-world random numbers; ``kernel_rng.uniforms`` computes the same in compiled code)."""
     k = mix(np.uint64(_base_int(seed, counter)) + _steps(n))
     return (k >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+
+
+class CounterStream:
+    """A stand-in for ``numpy.random.Generator`` whose i-th draw is a pure function of ``(key, start + i)``.
+
+    It offers the few methods the games' determinizations call (``integers``, ``permutation``, ``shuffle``,
+    ``random``), each one draw: ``integers(k)`` / ``integers(0, k)`` is ``below(key, c, k)``, ``permutation(n)``
+    is ``permutation(key, c, n)``, ``shuffle(x)`` puts ``x`` in the order of ``permutation(key, c, len(x))``,
+    ``random()`` is ``uniforms(key, c, 1)[0]``. So a world drawn through it can be drawn again, by index, in
+    compiled code that makes the same calls in the same order (``kernel_rng``); at most ``limit`` draws
+    (``RuntimeError`` beyond: the caller's counter range is used up)."""
+
+    __slots__ = ("key", "counter", "end")
+
+    def __init__(self, key: int, start: int, limit: int) -> None:
+        self.key, self.counter, self.end = int(key), int(start), int(start) + int(limit)
+
+    def _next(self) -> int:
+        c = self.counter
+        if c >= self.end:
+            raise RuntimeError("CounterStream: its counter range is used up")
+        self.counter = c + 1
+        return c
+
+    def integers(self, low: int, high: int | None = None) -> int:
+        lo, hi = (0, low) if high is None else (low, high)
+        if not 0 < hi - lo <= 2**63:
+            raise ValueError(f"CounterStream.integers: expected a range of 1..2**63 values, got {lo}..{hi}")
+        return int(lo) + below(self.key, self._next(), int(hi - lo))
+
+    def permutation(self, n: int) -> np.ndarray:
+        return permutation(self.key, self._next(), int(n))
+
+    def shuffle(self, x: Any) -> None:
+        order = permutation(self.key, self._next(), len(x))
+        x[:] = [x[i] for i in order] if isinstance(x, list) else np.asarray(x)[order]
+
+    def random(self) -> float:
+        return float(uniforms(self.key, self._next(), 1)[0])
 
 
 _DERIVE = np.uint64(2**63)  # derive's counters live above 2**63, away from the games' event counters

@@ -51,6 +51,8 @@ import numpy as np
 from fiveplay_env import games
 from fiveplay_env.core.seeding import CounterStream, uniforms
 
+NOISE_LEN = 64
+"""Random numbers per world for the search's rollout policy (reused cyclically)."""
 WORLD_STRIDE = 1 << 12
 """Counters reserved for each world of a decision (``InformationSet.sample_at``): its determinization's draws
 come first, its rollouts' random numbers (``world_noise``) use the last one."""

@@ -11,8 +11,6 @@ generic training defaults, so every tool works with it unchanged.
 | ``heuristics``        | registry name -> ``Agent`` class (made with ``cls(seed)``)                        |
 | ``best_heuristic``    | the strongest of them: the baseline training evaluates against first              |
 | ``rollout``           | the search agent's hooks (``Rollout``), or None for random playouts               |
-| ``batch_search``      | the batched search's hooks (``BatchRollout``): its worlds in the game's           |
-|                       | batched engine, the vectorized rollout policy; None: no batched search            |
 | ``training``          | the trainer's per-game defaults: ``reward_scale``, ``gamma``, ``eval_baselines``  |
 | ``network``           | the network architecture the game trains with by default                          |
 | ``networks``          | the game's own network architectures: name -> ``"module:Class"`` (a torch         |
@@ -63,6 +61,11 @@ class Rollout:
     batch of ``(world, action, noise, plan)`` jobs whose simulated players choose with a learned policy,
     ``guide.evaluate(observations, masks) -> (logits, values)`` on each one's own observation of its world.
     ``leaf_value``: whether ``simulate_policy`` supports ``value=1`` (the value head at the depth limit).
+    ``compiled`` (optional): ``"module:evaluator"``, the same search in compiled code (imported on first use):
+    ``evaluator(info, key, params, facts) -> values(first, count, actions) -> float64 [count, len(actions)]``,
+    the values ``prepare`` and ``simulate`` give on worlds ``info.sample_at(key, j, facts)`` with the random
+    numbers ``world_noise(key, j)`` for j in first..first+count-1, exactly (``fiveplay_env.testing``'s
+    ``compiled_search`` contract); heuristic and random rollouts (``ValueError`` for ``rollout=policy``).
     """
 
     prepare: Prepare
@@ -70,6 +73,12 @@ class Rollout:
     observe: Observe | None = None
     simulate_policy: SimulatePolicy | None = None
     leaf_value: bool = False
+    compiled: str | None = None
+
+    def __post_init__(self) -> None:
+        path = self.compiled
+        if path is not None and not (isinstance(path, str) and all(path.partition(":")[::2]) and ":" in path):
+            raise ValueError(f"Rollout.compiled: expected 'module:evaluator', got {path!r}")
 
 
 def _no_plan(world: Any, player: int, params: Any) -> None:
@@ -95,46 +104,6 @@ def random_playout(world: Any, action: int, player: int, noise: list[float], pla
     return returns[player] - params.rel * (sum(others) / len(others) if others else 0.0)
 
 
-@dataclass(frozen=True)
-class BatchRollout:
-    """A game's hooks for the batched search (``fiveplay_env.agents.bsearch``, written once over them): the rollouts of
-    many (world, candidate) pairs run as one batch in the game's batched engine.
-
-    ``engine(config, size) -> engine``: a batched engine of ``size`` slots (``load_states`` and ``gather``:
-    the search loads its worlds into one and copies each world once per candidate into another).
-    ``begin(engine, worlds, plans, noise, actions, player, params) -> (ctx, rewards)``: row r of ``engine``
-    holds world ``worlds[r]`` (its index into ``plans``, each world's plan from ``Rollout.prepare``);
-    ``noise`` float [R, NOISE_LEN], each row its world's random numbers (common to the candidates of a
-    world); step each row's candidate ``actions[r]`` (the searcher's move) and return the rollout's state
-    (``ctx``, the game's own) and that step's rewards [R, n].
-    ``act(engine, ctx, active, guide) -> actions [R]``: every row's next move at once, by the rollout policy
-    (the batch heuristic, or with ``params.rollout == "policy"`` one forward pass of ``guide`` for all the
-    rows that choose); rows not ``active`` (their rollout is over) get any legal action.
-    ``stop(engine, ctx) -> bool [R]``: the rows whose rollout ends after the last step (the horizon).
-    ``value(engine, ctx, rows, gains, player, params, guide) -> float [len(rows)]``: the value for ``player``
-    of rollouts ``rows`` that just stopped, ``gains`` their summed rewards [len(rows), n].
-    ``policy``: whether ``rollout=policy`` is supported; ``leaf_value``: whether ``value=1`` is.
-
-    The worlds themselves in the batched engine (optional; without them the worlds are drawn one at a time
-    by ``InformationSet.sample`` and ``Rollout.prepare`` and loaded with ``load_states``):
-    ``deal(engine, player, rng)``: every slot holds a copy of one world of ``player``'s information set;
-    re-deal in place, independently per slot and from ``rng`` alone, every card ``player`` cannot know
-    (the same distribution as the game's ``sample_world``).
-    ``plan(engine, player, params) -> int [B, n]``: ``Rollout.prepare`` for every slot at once (the
-    opponent model; it may set hidden choices in place), each slot's plan as ``begin`` reads it.
-    """
-
-    engine: Callable[[Any, int], Any]
-    begin: Callable[..., tuple[Any, np.ndarray]]
-    act: Callable[[Any, Any, np.ndarray, Any], np.ndarray]
-    stop: Callable[[Any, Any], np.ndarray]
-    value: Callable[..., np.ndarray]
-    policy: bool = False
-    leaf_value: bool = False
-    deal: Callable[[Any, int, np.random.Generator], None] | None = None
-    plan: Callable[[Any, int, Any], np.ndarray] | None = None
-
-
 RANDOM_PLAYOUT = Rollout(_no_plan, random_playout)
 """The search hooks of a game without its own: random playouts to the end of the game."""
 
@@ -157,7 +126,6 @@ class AgentKit:
     heuristics: Mapping[str, type] = field(default_factory=dict)
     best_heuristic: str | None = None
     rollout: Rollout | None = None
-    batch_search: BatchRollout | None = None
     training: Mapping[str, Any] = field(default_factory=lambda: {
         "reward_scale": 1.0, "gamma": 0.99, "eval_baselines": ["random"]})
     network: str = "mlp"

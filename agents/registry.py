@@ -13,8 +13,8 @@ Names:
 |                             |            | ``model``, ``win``, ``depth`` (table in                 |
 |                             |            | ``fiveplay_env.agents.search``); ``ismcts`` alone is ``sims=200``     |
 |                             |            | (``prior``, ``topk``, ``cpuct``: policy-guided search)   |
-| ``bsearch[:k=v,...]``       | a game with| ``BatchSearchAgent``: the same search, its worlds rolled |
-|                             | batch hooks| out as one batch (``fiveplay_env.agents.bsearch``; ``worlds=K``)     |
+| ``bsearch[:k=v,...]``       | any game   | the retired batched search's name: ``ismcts`` with the  |
+|                             |            | same options (kept for one release; ``worlds=K``)        |
 | ``pretrained:NAME``         | both       | a shipped policy (``fiveplay_env.agents.learned.pretrained``)        |
 | ``ckpt:PATH``               | both       | a trained checkpoint (``fiveplay_env.agents.learned.agent``)         |
 | ``openspiel:ismcts[:k=v]``  | both       | OpenSpiel's IS-MCTS, or ``openspiel:mcts`` determinized |
@@ -52,15 +52,15 @@ from fiveplay_env.agents.base import Agent
 from fiveplay_env.agents.fingerprint import file_fingerprint
 from fiveplay_env.agents.imported import is_import_path, load_agent
 from fiveplay_env.agents.random_agent import RandomAgent
-from fiveplay_env.agents.bsearch import BatchSearchAgent, BatchSearchParams
 from fiveplay_env.agents.search import SearchAgent, SearchParams
 from fiveplay_env.single_agent import register_agent_resolver
 
 AgentFactory = Callable[[str, str, "int | None"], Agent]
 
 _SEARCHES: dict[str, tuple[type, type]] = {"ismcts": (SearchAgent, SearchParams),
-                                            "bsearch": (BatchSearchAgent, BatchSearchParams)}
-"""The search agents' names: the agent class and its options (``ismcts:k=v,...``, ``bsearch:k=v,...``)."""
+                                            "bsearch": (SearchAgent, SearchParams)}
+"""The search agents' names: the agent class and its options (``ismcts:k=v,...``; ``bsearch:k=v,...`` is the
+retired batched search's name, now the same search, kept for one release)."""
 
 _PREFIXES: dict[str, AgentFactory] = {}
 _FINGERPRINTS: dict[str, Callable[[str], "str | None"]] = {}
@@ -139,9 +139,7 @@ def agent_fingerprint(name: str) -> str | None:
 def known_agents(game: str) -> list[str]:
     """The agent names (and name patterns) available for ``game``."""
     games.get_game(game)
-    names = ["random", *sorted(_heuristics(game)), "ismcts", "ismcts:sims=N", "ismcts:time=SECONDS"]
-    if games.kit(game).batch_search is not None:
-        names += ["bsearch", "bsearch:worlds=K", "bsearch:time=SECONDS"]
+    names = ["random", *sorted(_heuristics(game)), "ismcts", "ismcts:sims=N", "ismcts:worlds=K", "ismcts:time=SECONDS"]
     names += [f"{p}:..." for p in sorted(set(_PREFIXES) | set(_LAZY_PREFIXES))]
     return names
 
@@ -161,12 +159,9 @@ def catalogue(game: str) -> list[dict[str, "str | None"]]:
     for n, cls in sorted(_heuristics(game).items()):
         doc = " ".join((cls.__doc__ or "").split("\n\n")[0].split())
         add(n, f"heuristic: {doc.partition(': ')[2] or doc or cls.__name__}", "")
-    for base, (cls, params) in _SEARCHES.items():
-        if base == "bsearch" and games.kit(game).batch_search is None:
-            continue
-        what = ("information-set search (determinized worlds, sequential halving; ismcts alone: sims=200)"
-                if base == "ismcts" else "the same search, its worlds rolled out as one batch (worlds=K)")
-        add(f"{base}[:KEY=VALUE,...]", f"{what}; keys: {', '.join(params.KEYS)}", f"{base}:sims=8")
+    what = ("information-set search (determinized worlds, sequential halving; ismcts alone: sims=200; compiled "
+            "where the game has a compiled search)")
+    add("ismcts[:KEY=VALUE,...]", f"{what}; keys: {', '.join(SearchParams.KEYS)}", "ismcts:sims=8")
     try:
         if "pretrained" not in _PREFIXES:
             importlib.import_module(_LAZY_PREFIXES["pretrained"])  # it registers itself, its listing too

@@ -142,23 +142,23 @@ from __future__ import annotations
 import copy
 import math
 import time as _time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from fiveplay_env.agents import games
-from fiveplay_env.agents.base import InformationSet, SearchAgentBase
-from fiveplay_env.agents.kit import Rollout
+from fiveplay_env.agents.base import NOISE_LEN, InformationSet, SearchAgentBase, world_noise
+from fiveplay_env.agents.kit import Rollout, resolve
 from fiveplay_env.agents.search_params import MAX_DEPTH, MAX_SIMS, MAX_TIME, MAX_TOPK, SearchParams  # noqa: F401 - re-exported
 from fiveplay_env.core.config import plain
 from fiveplay_env.games import GameMapping
 
-NOISE_LEN = 64  # random numbers per world for the rollout policy (reused cyclically)
-CHECK_PAIRS = 16
-"""Under a deadline, the most (world, candidate) rollouts evaluated between two looks at the clock."""
 MAX_CHUNK = 512
-"""The most worlds drawn and held at once by a round of sequential halving (memory bounded whatever ``sims``)."""
+"""The most worlds evaluated by one call of an evaluator (memory bounded whatever ``sims``)."""
+SLICE = 0.01
+"""Under a time limit, the longest batch of worlds between two looks at the clock (seconds, about)."""
 
 ROLLOUTS = GameMapping(lambda g: games.kit(g.name).search)
 """Each game's search hooks (``fiveplay_env.agents.kit.Rollout``): its kit's (``agents/<game>/rollouts.py``), or
@@ -198,6 +198,144 @@ def guided_prior(setting: str) -> str | None:
     return None if prior is None else prior.removeprefix("pretrained:")
 
 
+Evaluate = Callable[[int, int, list[int]], np.ndarray]
+"""``values(first, count, actions)`` -> float64 [count, len(actions)]: every candidate's value on worlds
+first..first+count-1 of one decision (world j: ``InformationSet.sample_at(key, j, facts)``, its rollout random
+numbers ``world_noise(key, j)``): what a search's allocation asks of its evaluator."""
+
+
+@dataclass
+class Outcome:
+    """What an allocation found: the action to play, each candidate's visits and summed value, the simulations
+    run, and whether a time limit stopped it."""
+
+    best: int
+    visits: dict[int, int]
+    sums: dict[int, float]
+    sims: int
+    late: bool = False
+
+
+class Pace:
+    """A decision's clock: its ``limit`` (``perf_counter`` time, None: none) and the values per second measured
+    so far, which size the batches of worlds so that the clock is looked at often enough."""
+
+    def __init__(self, limit: float | None) -> None:
+        self.limit = limit
+        self.rate: float | None = None
+
+    def past(self) -> bool:
+        return self.limit is not None and _time.perf_counter() > self.limit
+
+    def worlds(self, want: int, width: int) -> int:
+        """How many of ``want`` worlds (``width`` candidates each) to evaluate in the next call: all of them
+        (at most ``MAX_CHUNK``) without a limit, else as many as fit in a slice of the time left (an eighth
+        of it, at most ``SLICE`` seconds; one world while the speed is unknown)."""
+        m = min(want, MAX_CHUNK)
+        if self.limit is None:
+            return max(1, m)
+        if self.rate is None:
+            return 1
+        left = max(0.0, self.limit - _time.perf_counter())
+        return max(1, min(m, int(self.rate * min(left / 8, SLICE) / max(1, width))))
+
+    def run(self, evaluate: Evaluate, first: int, count: int, actions: list[int]) -> np.ndarray:
+        t0 = _time.perf_counter()
+        vals = evaluate(first, count, actions)
+        spent = _time.perf_counter() - t0
+        if spent > 0:
+            rate = vals.size / spent
+            self.rate = rate if self.rate is None else 0.5 * self.rate + 0.5 * rate
+        return vals
+
+
+def halving(evaluate: Evaluate, actions: list[int], budget: int, pace: Pace, probe: np.ndarray | None = None) -> Outcome:
+    """Sequential halving over common worlds (Karnin, Koren and Somekh 2013): ``budget`` simulations over
+    ceil(log2 k) rounds; in each round every surviving candidate is evaluated on the same new worlds (at least
+    one), then the worse half is dropped; the last survivor is played. ``probe`` (float [1, k]): world 0 already
+    evaluated on every candidate (a ``time`` budget's speed probe), counted in the first round. Stops at the
+    first look at the clock past ``pace.limit``, playing the best survivor on the worlds evaluated so far (every
+    call evaluates whole worlds on every survivor, so the comparison stays paired)."""
+    k = len(actions)
+    rounds = max(1, math.ceil(math.log2(k)))
+    sums = dict.fromkeys(actions, 0.0)
+    visits = dict.fromkeys(actions, 0)
+    survivors = list(actions)
+    nxt = 0
+    sims = 0
+    late = False
+    if probe is not None:
+        for a, v in zip(actions, probe[0]):
+            sums[a] += float(v)
+            visits[a] += 1
+        nxt, sims = 1, k
+    for rnd in range(rounds):
+        if len(survivors) == 1:
+            break
+        per_action = max(1, budget // (rounds * len(survivors)))
+        if rnd == 0 and probe is not None:
+            per_action = max(0, per_action - 1)
+        done = 0
+        while done < per_action:
+            if pace.past():
+                late = True
+                break
+            m = pace.worlds(per_action - done, len(survivors))
+            vals = pace.run(evaluate, nxt, m, survivors)
+            nxt += m
+            done += m
+            sims += vals.size
+            tot = vals.sum(axis=0)
+            for j, a in enumerate(survivors):
+                sums[a] += float(tot[j])
+                visits[a] += m
+        survivors.sort(key=lambda a: -sums[a])  # every survivor has met the same worlds: compare the sums
+        survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
+        if late or pace.past():
+            late = True
+            break
+    return Outcome(survivors[0], visits, sums, sims, late)
+
+
+def ucb(evaluate: Evaluate, actions: list[int], sims: int | None, pace: Pace, hard: bool, c: float,
+        prior: np.ndarray | None = None, cpuct: float = 0.0) -> Outcome:
+    """UCB1 at the root over common worlds (the j-th pull of any action is on world j): ``c`` times the value
+    range as the exploration constant; with a ``prior``, PUCT (``cpuct``; untried actions valued at the mean so
+    far). The most visited action is played. Stops after ``sims`` pulls (at least one per action) or past the
+    clock's limit (under a ``hard`` deadline even before every action was tried)."""
+    n = dict.fromkeys(actions, 0)
+    s = dict.fromkeys(actions, 0.0)
+    lo, hi = math.inf, -math.inf
+    total = 0
+    late = False
+    while True:
+        if sims is not None and total >= max(sims, len(actions)):
+            break
+        if (hard or total >= len(actions)) and pace.past():
+            late = True
+            break
+        untried = [a for a in actions if n[a] == 0]
+        if prior is not None:
+            span = (hi - lo) if hi > lo else 1.0
+            q0 = sum(s.values()) / total if total else 0.0
+            root = math.sqrt(max(total, 1))
+            a = max(actions, key=lambda b: (s[b] / n[b] if n[b] else q0)
+                    + cpuct * span * float(prior[b]) * root / (1 + n[b]))
+        elif untried:
+            a = untried[0]
+        else:
+            span = (hi - lo) if hi > lo else 1.0
+            logt = math.log(total)
+            a = max(actions, key=lambda b: s[b] / n[b] + c * span * math.sqrt(logt / n[b]))
+        v = float(evaluate(n[a], 1, [a])[0, 0])
+        n[a] += 1
+        s[a] += v
+        lo, hi = min(lo, v), max(hi, v)
+        total += 1
+    best = max(actions, key=lambda b: (n[b], s[b] / max(n[b], 1)))
+    return Outcome(best, n, s, total, late)
+
+
 class SearchAgent(SearchAgentBase):
     """Determinized Monte Carlo search (see the module docstring); needs ``observe_engine``."""
 
@@ -212,14 +350,11 @@ class SearchAgent(SearchAgentBase):
 
     deadline: float | None = None
     """A hard wall-clock limit per decision in seconds, whatever ``sims``, ``time`` or ``depth`` say (None:
-    none). The search looks at the clock every ``check_pairs`` rollouts and stops when it has passed,
-    playing the best action on the worlds evaluated on every surviving candidate so far (a world cut
-    short counts for no candidate, so the comparison stays paired); with no world evaluated, the first
-    candidate (the prior's most probable with ``topk``). A server sets it on every search it seats
-    (``fiveplay_env.experiments.web``); a decision then costs at most about the deadline plus one slice of rollouts."""
-
-    check_pairs: int = CHECK_PAIRS
-    """Rollouts between two looks at the clock under ``deadline`` (a batched search may take more at once)."""
+    none). The search looks at the clock between batches of worlds, each sized to a slice of the time left,
+    and stops once it has passed, playing the best action on the worlds evaluated on every surviving
+    candidate so far (a batch holds whole worlds, so the comparison stays paired); with no world evaluated,
+    the first candidate (the prior's most probable with ``topk``). A server sets it on every search it seats
+    (``fiveplay_env.experiments.web``); a decision then costs at most about the deadline plus one slice."""
 
     def __init__(self, seed: int | None = None, game: str | None = None, params: SearchParams | None = None,
                  allow_import: bool = False) -> None:
@@ -241,12 +376,32 @@ class SearchAgent(SearchAgentBase):
             raise ValueError(f"rollout=policy: not available for {game!r}")
         if self.params.value and not self._rollout.leaf_value:
             raise ValueError(f"value=1: no value-head leaf for {game!r} (use rollout=policy without value)")
+        if self.params.backend == "compiled" and self._rollout.compiled is None:
+            raise ValueError(f"backend=compiled: {game!r} has no compiled search (its kit's Rollout.compiled); "
+                             f"expected backend=python or no backend")
         self._memory: dict[str, Any] = {}
         self._prior_agent: Any = None
+        self._compiled: Any = None
         self.last_stats: dict[str, Any] = {}
-        self._visits: dict[int, int] = {}
-        self._sums: dict[int, float] = {}
         self._prior_net = 0.0
+
+    @property
+    def compiled(self) -> bool:
+        """Whether this search's worlds and rollouts run in compiled code (the game has a compiled search,
+        ``backend`` is not ``python`` and the rollouts are not the policy's)."""
+        p = self.params
+        return self._rollout.compiled is not None and p.backend != "python" and p.rollout != "policy"
+
+    def set_prior_policy(self, agent: Any) -> None:
+        """Use ``agent`` (a learned policy object with ``evaluate(observations, masks) -> (logits, values)``, e.g.
+        a ``PolicyAgent`` built in memory by a trainer) as this search's ``prior`` instead of loading the policy
+        its ``prior=`` option names; ``ValueError`` if the search has no ``prior`` option or ``agent`` no
+        ``evaluate``."""
+        if self.params.prior is None:
+            raise ValueError("set_prior_policy: expected a search with a prior=POLICY option")
+        if not callable(getattr(agent, "evaluate", None)):
+            raise ValueError(f"set_prior_policy: expected a learned policy with evaluate(), got {type(agent).__name__}")
+        self._prior_agent = PolicyGuide(agent, self.game)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -322,41 +477,57 @@ class SearchAgent(SearchAgentBase):
                 self.last_thoughts = {"kind": "search", "forced": True, "chosen": int(legal[0]),
                                       "candidates": [{"action": int(legal[0]), "visits": 0, "mean": None}]}
             return int(legal[0])
+        p = self.params
+        start = _time.perf_counter()
         actions = [int(a) for a in legal]
         prior = None
-        if self.params.prior is not None:
+        if p.prior is not None:
             t0 = _time.perf_counter()
             net0 = self._guide().seconds
             prior = self._prior(observation, action_mask)
             if self.profile is not None:
                 self._add("prior", _time.perf_counter() - t0)
                 self._prior_net = self._guide().seconds - net0
-            if self.params.topk:
-                actions = sorted(actions, key=lambda a: -prior[a])[:self.params.topk]
+            if p.topk:
+                actions = sorted(actions, key=lambda a: -prior[a])[:p.topk]
                 if len(actions) == 1:
                     self.last_stats = {"sims": 0, "seconds": 0.0, "actions": 1}
-                    self._think({actions[0]: 0}, {actions[0]: 0.0}, actions[0], prior)
+                    self._think(Outcome(actions[0], {actions[0]: 0}, {actions[0]: 0.0}, 0), prior)
                     return actions[0]
-        if self.params.alloc == "ucb":
-            best = self._ucb(info, actions, prior if self.params.cpuct else None)
+        key = int(self.rng.integers(2**63))  # the decision's worlds and random numbers: all from this key
+        evaluate = self._evaluator(info, key)
+        pace = Pace(self._limit(start))
+        if p.alloc == "ucb":
+            out = ucb(evaluate, actions, p.sims if p.worlds is None else min(MAX_SIMS, p.worlds * len(actions)),
+                      pace, self.deadline is not None, p.c, prior if p.cpuct else None, p.cpuct)
         else:
-            best = self._halving(info, actions)
-        if self.keep_thoughts:
-            self._think(self._visits, self._sums, best, prior)
-        return best
+            probe = None
+            if p.time is not None:  # one world on every action measures the speed; the budget follows
+                probe = pace.run(evaluate, 0, 1, actions)
+                elapsed = max(_time.perf_counter() - start, 1e-6)
+                budget = max(len(actions), int(len(actions) * p.time / elapsed * 0.95))
+                if self.compiled:  # the probe paid for setting up: budget from the measured rate instead
+                    budget = max(budget, int((pace.rate or 0.0) * p.time * 0.8))
+            else:
+                budget = p.sims if p.worlds is None else min(MAX_SIMS, p.worlds * len(actions))
+            out = halving(evaluate, actions, min(budget, MAX_SIMS), pace, probe)
+        self.last_stats = {"sims": out.sims, "seconds": _time.perf_counter() - start, "actions": len(actions),
+                           "late": out.late}
+        self._think(out, prior)
+        return out.best
 
-    def _think(self, visits: dict[int, int], sums: dict[int, float], best: int, prior: np.ndarray | None) -> None:
+    def _think(self, out: Outcome, prior: np.ndarray | None) -> None:
         if not self.keep_thoughts:
             return
-        cands = [{"action": int(a), "visits": int(visits[a]), "mean": (float(sums[a]) / visits[a]) if visits[a] else None}
-                 for a in visits]
+        cands = [{"action": int(a), "visits": int(out.visits[a]),
+                  "mean": (float(out.sums[a]) / out.visits[a]) if out.visits[a] else None} for a in out.visits]
         cands.sort(key=lambda c: (-c["visits"], -(c["mean"] if c["mean"] is not None else -math.inf)))
-        out: dict[str, Any] = {"kind": "search", "chosen": int(best), "candidates": cands,
-                               "sims": int(self.last_stats.get("sims", 0)),
-                               "seconds": round(float(self.last_stats.get("seconds", 0.0)), 4)}
+        thoughts: dict[str, Any] = {"kind": "search", "chosen": int(out.best), "candidates": cands,
+                                    "sims": int(self.last_stats.get("sims", 0)),
+                                    "seconds": round(float(self.last_stats.get("seconds", 0.0)), 4)}
         if prior is not None:
-            out["prior"] = {int(a): round(float(prior[a]), 4) for a in np.flatnonzero(prior > 0)}
-        self.last_thoughts = out
+            thoughts["prior"] = {int(a): round(float(prior[a]), 4) for a in np.flatnonzero(prior > 0)}
+        self.last_thoughts = thoughts
 
     def _guide(self) -> "PolicyGuide":
         """The ``prior`` policy, loaded on first use."""
@@ -381,38 +552,28 @@ class SearchAgent(SearchAgentBase):
         raise ValueError(f"{self.name}: act_batch is not available: a search agent decides one game at a time "
                          "(observe_engine, then act)")
 
-    # --- worlds ---------------------------------------------------------------------------------
-    def _new_world(self, info: InformationSet) -> tuple[Any, list[float], Any]:
-        facts = self._memory.get("facts") if self.params.model == "heuristic" else None
-        if self.profile is None:
-            world = info.sample(self.rng, facts)
-            plan = self._rollout.prepare(world, info.player, self.params)
-            return world, self.rng.random(NOISE_LEN).tolist(), plan
-        t0 = _time.perf_counter()
-        world = info.sample(self.rng, facts)
-        t1 = _time.perf_counter()
-        plan = self._rollout.prepare(world, info.player, self.params)
-        self._add("determinize", t1 - t0)
-        self._add("prepare", _time.perf_counter() - t1)
-        return world, self.rng.random(NOISE_LEN).tolist(), plan
+    # --- the evaluators: worlds and rollouts ------------------------------------------------------
+    def _evaluator(self, info: InformationSet, key: int) -> Evaluate:
+        """This decision's ``Evaluate``: compiled code where the game has it, else the reference engine."""
+        p = self.params
+        facts = self._memory.get("facts") if p.model == "heuristic" else None
+        if self.compiled:
+            if self._compiled is None:
+                self._compiled = resolve(self._rollout.compiled)
+            values = self._compiled(info, key, p, facts)
+            if self.profile is None:
+                return values
 
-    def _value(self, world: tuple[Any, list[float], Any], action: int, player: int) -> float:
-        return self._values([(world, action)], player)[0]
+            def timed(first: int, count: int, actions: list[int]) -> np.ndarray:
+                t0 = _time.perf_counter()
+                out = values(first, count, actions)
+                self._add("rollouts", _time.perf_counter() - t0)
+                return out
 
-    def _values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int) -> list[float]:
-        """The rollout values of ``(world, action)`` pairs; policy rollouts run as one batch."""
-        t0 = _time.perf_counter() if self.profile is not None else 0.0
-        if self.params.rollout == "policy":
-            jobs = [(engine.clone(), a, noise, plan) for (engine, noise, plan), a in pairs]
-            out = self._rollout.simulate_policy(jobs, player, self.params, self._guide())
-        else:
-            out = [self._rollout.simulate(engine.clone(), a, player, noise, plan, self.params)
-                   for (engine, noise, plan), a in pairs]
-        if self.profile is not None:
-            self._add("rollouts", _time.perf_counter() - t0)
-        return out
+            return timed
+        guide = self._guide() if p.rollout == "policy" else None
+        return PythonValues(self._rollout, info, key, p, facts, guide, self._add if self.profile is not None else None)
 
-    # --- allocation: sequential halving over common worlds ----------------------------------------
     def _limit(self, start: float) -> float | None:
         """The decision's hard deadline (``perf_counter`` time): the ``time`` budget's or ``deadline``'s,
         whichever comes first; None without either."""
@@ -425,137 +586,50 @@ class SearchAgent(SearchAgentBase):
             limit = start + d if limit is None else min(limit, start + d)
         return limit
 
-    def _halving(self, info: InformationSet, actions: list[int]) -> int:
-        p = self.params
-        player = info.player
-        start = _time.perf_counter()
-        k = len(actions)
-        rounds = max(1, math.ceil(math.log2(k)))
-        sums = dict.fromkeys(actions, 0.0)
-        visits = dict.fromkeys(actions, 0)
-        survivors = actions[:]
-        sims = 0
-        deadline = self._limit(start)
-        budget = p.sims
-        worlds_done = 0
-        if p.time is not None:
-            budget, worlds_done = self._time_budget(info, survivors, sums, visits, start)
-            sims += worlds_done * k
-        assert budget is not None
-        late = False
-        for rnd in range(rounds):
-            if len(survivors) == 1:
-                break
-            per_action = max(1, budget // (rounds * len(survivors)))
-            if rnd == 0 and worlds_done:
-                per_action = max(0, per_action - worlds_done)
-            chunk = max(1, min(self._chunk(per_action, deadline is not None), MAX_CHUNK))
-            if self.deadline is not None:  # no more worlds drawn ahead than one look at the clock covers
-                chunk = min(chunk, max(1, int(self.check_pairs) // len(survivors)))
-            done = 0
-            while done < per_action:
-                if deadline is not None and _time.perf_counter() > deadline:
-                    late = True
-                    break
-                batch = [self._new_world(info) for _ in range(min(chunk, per_action - done))]
-                done += len(batch)
-                pairs = [(world, a) for world in batch for a in survivors]
-                values, late = self._timed_values(pairs, player, deadline if self.deadline is not None else None)
-                for (_, a), v in zip(pairs, values):
-                    sums[a] += v
-                    visits[a] += 1
-                sims += len(values)
-                if late:
-                    break
-            # Every survivor has been evaluated on exactly the same worlds: compare sums.
-            survivors.sort(key=lambda a: -sums[a])
-            survivors = survivors[:max(1, math.ceil(len(survivors) / 2))]
-            if late or (deadline is not None and _time.perf_counter() > deadline):
-                break
-        best = survivors[0]
-        self.last_stats = {"sims": sims, "seconds": _time.perf_counter() - start, "actions": k}
-        self._visits, self._sums = visits, sums
-        return best
 
-    def _timed_values(self, pairs: list[tuple[tuple[Any, list[float], Any], int]], player: int,
-                      deadline: float | None) -> tuple[list[float], bool]:
-        """``_values`` of ``pairs`` (world-major: every survivor of a world in turn); under a ``deadline``
-        (the hard ``deadline`` attribute's) in slices of ``check_pairs``, stopping once it has passed. Returns the values of the whole worlds
-        evaluated (a world cut short is left out) and whether the deadline stopped it."""
-        if deadline is None:
-            return self._values(pairs, player), False
-        per_world = 1
-        while per_world < len(pairs) and pairs[per_world][0] is pairs[0][0]:
-            per_world += 1
-        out: list[float] = []
-        step = max(1, int(self.check_pairs))
-        for i in range(0, len(pairs), step):
-            out += self._values(pairs[i:i + step], player)
-            if len(out) < len(pairs) and _time.perf_counter() > deadline:
-                return out[:len(out) - len(out) % per_world], True
-        return out, False
+class PythonValues:
+    """The reference evaluator (``Evaluate``): world j is ``info.sample_at(key, j, facts)`` on the reference
+    engine, the game's ``prepare`` and ``simulate`` (or ``simulate_policy`` for a batch, with ``guide``) play
+    every candidate on a clone of it with the random numbers ``world_noise(key, j)``. The compiled evaluators
+    return exactly its values (``fiveplay_env.testing``'s ``compiled_search`` contract). Worlds are kept
+    (at most ``MAX_CHUNK``) for UCB's repeated pulls on one world."""
 
-    def _time_budget(self, info: InformationSet, actions: list[int], sums: dict[int, float],
-                     visits: dict[int, int], start: float) -> tuple[int, int]:
-        """A ``time`` budget as simulations: one world on every action measures the speed (its values
-        count); returns (the budget, worlds already evaluated)."""
-        p = self.params
-        world = self._new_world(info)
-        for a, v in zip(actions, self._values([(world, a) for a in actions], info.player)):
-            sums[a] += v
-            visits[a] += 1
-        elapsed = max(_time.perf_counter() - start, 1e-6)
-        return max(len(actions), int(len(actions) * p.time / elapsed * 0.95)), 1
+    def __init__(self, hooks: Rollout, info: InformationSet, key: int, params: SearchParams,
+                 facts: dict[int, int] | None, guide: Any = None, add: Callable[[str, float], None] | None = None) -> None:
+        self.hooks, self.info, self.key, self.params, self.facts = hooks, info, key, params, facts
+        self.guide, self.add = guide, add
+        self.worlds: dict[int, tuple[Any, list[float], Any]] = {}
 
-    def _chunk(self, per_action: int, timed: bool) -> int:
-        """Worlds evaluated together in a round of sequential halving: one at a time, or (policy rollouts)
-        every world of the round at once, a quarter of the round at a time under a deadline."""
-        if self.params.rollout != "policy":
-            return 1
-        return per_action if not timed else max(1, per_action // 4)
+    def world(self, j: int) -> tuple[Any, list[float], Any]:
+        w = self.worlds.get(j)
+        if w is not None:
+            return w
+        t0 = _time.perf_counter()
+        world = self.info.sample_at(self.key, j, self.facts)
+        t1 = _time.perf_counter()
+        plan = self.hooks.prepare(world, self.info.player, self.params)
+        if self.add is not None:
+            self.add("determinize", t1 - t0)
+            self.add("prepare", _time.perf_counter() - t1)
+        w = (world, world_noise(self.key, j, NOISE_LEN).tolist(), plan)
+        if len(self.worlds) >= MAX_CHUNK:
+            self.worlds.clear()
+        self.worlds[j] = w
+        return w
 
-    # --- allocation: UCB1 over common worlds --------------------------------------------------------
-    def _ucb(self, info: InformationSet, actions: list[int], prior: np.ndarray | None = None) -> int:
-        p = self.params
-        player = info.player
-        start = _time.perf_counter()
-        deadline = self._limit(start)
-        hard = self.deadline is not None
-        worlds: list[tuple[Any, list[float], Any]] = []
-        n = dict.fromkeys(actions, 0)
-        s = dict.fromkeys(actions, 0.0)
-        lo, hi = math.inf, -math.inf
-        total = 0
-        while True:
-            if p.sims is not None and total >= max(p.sims, len(actions)):
-                break
-            if deadline is not None and (hard or total >= len(actions)) and _time.perf_counter() > deadline:
-                break
-            untried = [a for a in actions if n[a] == 0]
-            if prior is not None:  # PUCT: untried actions count at the mean value so far
-                span = (hi - lo) if hi > lo else 1.0
-                q0 = sum(s.values()) / total if total else 0.0
-                root = math.sqrt(max(total, 1))
-                a = max(actions, key=lambda b: (s[b] / n[b] if n[b] else q0)
-                        + p.cpuct * span * float(prior[b]) * root / (1 + n[b]))
-            elif untried:
-                a = untried[0]
-            else:
-                span = (hi - lo) if hi > lo else 1.0
-                logt = math.log(total)
-                a = max(actions, key=lambda b: s[b] / n[b] + p.c * span * math.sqrt(logt / n[b]))
-            j = n[a]
-            if j == len(worlds):  # the j-th pull of any action uses world j: common worlds
-                worlds.append(self._new_world(info))
-            v = self._value(worlds[j], a, player)
-            n[a] += 1
-            s[a] += v
-            lo, hi = min(lo, v), max(hi, v)
-            total += 1
-        best = max(actions, key=lambda b: (n[b], s[b] / max(n[b], 1)))
-        self.last_stats = {"sims": total, "seconds": _time.perf_counter() - start, "actions": len(actions)}
-        self._visits, self._sums = n, s
-        return best
+    def __call__(self, first: int, count: int, actions: list[int]) -> np.ndarray:
+        player, p = self.info.player, self.params
+        worlds = [self.world(first + i) for i in range(count)]
+        t0 = _time.perf_counter()
+        if self.guide is not None:
+            jobs = [(engine.clone(), a, noise, plan) for engine, noise, plan in worlds for a in actions]
+            flat = self.hooks.simulate_policy(jobs, player, p, self.guide)
+        else:
+            flat = [self.hooks.simulate(engine.clone(), a, player, noise, plan, p)
+                    for engine, noise, plan in worlds for a in actions]
+        if self.add is not None:
+            self.add("rollouts", _time.perf_counter() - t0)
+        return np.asarray(flat, np.float64).reshape(count, len(actions))
 
 
 class PolicyGuide:
@@ -593,4 +667,5 @@ class PolicyGuide:
         return out
 
 
-__all__ = ["NOISE_LEN", "PolicyGuide", "ROLLOUTS", "Rollout", "SearchAgent", "SearchParams"]
+__all__ = ["Evaluate", "NOISE_LEN", "Outcome", "Pace", "PolicyGuide", "PythonValues", "ROLLOUTS", "Rollout", "SearchAgent",
+           "SearchParams", "halving", "ucb"]

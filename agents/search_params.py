@@ -1,5 +1,6 @@
-"""The search agents' options as validated, frozen dataclasses: ``SearchParams`` (``ismcts:KEY=VALUE,...``,
-``fiveplay_env.agents.search``) and ``BatchSearchParams`` (``bsearch:...``, ``fiveplay_env.agents.bsearch``).
+"""The search agent's options as a validated, frozen dataclass: ``SearchParams`` (``ismcts:KEY=VALUE,...``,
+``fiveplay_env.agents.search``; ``bsearch:...``, the retired batched search's name, is an alias kept for one
+release).
 
 Every field is checked on construction (a bad value raises ``ValueError`` naming the key and what was
 expected) and normalised (numbers to ``int``/``float``, a bare prior name to ``pretrained:NAME``);
@@ -24,7 +25,7 @@ MAX_DEPTH = 1000
 MAX_TOPK = 256
 """The largest ``topk`` (no game here has more actions)."""
 MAX_WORLDS = 100_000
-"""The largest ``worlds`` budget of the batched search."""
+"""The largest ``worlds`` budget (worlds per candidate)."""
 
 
 def shown(v: Any) -> str:
@@ -47,9 +48,10 @@ class SearchParams:
     """The search agent's options (see ``fiveplay_env.agents.search``); validated and normalised on construction."""
 
     KEYS: ClassVar[tuple[str, ...]] = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win",
-                                       "depth", "alpha", "insure", "prior", "topk", "cpuct", "value")
-    TEXT_KEYS: ClassVar[tuple[str, ...]] = ("alloc", "rollout", "model", "prior")
-    INT_KEYS: ClassVar[tuple[str, ...]] = ("sims", "depth", "topk")
+                                       "depth", "alpha", "insure", "prior", "topk", "cpuct", "value", "worlds",
+                                       "backend")
+    TEXT_KEYS: ClassVar[tuple[str, ...]] = ("alloc", "rollout", "model", "prior", "backend")
+    INT_KEYS: ClassVar[tuple[str, ...]] = ("sims", "depth", "topk", "worlds")
     PREFIX: ClassVar[str] = "search option"
 
     sims: int | None = None
@@ -68,14 +70,22 @@ class SearchParams:
     topk: int = 0
     cpuct: float = 0.0
     value: bool = False
+    worlds: int | None = None
+    backend: str = "auto"
 
     def _set(self, **values: Any) -> None:
         for k, v in values.items():
             object.__setattr__(self, k, v)
 
     def __post_init__(self) -> None:
-        sims, time = self.sims, self.time
-        if sims is None and time is None:
+        sims, time, worlds = self.sims, self.time, self.worlds
+        if worlds is not None:
+            if not _is_int(worlds) or not 1 <= worlds <= MAX_WORLDS:
+                raise ValueError(f"worlds: expected an integer in 1..{MAX_WORLDS}, got {shown(worlds)}")
+            if sims is not None or time is not None:
+                raise ValueError(f"search budget: expected one of worlds, sims or time, got worlds={worlds!r} "
+                                 f"with sims={sims!r}, time={time!r}")
+        elif sims is None and time is None:
             sims = 200
         if sims is not None and time is not None:
             raise ValueError(f"search budget: expected sims or time, not both, got sims={sims!r} and time={time!r}")
@@ -83,6 +93,11 @@ class SearchParams:
             raise ValueError(f"sims: expected an integer in 1..{MAX_SIMS}, got {shown(sims)}")
         if time is not None and (not _is_number(time) or not 0 < time <= MAX_TIME):
             raise ValueError(f"time: expected a number of seconds > 0 and at most {MAX_TIME:g}, got {shown(time)}")
+        if self.backend not in ("auto", "compiled", "python"):
+            raise ValueError(f"backend: expected 'auto', 'compiled' or 'python', got {self.backend!r}")
+        if self.backend == "compiled" and self.rollout == "policy":
+            raise ValueError("backend=compiled: the policy's rollouts run its network in Python; expected "
+                             "backend=auto or python with rollout=policy")
         if self.alloc not in ("halving", "ucb"):
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {self.alloc!r}")
         if self.rollout not in ("heuristic", "random", "policy"):
@@ -125,7 +140,8 @@ class SearchParams:
                   c=float(self.c), eps=1.0 if self.rollout == "random" else float(self.eps), rel=float(self.rel),
                   win=float(self.win), alpha=float(self.alpha), depth=int(depth), insure=bool(self.insure),
                   prior=None if prior is None else (prior.strip() if ":" in prior else f"pretrained:{prior.strip()}"),
-                  topk=int(topk), cpuct=float(cpuct), value=bool(value))
+                  topk=int(topk), cpuct=float(cpuct), value=bool(value),
+                  worlds=None if worlds is None else int(worlds))
 
     def replace(self, **changes: Any) -> "SearchParams":
         """A copy with ``changes``, validated again."""
@@ -151,31 +167,8 @@ class SearchParams:
         return cls(**kwargs)
 
 
-@dataclass(frozen=True)
-class BatchSearchParams(SearchParams):
-    """``SearchParams`` with the ``worlds`` budget (per decision: ``worlds`` x the candidates); sequential
-    halving only (no ``alloc``, ``cpuct``)."""
-
-    KEYS: ClassVar[tuple[str, ...]] = tuple(k for k in SearchParams.KEYS if k not in ("alloc", "cpuct")) + ("worlds",)
-    TEXT_KEYS: ClassVar[tuple[str, ...]] = ("rollout", "model", "prior")
-    INT_KEYS: ClassVar[tuple[str, ...]] = ("sims", "depth", "topk", "worlds")
-    PREFIX: ClassVar[str] = "bsearch option"
-
-    worlds: int | None = None
-
-    def __post_init__(self) -> None:
-        if self.alloc != "halving" or self.cpuct:
-            key = "alloc" if self.alloc != "halving" else "cpuct"
-            raise ValueError(f"{key}: not an option of bsearch (sequential halving only)")
-        worlds = self.worlds
-        if worlds is not None:
-            if not _is_int(worlds) or not 1 <= worlds <= MAX_WORLDS:
-                raise ValueError(f"worlds: expected an integer in 1..{MAX_WORLDS}, got {worlds!r}")
-            if self.sims is not None and self.sims != worlds or self.time is not None:
-                raise ValueError(f"search budget: expected one of worlds, sims or time, got worlds={worlds!r} "
-                                 f"with sims={self.sims!r}, time={self.time!r}")
-            self._set(worlds=int(worlds), sims=int(worlds))
-        super().__post_init__()
+BatchSearchParams = SearchParams
+"""The retired batched search's options (``bsearch:...``): now ``SearchParams`` itself (kept for one release)."""
 
 
 __all__ = ["SearchParams", "BatchSearchParams", "MAX_SIMS", "MAX_TIME", "MAX_DEPTH", "MAX_TOPK", "MAX_WORLDS"]

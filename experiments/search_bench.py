@@ -3,14 +3,18 @@
 ``fiveplay bench --search`` (or ``python -m fiveplay_env.experiments.search_bench``) plays ``--games`` games of a game
 with the game's best heuristic in every seat but seat 0; at each of seat 0's decisions every search of
 ``--specs`` decides on the same information set (in turn, the order rotating from decision to decision),
-timed with ``time.process_time`` (CPU time: a busy second core does not count), and the first spec's
+timed with ``time.process_time`` (CPU time: a busy second core does not count; each search first makes one
+untimed decision, so imports, loading compiled code and reading a prior are not counted), and the first spec's
 choice is played. It reports per search: decisions, simulations, CPU ms per decision, simulations per
 ms, the ratio to the first spec, and where the time went (the search's ``profile`` shares). Searches
 with the same seed and ``sims`` budget and the same rollout policy search the same worlds with the
-same random numbers (``fiveplay_env.agents.bsearch``), so the ratio is the speed-up at equal work.
+same random numbers (world j of a decision is drawn from the decision's key and j alone, in either
+backend), so the ratio is the speed-up at equal work, and the compiled and Python backends make the
+same decisions.
 
-Default: ``ismcts`` and ``bsearch`` with the heuristic rollouts, then both with the guided search's
-policy rollouts (``GUIDED``'s settings), all at ``sims=200``.
+Default: ``ismcts`` on the reference engine (``backend=python``) and compiled (where the game has a
+compiled search), with the heuristic rollouts, then the guided search's policy rollouts (``GUIDED``'s
+settings), all at ``sims=200``.
 """
 from __future__ import annotations
 
@@ -28,14 +32,17 @@ DEFAULT_SIMS = 200
 
 
 def default_specs(game: str, sims: int = DEFAULT_SIMS) -> list[str]:
-    """Both searches with the heuristic rollouts, and with the game's guided search's policy rollouts."""
+    """The search on both backends with the heuristic rollouts, and with the game's guided search's policy
+    rollouts."""
     from fiveplay_env.agents.search import GUIDED
 
-    out = [f"ismcts:sims={sims}", f"bsearch:sims={sims}"]
+    out = [f"ismcts:sims={sims},backend=python"]
+    if games.kit(game).search.compiled is not None:
+        out.append(f"ismcts:sims={sims},backend=compiled")
     guided = GUIDED.get(game)
-    if guided is not None and games.kit(game).batch_search is not None:
+    if guided is not None:
         opts = ",".join(o for o in guided.partition(":")[2].split(",") if not o.startswith(("sims=", "time=")))
-        out += [f"ismcts:sims={sims},{opts}", f"bsearch:sims={sims},{opts}"]
+        out.append(f"ismcts:sims={sims},{opts}")
     return out
 
 
@@ -46,7 +53,11 @@ def run(game: str, config: dict[str, Any], specs: Sequence[str], num_games: int 
     n = cfg.num_players
     base = games.kit(game).baseline
     searches = [make_agent(s, game, seed=seed + 1) for s in specs]
+    warm = g.new_engine(cfg, seed=seed)  # one untimed decision each: imports, compiled code loaded, a prior read
+    p0 = warm.current_player
     for a in searches:
+        a.observe_engine(warm, p0)
+        a.act(g.observe(warm, p0), warm.legal_mask())
         a.profile = {}
     cpu = [0.0] * len(specs)
     env = g.env.env(config=cfg)

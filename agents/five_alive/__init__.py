@@ -1,6 +1,5 @@
 """5 Alive for agents: ``heuristics`` (the five-alive-* agents, ``batch``: five-alive-attacker on whole
-batches, ``constants``: their tuning), ``rollouts`` (the search agent's opponent model and playouts),
-``bsearch`` (the batched search's rollouts), ``obs_adapt`` (observations of other player counts for a
+batches, ``constants``: their tuning), ``rollouts`` (the search agent's opponent model and playouts), ``obs_adapt`` (observations of other player counts for a
 trained network), ``jax_heuristics`` (five-alive-attacker in JAX). ``KIT`` is what the agents layer knows
 about the game (``fiveplay_env.agents.kit.AgentKit``), beside its definition ``fiveplay_env.five_alive.GAME``. The
 same file names as ``agents/take5/``."""
@@ -8,9 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fiveplay_env.agents.five_alive import bsearch, obs_adapt, rollouts
+from fiveplay_env.agents.five_alive import obs_adapt, rollouts
 from fiveplay_env.agents.five_alive.heuristics import FIVE_ALIVE_HEURISTICS
-from fiveplay_env.agents.kit import AgentKit, BatchRollout, Rollout
+from fiveplay_env.agents.kit import AgentKit, Rollout
 from fiveplay_env.five_alive import observation as _obs
 
 _SCALE_DIVISORS = {"hand": 4.0, "discard": 8.0, "draw_pile": 40.0, "lives": 5.0, "hand_sizes": 10.0}
@@ -33,9 +32,6 @@ KIT = AgentKit(
     best_heuristic="five-alive-attacker",
     rollout=Rollout(rollouts.prepare, rollouts.simulate, rollouts.observe,
                     simulate_policy=rollouts.simulate_policy, leaf_value=True),
-    # worlds dealt one by one by the game's sampler (no deal or plan hook: see agents/five_alive/bsearch.py)
-    batch_search=BatchRollout(bsearch.make_engine, bsearch.begin, bsearch.act, bsearch.stop, bsearch.value,
-                              policy=True, leaf_value=True),
     training={"reward_scale": 1.0, "gamma": 0.995, "eval_baselines": ["random", "five-alive-attacker"]},
     network="mlp",
     obs_scale=obs_scale,

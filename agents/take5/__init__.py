@@ -1,20 +1,19 @@
 """Take 5 for agents: ``heuristics`` (the take5-* agents, ``batch``: take5-safest on whole batches),
-``rollouts`` (the search agent's opponent model and playouts), ``bsearch`` (the batched search's hooks),
-``obs_adapt`` (observations of other player counts for a trained network), ``nets`` (the ``take5``
+``rollouts`` (the search agent's opponent model and playouts), ``compiled`` (the same search in compiled
+code: worlds, opponent model and rollouts in numba), ``obs_adapt`` (observations of other player counts for a trained network), ``nets`` (the ``take5``
 network; torch) and ``jax_nets`` (its JAX forward), ``jax_heuristics`` (take5-safest in JAX). ``KIT`` is
 what the agents layer knows about the game (``fiveplay_env.agents.kit.AgentKit``), beside its definition
 ``fiveplay_env.take5.GAME``. The same file names as ``agents/five_alive/``."""
-from fiveplay_env.agents.kit import AgentKit, BatchRollout, Rollout
-from fiveplay_env.agents.take5 import bsearch, obs_adapt, rollouts
+from fiveplay_env.agents.kit import AgentKit, Rollout
+from fiveplay_env.agents.take5 import obs_adapt, rollouts
 from fiveplay_env.agents.take5.heuristics import TAKE5_HEURISTICS
 
 KIT = AgentKit(
     game="take5",
     heuristics=TAKE5_HEURISTICS,
     best_heuristic="take5-safest",
-    rollout=Rollout(rollouts.prepare, rollouts.simulate, simulate_policy=rollouts.simulate_policy, leaf_value=True),
-    batch_search=BatchRollout(bsearch.make_engine, bsearch.begin, bsearch.act, bsearch.stop, bsearch.value,
-                              policy=True, leaf_value=True, deal=bsearch.deal, plan=bsearch.plan),
+    rollout=Rollout(rollouts.prepare, rollouts.simulate, simulate_policy=rollouts.simulate_policy, leaf_value=True,
+                    compiled="fiveplay_env.agents.take5.compiled:evaluator"),
     # rewards are bull heads (tens per game): scaled by 0.1; a round's return is undiscounted
     training={"reward_scale": 0.1, "gamma": 1.0, "eval_baselines": ["random", "take5-safest"]},
     network="take5",

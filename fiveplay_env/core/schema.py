@@ -146,10 +146,15 @@ class Schema:
             info = np.iinfo(arr.dtype) if arr.dtype.kind in "iu" else None
             for i, s in enumerate(states):
                 try:
-                    v = np.asarray(f.of(s, dims))
-                    if info is not None and v.size and (v.dtype.kind not in "iub" or v.min() < info.min
-                                                        or v.max() > info.max):
-                        raise ValueError
+                    v = f.of(s, dims)
+                    if info is not None and type(v) is int:  # a scalar: no array to build
+                        if not info.min <= v <= info.max:
+                            raise ValueError
+                    else:
+                        v = np.asarray(v)
+                        if info is not None and v.size and (v.dtype.kind not in "iub" or v.min() < info.min
+                                                            or v.max() > info.max):
+                            raise ValueError
                     arr[i] = v
                 except (ValueError, TypeError, IndexError, OverflowError, AttributeError):
                     raise ValueError(f"states[{i}].{f.name}: expected values in {self.bounds_text(f, dims)} of shape "

@@ -206,7 +206,7 @@ def _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick,
 
 
 @nb.njit(cache=True, inline="always")
-def _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+def play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
     """Game b plays action ``a`` (legal: the engine checked it), up to the end of a trick; returns True when that
     was the round's last trick (the caller then ends the round: ``_end_round``, which deals). No call inside:
     numba then keeps no reference counts on the arrays, which would cost more than the move."""
@@ -266,7 +266,7 @@ def step_one(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, r
     """Game b plays action ``a`` (legal: the engine checked it); rewards are written to ``rewards[b]``. The
     state arrays come first, in ``FIELDS`` order (``step_one(*state_tuple(st), P, ...)``); ``batch``: the
     slots of the run (a finished game's slot moves on to game index + batch)."""
-    if _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+    if play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
         _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, base_seed, batch, keys, perm)
 
 
@@ -294,7 +294,7 @@ def step_all(S, P, actions, base_seed, mask):
             for c in range(NUM_CARDS, NUM_ACTIONS):
                 mask[b, c] = 0
             continue
-        if _play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
+        if play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order):
             _end_round(loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index, rewards, terminated, final_scores, P, b, base_seed, B, keys, perm)
         write_mask(loc, phase, cur, b, mask)
 

@@ -22,7 +22,7 @@ from fiveplay_env.take5.kernel import (
     ASIDE, DECK, DRAFTING, END_INCLUSIVE, END_SCORE, N, OUT, PENDING, PLAYER_ROWS, POOL, QUEUE, ROUNDS, SEEN,
 )
 from fiveplay_env.take5.state import (
-    BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT,
+    BULL, BULLHEADS, DRAFT, HAND_SIZE, NUM_CARDS, NUM_ROWS, NUM_TRICKS, OVER, PLAY, ROW_CHOICE, ROW_LIMIT,
     TOTAL_BULLHEADS, Take5State,
 )
 
@@ -67,7 +67,7 @@ SCHEMA = Schema("take5", [
     Field("rlen", "int8", (NUM_ROWS,), 0, ROW_LIMIT, "row lengths (0 in the draft)",
           of=lambda s, d: [len(r) for r in s.rows] if s.rows else [0] * NUM_ROWS),
     Field("rbull", "int8", (NUM_ROWS,), 0, MAX_ROW_BULLS, "the bull heads of each row",
-          of=lambda s, d: [int(BULLHEADS[r].sum()) for r in s.rows] if s.rows else [0] * NUM_ROWS),
+          of=lambda s, d: [sum(BULL[c] for c in r) for r in s.rows] if s.rows else [0] * NUM_ROWS),
     Field("pending", "int8", ("n",), -1, "deck-1", "the card each seat chose this trick (-1: none yet); the "
           "whole trick during a row choice", of=_pending_of),
     Field("scores", "int32", ("n",), 0, None, "penalty points of the rounds completed", of=lambda s, d: s.scores),

@@ -1,0 +1,406 @@
+"""Take 5's search in compiled code: a decision's worlds, the opponent model and the rollouts in one numba call.
+
+``evaluate(info, key, first, count, actions, params, facts)`` returns float64 [count, len(actions)]: the value
+of every candidate on worlds ``first .. first + count - 1`` of the decision keyed ``key``. It is exactly what
+the search's Python path computes with the reference engine (``fiveplay_env.agents.search.python_values``):
+
+- world j is ``info.sample_at(key, j)``: drawn here from the canonical state (``info.canonical()``) with the
+  same counter-based draws ``determinize.sample_world`` and ``GameDef.engine_of_world`` make through a
+  ``seeding.CounterStream`` (the seed, the shuffle of the hidden cards, the world's own seed; in a draft
+  game one draw per unrevealed choice), so it is the same world;
+- the opponent model is ``rollouts.prepare`` (take5-safest for every other player's card of the trick, from
+  its own point of view; the same floating-point arithmetic, ``round(cost, 9)`` correctly rounded as Python
+  rounds);
+- every candidate is played on a copy of the world and rolled out as ``rollouts.simulate`` rolls out (the
+  plan's cards, then epsilon-greedy take5-closest on the world's random numbers ``world_noise(key, j)``,
+  the cheapest row, the cheapest draft card) to the end of the round or ``depth`` tricks, and scored as
+  ``rollouts.score`` (``rel``, ``win``).
+
+The rules are the kernel's (``fiveplay_env.take5.kernel.play``); nothing here re-states them.
+``tests/agents/test_compiled_search.py`` checks the equality in every config family. Imports numba: loaded
+only when a search first evaluates a Take 5 position.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import math
+
+import numba as nb
+import numpy as np
+
+from fiveplay_env.agents.base import NOISE_LEN, WORLD_STRIDE
+from fiveplay_env.core import kernel_rng
+from fiveplay_env.take5 import kernel as K
+from fiveplay_env.take5 import positions
+from fiveplay_env.take5.state import (
+    ACTION_ROW0, ASIDE, BULLHEADS, DRAFT, NUM_CARDS, NUM_ROWS, PENDING, PLAY, POOL, QUEUE, ROW_CHOICE, ROW_LIMIT,
+)
+
+_BULL = BULLHEADS.astype(np.int64)
+_COMB = np.array([[math.comb(m, k) for k in range(ROW_LIMIT + 1)] for m in range(11)], np.float64)
+_SEED_MASK = np.uint64(2**63 - 1)  # below(key, c, 2**63): the draws of a world's seeds
+_SPLIT = 134217729.0  # 2**27 + 1: Dekker's split of a double
+
+
+@nb.njit(cache=True, inline="always")
+def _seed_draw(key, counter):
+    return kernel_rng.mix(kernel_rng.base(key, np.uint64(counter))) & _SEED_MASK
+
+
+@nb.njit(cache=True)
+def round9(x):
+    """Python's ``round(x, 9)`` (correctly rounded) for 0 <= x < 2**20: the scaled value decides, except near a
+    tie, where the exact product (Dekker's two-product) does, ties to even."""
+    y = x * 1e9
+    fl = math.floor(y)
+    frac = y - fl
+    if abs(frac - 0.5) > 1e-6:
+        return (fl + 1.0) / 1e9 if frac > 0.5 else fl / 1e9
+    b = 2e9
+    p = x * b
+    c = _SPLIT * x
+    xh = c - (c - x)
+    xl = x - xh
+    c = _SPLIT * b
+    bh = c - (c - b)
+    bl = b - bh
+    err = ((xh * bh - p) + xh * bl + xl * bh) + xl * bl  # x * 2e9 == p + err exactly
+    d = (p - (2.0 * fl + 1.0)) + err
+    if d > 0 or (d == 0 and fl % 2.0 == 1.0):
+        fl += 1.0
+    return fl / 1e9
+
+
+@nb.njit(cache=True, inline="always")
+def _copy(S, n, dst, src):
+    """Slot ``dst`` becomes a copy of slot ``src`` (element loops: numba's slice copies cost more here)."""
+    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index,
+     rewards, terminated, final_scores) = S
+    for c in range(NUM_CARDS):
+        loc[dst, c] = loc[src, c]
+    for r in range(NUM_ROWS):
+        rlen[dst, r] = rlen[src, r]
+        rbull[dst, r] = rbull[src, r]
+        for j in range(ROW_LIMIT):
+            rows[dst, r, j] = rows[src, r, j]
+    for q in range(n):
+        pending[dst, q] = pending[src, q]
+        scores[dst, q] = scores[src, q]
+        rpen[dst, q] = rpen[src, q]
+    phase[dst] = phase[src]
+    cur[dst] = cur[src]
+    trick[dst] = trick[src]
+    round_[dst] = round_[src]
+    counter[dst] = counter[src]
+    picks[dst] = picks[src]
+    seed[dst] = seed[src]
+
+
+@nb.njit(cache=True)
+def _determinize(S, P, b, player, key, c0, keys, perm, hidden, owner):
+    """Slot b (a copy of the canonical state) becomes world ``c0 // WORLD_STRIDE``: ``sample_world``'s draws on
+    counters c0, c0 + 1, ... then ``engine_of_world``'s seed."""
+    loc, pending, phase, seed = S[0], S[4], S[7], S[13]
+    n, deck = P[K.N], P[K.DECK]
+    c = c0
+    if phase[b] == DRAFT:  # nothing hidden: no draw but the seed
+        seed[b] = _seed_draw(key, c)
+        return
+    if P[K.DRAFTING]:  # the hands are public: each unrevealed choice drawn from its owner's cards
+        if phase[b] == PLAY:
+            for q in range(n):
+                p = pending[b, q]
+                if q == player or p < 0:
+                    continue
+                m = 0
+                for x in range(deck):
+                    if loc[b, x] == q:
+                        hidden[m] = x
+                        m += 1
+                hidden[m] = p
+                m += 1
+                pick = hidden[int(kernel_rng.mix(kernel_rng.base(key, np.uint64(c))) % np.uint64(m))]
+                c += 1
+                loc[b, p] = q
+                loc[b, pick] = PENDING
+                pending[b, q] = pick
+        seed[b] = _seed_draw(key, c)
+        return
+    # the hidden cards, ascending; in the canonical state the i-th of them sits in the i-th place of the deal
+    h = 0
+    for x in range(deck):
+        code = loc[b, x]
+        if (code < n and code != player) or code == PENDING or code == ASIDE:
+            hidden[h] = x
+            owner[h] = -1
+            h += 1
+    for q in range(n):
+        p = pending[b, q]
+        if p >= 0 and loc[b, p] == PENDING:
+            for i in range(h):
+                if hidden[i] == p:
+                    owner[i] = q
+    c += 1  # sample_world's own seed draw (engine_of_world draws the one kept)
+    kernel_rng.permutation(key, np.uint64(c), h, keys, perm)
+    c += 1
+    # place i gets card hidden[perm[i]]: write the places' codes first (a card may move to an earlier place)
+    for i in range(h):
+        keys[i] = np.uint64(loc[b, hidden[i]])
+    for i in range(h):
+        card = hidden[perm[i]]
+        loc[b, card] = np.int8(keys[i])
+        if owner[i] >= 0:
+            pending[b, owner[i]] = card
+    seed[b] = _seed_draw(key, c)
+
+
+@nb.njit(cache=True)
+def _safest(S, b, q, n, deck, cards, m, cum):
+    """take5-safest's card among ``cards[:m]`` (ascending) for seat q of game b (``heuristics.safest_card`` with
+    the unseen cards of q's point of view: below the deck size, not seen this round, not its own)."""
+    loc, rows, rlen, rbull = S[0], S[1], S[2], S[3]
+    # cum[x] = unseen cards < x
+    cum[0] = 0
+    j = 0
+    for x in range(deck):
+        un = loc[b, x] < QUEUE and loc[b, x] != q
+        if un:
+            while j < m and cards[j] < x:
+                j += 1
+            if j < m and cards[j] == x:
+                un = False
+        cum[x + 1] = cum[x] + (1 if un else 0)
+    for x in range(deck + 1, NUM_CARDS + 1):
+        cum[x] = cum[deck]
+    u = cum[NUM_CARDS]
+    opp = n - 1
+    min_b = 1 << 30
+    for r in range(NUM_ROWS):
+        min_b = min(min_b, int(rbull[b, r]))
+    best, best_e, best_gap = cards[0], math.inf, 1 << 30
+    for i in range(m):
+        c = cards[i]
+        r = K.target_row(rows, rlen, b, c)
+        if r < 0:
+            q_ = cum[c] / u if u else 0.0
+            e = float(min_b) * math.pow(1.0 - q_, float(opp))
+            gap = 200
+        else:
+            end = rows[b, r, rlen[b, r] - 1]
+            lo = cum[end + 1]
+            hi = cum[c]
+            p = (hi - lo) / u if u else 0.0
+            need = ROW_LIMIT - int(rlen[b, r])
+            if need < 0 or need > opp:
+                prob = 0.0
+            else:
+                prob = _COMB[opp, need] * math.pow(p, float(need)) * math.pow(1.0 - p, float(opp - need))
+            e = prob * (float(rbull[b, r]) + 1.5 * need)
+            gap = c - end
+        e = round9(e)
+        if e < best_e or (e == best_e and gap < best_gap):
+            best, best_e, best_gap = c, e, gap
+    return best
+
+
+@nb.njit(cache=True)
+def _plan(S, P, b, player, plan, cards, cum):
+    """``rollouts.prepare`` in game b: ``plan[q]`` the card of each other player yet to choose (-1 none); a player
+    who already chose gets its card replaced in place."""
+    loc, pending, phase = S[0], S[4], S[7]
+    n, deck = P[K.N], P[K.DECK]
+    for q in range(n):
+        plan[q] = -1
+    if phase[b] != PLAY:
+        return
+    for q in range(n):
+        if q == player:
+            continue
+        chosen = pending[b, q]
+        m = 0
+        for x in range(NUM_CARDS):
+            if loc[b, x] == q or x == chosen:
+                cards[m] = x
+                m += 1
+        if m == 0:
+            continue
+        c = _safest(S, b, q, n, deck, cards, m, cum)
+        if chosen >= 0:
+            if c != chosen:
+                loc[b, chosen] = q
+                loc[b, c] = PENDING
+                pending[b, q] = c
+        else:
+            plan[q] = c
+
+
+@nb.njit(cache=True, inline="always")
+def _closest(rows, rlen, rbull, b, hands, q, size, min_b):
+    """``rollouts.rollout_card`` over ``hands[q, :size]`` (ascending): no take if avoidable, then the smallest gap;
+    the lowest card among equals. Returns its index in the hand."""
+    best, best_key = 0, 1 << 30
+    for i in range(size):
+        c = hands[q, i]
+        r = K.target_row(rows, rlen, b, c)
+        if r < 0:
+            key = (min_b << 10) + 200
+        else:
+            key = (int(rbull[b, r]) << 10 if rlen[b, r] == ROW_LIMIT else 0) + (c - int(rows[b, r, rlen[b, r] - 1]))
+        if key < best_key:
+            best, best_key = i, key
+    return best
+
+
+@nb.njit(cache=True)
+def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, gains, order, hands, size):
+    """``rollouts.simulate`` of action ``a`` in game b (which it plays on)."""
+    (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index,
+     rewards, terminated, final_scores) = S
+    n = P[K.N]
+    L = noise.shape[0]
+    for q in range(n):
+        gains[q] = 0.0
+    ended = K.play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b, a, order)
+    for q in range(n):
+        gains[q] += rewards[b, q]
+    trick0 = trick[b]
+    stop = trick0 + depth if depth else 1 << 30
+    k = 0
+    built = False
+    while not ended and trick[b] < stop:
+        ph = phase[b]
+        if ph == PLAY:
+            if not built:  # every hand, ascending (they only shrink from here to the round's end)
+                for q in range(n):
+                    size[q] = 0
+                for c in range(NUM_CARDS):
+                    q = loc[b, c]
+                    if q < n:
+                        hands[q, size[q]] = c
+                        size[q] += 1
+                built = True
+            q = cur[b]
+            if plan[q] >= 0 and trick[b] == trick0:
+                act = plan[q]
+                i = 0
+                while hands[q, i] != act:
+                    i += 1
+            else:
+                u = noise[k % L]
+                k += 1
+                if u < eps:
+                    i = int(u / eps * size[q])
+                else:
+                    min_b = 1 << 30
+                    for r in range(NUM_ROWS):
+                        min_b = min(min_b, int(rbull[b, r]))
+                    i = _closest(rows, rlen, rbull, b, hands, q, size[q], min_b)
+                act = hands[q, i]
+            size[q] -= 1
+            for x in range(i, size[q]):
+                hands[q, x] = hands[q, x + 1]
+        elif ph == ROW_CHOICE:
+            act = ACTION_ROW0 + K.cheapest_row(rlen, rbull, b)
+        else:  # DRAFT: the pool card with the fewest bull heads, then the lowest
+            act, best = -1, 1 << 30
+            for c in range(NUM_CARDS):
+                if loc[b, c] == POOL and _BULL[c] * 128 + c < best:
+                    act, best = c, _BULL[c] * 128 + c
+        ended = K.play(loc, rows, rlen, rbull, pending, rpen, phase, cur, trick, picks, rewards, terminated, P, b,
+                       act, order)
+        for q in range(n):
+            gains[q] += rewards[b, q]
+    own = gains[player]
+    value = own
+    if n > 1 and rel:
+        tot = 0.0
+        for q in range(n):
+            tot += gains[q]
+        value -= rel * (tot - own) / (n - 1)
+    if win and ended:  # the round is over: does the game end with it (the real config's rule)?
+        top, low = 0, 1 << 30
+        for q in range(n):
+            sc = int(scores[b, q]) + int(rpen[b, q])
+            top, low = max(top, sc), min(low, sc)
+        if Pg[K.ROUNDS] >= 0:
+            over = round_[b] + 1 >= Pg[K.ROUNDS]
+        elif Pg[K.END_INCLUSIVE]:
+            over = top >= Pg[K.END_SCORE]
+        else:
+            over = top > Pg[K.END_SCORE]
+        if over and int(scores[b, player]) + int(rpen[b, player]) == low:
+            ties = 0
+            for q in range(n):
+                if int(scores[b, q]) + int(rpen[b, q]) == low:
+                    ties += 1
+            value += win / ties
+    return value
+
+
+@nb.njit(cache=True)
+def _evaluate(S, P, player, key, first, count, actions, noise_len, eps, rel, win, depth, model, out):
+    n = P[K.N]
+    keys = np.empty(NUM_CARDS, np.uint64)
+    perm = np.empty(NUM_CARDS, np.int64)
+    hidden = np.empty(NUM_CARDS, np.int64)
+    owner = np.empty(NUM_CARDS, np.int64)
+    cum = np.empty(NUM_CARDS + 1, np.int64)
+    order = np.empty(10, np.int64)
+    plan = np.empty(n, np.int64)
+    gains = np.empty(n, np.float64)
+    noise = np.empty(noise_len, np.float64)
+    hands = np.empty((n, NUM_CARDS), np.int64)
+    size = np.empty(n, np.int64)
+    for i in range(count):
+        c0 = (first + i) * WORLD_STRIDE
+        _copy(S, n, 1, 0)
+        _determinize(S, P, 1, player, key, c0, keys, perm, hidden, owner)
+        if model:
+            _plan(S, P, 1, player, plan, hidden, cum)
+        else:
+            for q in range(n):
+                plan[q] = -1
+        kernel_rng.uniforms(key, np.uint64(c0 + WORLD_STRIDE - 1), noise)
+        for s in range(actions.shape[0]):
+            _copy(S, n, 2, 1)
+            out[i, s] = _rollout(S, P, P, 2, actions[s], player, plan, noise, eps, rel, win, depth, gains, order, hands,
+                                 size)
+
+
+def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None) -> Callable[[int, int, Sequence[int]], np.ndarray]:
+    """``values(first, count, actions)`` -> float64 [count, len(actions)]: the candidates' values on worlds
+    first..first+count-1 of the decision keyed ``key`` (see the module docstring). Heuristic or random
+    rollouts only (``rollout=policy`` plays its network outside compiled code). ``facts`` are ignored (no
+    Take 5 deal can honour them, as ``InformationSet.sample`` ignores them). Each evaluator has its own arrays
+    (the canonical state, the world, the rollout), so evaluators in several threads do not meet."""
+    if params.rollout == "policy":
+        raise ValueError("rollout=policy: not a compiled rollout (the search plays the policy in Python)")
+    config = info.config
+    dims = positions.dims(config)
+    st = positions.SCHEMA.allocate(3, dims)
+    one = positions.SCHEMA.from_states([info.canonical()], dims)
+    for name in K.FIELDS:
+        st[name][0] = one[name][0]
+    S, P = K.state_tuple(st), K.params(config)
+    player, k = np.int64(info.player), np.uint64(key)
+    eps, rel, win, depth = float(params.eps), float(params.rel), float(params.win), np.int64(params.depth)
+    model = params.model == "heuristic"
+
+    def values(first: int, count: int, actions: Sequence[int]) -> np.ndarray:
+        out = np.empty((int(count), len(actions)), np.float64)
+        _evaluate(S, P, player, k, np.int64(first), np.int64(count), np.asarray(actions, np.int64), NOISE_LEN, eps,
+                  rel, win, depth, model, out)
+        return out
+
+    return values
+
+
+def evaluate(info: Any, key: int, first: int, count: int, actions: Sequence[int], params: Any,
+             facts: dict[int, int] | None) -> np.ndarray:
+    """``evaluator(info, key, params, facts)(first, count, actions)``: one call's worth."""
+    return evaluator(info, key, params, facts)(first, count, actions)
+
+
+__all__ = ["evaluate", "evaluator", "round9"]

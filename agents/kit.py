@@ -64,8 +64,8 @@ class Rollout:
     ``compiled`` (optional): ``"module:evaluator"``, the same search in compiled code (imported on first use):
     ``evaluator(info, key, params, facts) -> values(first, count, actions) -> float64 [count, len(actions)]``,
     the values ``prepare`` and ``simulate`` give on worlds ``info.sample_at(key, j, facts)`` with the random
-    numbers ``world_noise(key, j)`` for j in first..first+count-1, exactly (``fiveplay_env.testing``'s
-    ``compiled_search`` contract); heuristic and random rollouts (``ValueError`` for ``rollout=policy``).
+    numbers ``world_noise(key, j)`` for j in first..first+count-1, exactly
+    (``fiveplay_env.agents.search.compiled_search_contract``); heuristic and random rollouts (``ValueError`` for ``rollout=policy``).
     """
 
     prepare: Prepare

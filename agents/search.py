@@ -142,7 +142,7 @@ from __future__ import annotations
 import copy
 import math
 import time as _time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -632,6 +632,54 @@ class PythonValues:
         return np.asarray(flat, np.float64).reshape(count, len(actions))
 
 
+def compiled_search_contract(game: str, config: Any, seed: int = 0, positions: int = 4, worlds: int = 3,
+                             settings: Sequence[str] = ("", "eps=0.4,rel=0.5,depth=2", "rollout=random,model=none",
+                                                        "eps=0,win=5")) -> int:
+    """Check that ``game``'s compiled search (its kit's ``Rollout.compiled``) returns exactly the reference
+    evaluator's values (``PythonValues``) on ``positions`` positions of random play under ``config`` (each
+    searched from the acting seat, worlds 5..5+worlds-1 of a seeded key, every legal candidate), for each
+    search option string of ``settings``; with the opponent model's beliefs too where the game's ``observe``
+    makes some (the search agent's own memory, followed along the way). Raises ``AssertionError`` naming the
+    position, the setting and the largest difference; returns the number of comparisons. A game's own tests
+    call it for every config family its compiled search accepts."""
+    kit = games.kit(game)
+    hooks = kit.search
+    if hooks.compiled is None:
+        raise ValueError(f"compiled_search_contract: {game!r} has no compiled search (Rollout.compiled)")
+    make = resolve(hooks.compiled)
+    g = games.get_game(game)
+    rng = np.random.default_rng(seed)
+    checks = 0
+    for k in range(positions):
+        engine = g.new_engine(config, seed=seed * 1000 + k)
+        follower = SearchAgent(seed=0, game=game)
+        for _ in range(int(rng.integers(0, 40))):
+            if engine.is_over:
+                break
+            follower.observe_engine(engine, engine.current_player)
+            engine.step(int(rng.choice(np.flatnonzero(engine.legal_mask()))))
+        if engine.is_over:
+            continue
+        player = engine.current_player
+        follower.observe_engine(engine, player)
+        info = follower.take_information_set(engine.legal_mask())[1] or InformationSet(engine, player)
+        actions = [int(a) for a in np.flatnonzero(engine.legal_mask())]
+        facts = follower._memory.get("facts") or None
+        for text in settings:
+            params = SearchParams.parse(text)
+            for belief in ((None, facts) if facts else (None,)):
+                key = int(rng.integers(2**63))
+                want = PythonValues(hooks, info, key, params, belief)(5, worlds, actions)
+                got = np.asarray(make(info, key, params, belief)(5, worlds, actions))
+                if got.shape != want.shape or not np.array_equal(got, want):
+                    diff = np.abs(got - want).max() if got.shape == want.shape else f"shape {got.shape}"
+                    raise AssertionError(f"{game} position {k} (seat {player}, {config}), setting {text!r}"
+                                         f"{', with beliefs' if belief else ''}: compiled values differ from the "
+                                         f"reference by {diff}")
+                checks += 1
+    return checks
+
+
 class PolicyGuide:
     """A learned policy as the search uses it (``prior``, ``rollout=policy``, ``value=1``).
 
@@ -668,4 +716,4 @@ class PolicyGuide:
 
 
 __all__ = ["Evaluate", "NOISE_LEN", "Outcome", "Pace", "PolicyGuide", "PythonValues", "ROLLOUTS", "Rollout", "SearchAgent",
-           "SearchParams", "halving", "ucb"]
+           "SearchParams", "compiled_search_contract", "halving", "ucb"]

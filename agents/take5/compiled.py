@@ -403,4 +403,14 @@ def evaluate(info: Any, key: int, first: int, count: int, actions: Sequence[int]
     return evaluator(info, key, params, facts)(first, count, actions)
 
 
-__all__ = ["evaluate", "evaluator", "round9"]
+def warm() -> None:
+    """Compile (or load from numba's cache) the evaluator: one tiny evaluation (``vector.compile_kernels``)."""
+    from fiveplay_env.agents.base import InformationSet
+    from fiveplay_env.agents.search_params import SearchParams
+    from fiveplay_env.take5 import GAME
+
+    engine = GAME.new_engine(GAME.config_cls(num_players=3), seed=0)
+    evaluate(InformationSet(engine, 0), 1, 0, 1, [int(np.flatnonzero(engine.legal_mask())[0])], SearchParams(), None)
+
+
+__all__ = ["evaluate", "evaluator", "round9", "warm"]

@@ -49,4 +49,4 @@ docs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache docs/_build docs/games docs/_generated
-	find fiveplay_env -name '*.nbi' -delete -o -name '*.nbc' -delete  # the numba kernels' caches
+	find fiveplay_env agents -name '*.nbi' -delete -o -name '*.nbc' -delete  # the numba kernels' caches (and the compiled searches')

@@ -12,6 +12,7 @@ command-line ``field=value`` items into config values.
 from __future__ import annotations
 
 import ast
+import importlib
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -91,6 +92,16 @@ def kit(game: str) -> AgentKit:
     return _KITS.get(game) or default_kit(game)
 
 
+def compile_search(game: str) -> None:
+    """Compile (or load from numba's cache) ``game``'s compiled search, if its kit has one: the ``warm()`` of
+    the module of its ``Rollout.compiled`` (``fiveplay_env.vector.compile_kernels`` calls this, by name)."""
+    path = getattr(kit(game).search, "compiled", None)
+    if path:
+        warm = getattr(importlib.import_module(path.partition(":")[0]), "warm", None)
+        if warm is not None:
+            warm()
+
+
 def parse_config(items: Sequence[str]) -> dict[str, Any]:
     """``["mode=round", "num_players=4"]`` -> ``{"mode": "round", "num_players": 4}``.
 
@@ -118,5 +129,5 @@ def parse_config(items: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["GAMES", "Metric", "SEED_BOUND", "game_of_engine", "get_game", "kit", "parse_config",
+__all__ = ["GAMES", "Metric", "SEED_BOUND", "compile_search", "game_of_engine", "get_game", "kit", "parse_config",
            "placings", "register_kit"]

@@ -290,12 +290,32 @@ class ReferenceGame:
     truncated: Callable[[Any], bool] = _never_truncated
 
 
+SEARCH_HOOK = "fiveplay_env.agents.games:compile_search"
+"""``module:function`` that ``compile_kernels`` calls with each game's name after its engine: the agents
+layer's compiled search code of the game (its kit's). Named, not imported: this layer never imports the
+agents, and an install without them skips it."""
+
+
+def _compile_search(name: str) -> None:
+    import importlib
+
+    module, _, attr = SEARCH_HOOK.partition(":")
+    try:
+        hook = getattr(importlib.import_module(module), attr)
+    except ModuleNotFoundError as e:
+        if e.name is None or not module.startswith(e.name):
+            raise
+        return  # the envs installed without the agents
+    hook(name)
+
+
 def compile_kernels(games_: Sequence[str] | None = None, processes: int = 1) -> dict[str, float]:
     """Compile (or load from numba's cache) every compiled kernel of the batched engines ahead of use: each
-    game's engine is built, stepped, observed, copied and checked once. Returns the seconds each game took
-    (about 1 s a game once cached). ``processes`` > 1: the games side by side in that many fresh processes
-    (numba compiles on one core). ``make test`` calls it before its worker processes start, so that they
-    load the kernels instead of compiling them side by side."""
+    game's engine is built, stepped, observed, copied and checked once, then the agents' compiled search of
+    the game, if it has one (``SEARCH_HOOK``). Returns the seconds each game took (about 1 s a game once
+    cached). ``processes`` > 1: the games side by side in that many fresh processes (numba compiles on one
+    core). ``make test`` calls it before its worker processes start, so that they load the kernels instead of
+    compiling them side by side."""
     import time
 
     from fiveplay_env import games as table
@@ -326,6 +346,7 @@ def compile_kernels(games_: Sequence[str] | None = None, processes: int = 1) -> 
             engine.redeal(0, rng)
         if hasattr(engine, "observe_as"):
             engine.observe_as(np.zeros(4, np.int64))
+        _compile_search(name)
         out[name] = time.perf_counter() - t0
     return out
 

@@ -118,7 +118,12 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
     policy (epsilon-greedy five-alive-attacker, which is five-alive-saver unless it holds a Bomb, Draw or
     Re-Deal card), and return ``own lives change - rel * mean(other players'
     lives change) + 3 * result`` (result: +1 won, -1 lost, 0 undecided; the "lives" are the team's in
-    teams)."""
+    teams).
+
+    The random numbers are read in order, one per rollout decision that is not a Bomb answer: ``noise[k %
+    len(noise)]`` for the k-th; an insured move of the searcher does not move that position (it used to
+    jump: the loop over ``EMERGENCY_ORDER`` reused the name ``k``; CHANGELOG, Unreleased).
+    ``fiveplay_env.agents.five_alive.compiled.evaluate`` computes the same values in compiled code."""
     cfg = world.config
     s = world.state
     step = faeng.step
@@ -154,9 +159,9 @@ def simulate(world: faeng.FiveAliveEngine, action: int, player: int, noise: list
                     # The searcher's own later play keeps its last 0 against the Bomb, as its search
                     # does, spending a wild card instead where it has one.
                     h = s.hands[q]
-                    for k in EMERGENCY_ORDER:
-                        if h[k]:
-                            a = k
+                    for w in EMERGENCY_ORDER:
+                        if h[w]:
+                            a = w
                             break
         step(cfg, s, a)
     return score(cfg, s, r0, lives0, alive0, player, params)

@@ -1,22 +1,36 @@
-"""The search agent: determinized Monte Carlo search over the reference engines of both games.
+"""The search agent: determinized Monte Carlo search, in compiled code where the game has it.
 
 Algorithm (one decision of player P, who sees only an ``InformationSet``):
 
-1. Worlds. World j is a determinization drawn through the information set (the game's
-   ``sample_world`` on a canonical copy of the state, the game's seed re-drawn): the cards P cannot
-   see are re-dealt consistently with everything P has observed, and later deals are unknown.
-2. Evaluation. ``value(world j, a)``: play candidate action ``a`` in a clone of world j, then let a
-   cheap rollout policy play every seat (P included) up to the horizon (Take 5: the end of the round;
-   5 Alive: see ``agents/<game>/rollouts.py``), and score the outcome for P. Each world also carries
-   its own list of random numbers for the rollout policy, so *every candidate is evaluated on the same
+1. Worlds. The decision draws one key from the agent's generator; world j is then
+   ``InformationSet.sample_at(key, j, facts)``: a determinization drawn through the information set (the
+   game's ``sample_world`` on the canonical state, the game's seed re-drawn) from counter-based randomness
+   (``seeding.CounterStream``), so world j depends only on the information set, the key and j. The cards P
+   cannot see are re-dealt consistently with everything P has observed (and the opponent model's beliefs
+   ``facts``, where the game can honour them); later deals are unknown.
+2. Evaluation. ``value(world j, a)``: play candidate action ``a`` in a copy of world j, then let a cheap
+   rollout policy play every seat (P included) up to the horizon (Take 5: the end of the round; 5 Alive:
+   see ``agents/<game>/rollouts.py``), and score the outcome for P. Each world carries its own random
+   numbers for the rollout policy (``world_noise(key, j)``), so *every candidate is evaluated on the same
    worlds with the same randomness* (common random numbers): the difference between two candidates'
    means is not blurred by the luck of the deal.
-3. Allocation: sequential halving at the root (Karnin, Koren and Somekh 2013). The budget of ``sims``
-   simulations (or ``time`` seconds, converted to simulations from the measured speed of the first
-   world and enforced as a hard deadline) is split into ceil(log2 k) rounds for k legal actions; in
-   each round every surviving action is evaluated on the same new worlds (at least one per round,
-   so a tiny budget is exceeded rather than skipping a round), then the worse half is dropped. The
-   last survivor is played. A single legal action is played without search.
+3. Allocation: sequential halving at the root (Karnin, Koren and Somekh 2013; ``halving``). The budget of
+   ``sims`` simulations (or ``worlds`` per candidate, or ``time`` seconds, converted to simulations from the
+   measured speed of the first world and enforced as a hard deadline) is split into ceil(log2 k) rounds for
+   k legal actions; in each round every surviving action is evaluated on the same new worlds (at least one
+   per round, so a tiny budget is exceeded rather than skipping a round), then the worse half is dropped.
+   The last survivor is played. A single legal action is played without search. UCB1 (or PUCT with a
+   prior) at the root is the option ``alloc=ucb`` (``ucb``; the j-th pull of any action is on world j).
+
+Where the worlds and rollouts run (``backend``): a game whose kit names a compiled search
+(``Rollout.compiled``: Take 5 and 5 Alive) draws the worlds, plans the opponent model and rolls every
+candidate out in one numba call per batch of worlds (``agents/<game>/compiled.py``, on the game's kernel);
+any other game, ``backend=python``, and the policy rollouts (``rollout=policy``: a network in every step)
+run on the reference engine (``PythonValues``). The two give the same values bit for bit
+(``compiled_search_contract``; ``tests/agents/test_compiled_search.py``), hence **the same decisions with
+the same seed and a ``sims`` or ``worlds`` budget**; the compiled one is 25-35x faster (``fiveplay bench
+--search``). The allocation is one pair of functions over an evaluator (``Evaluate``: worlds
+first..first+count-1 on the candidates -> their values) whose results come back as an ``Outcome``.
 
 Why this and not a full IS-MCTS tree: in Take 5 every player picks a card at the same time and in
 5 Alive the other players' replies depend on hands P cannot see; a tree over P's information sets
@@ -49,6 +63,9 @@ separated by commas (defaults in brackets):
 | time    | seconds per decision instead (hard deadline; the first world measures the speed)       |
 |         | (bounds: sims <= ``MAX_SIMS``, time <= ``MAX_TIME``, depth <= ``MAX_DEPTH``, topk <= ``MAX_TOPK``; |
 |         | the ``deadline`` attribute, set by a server, caps any budget in wall-clock seconds)     |
+| worlds  | budget: K worlds per candidate (K x k simulations for k candidates) instead of sims      |
+| backend | ``auto`` (compiled where the game has a compiled search), ``compiled`` (an error where it |
+|         | has none) or ``python`` (the reference engine: the same decisions, 25-35x slower) [auto] |
 | alloc   | ``halving`` (sequential halving) or ``ucb`` (UCB1, ``c`` times the value range) [halving] |
 | c       | UCB1 exploration constant [0.7]                                                        |
 | eps     | rollout exploration: chance of a uniformly random legal move at each rollout step [0.1] |
@@ -89,11 +106,12 @@ Where the time goes (optional, for measurements such as ``fiveplay_env.experimen
 |---------------|------------------------------------------------------------------------------------|
 | ``total``     | the whole of ``act`` (searched decisions only) plus ``observe``                     |
 | ``observe``   | ``observe_engine``: the information set and the opponent model's beliefs            |
-| ``determinize`` | drawing the worlds (``InformationSet.sample``)                                   |
-| ``prepare``   | each world's shared plan (Take 5: the others' predicted cards of the trick)         |
+| ``determinize`` | drawing the worlds (``InformationSet.sample_at``; Python path)                    |
+| ``prepare``   | each world's shared plan (Take 5: the others' predicted cards of the trick; Python) |
 | ``prior``     | the prior policy's forward pass on the searcher's observation (``topk``, ``cpuct``) |
 | ``network``   | the policy's forward passes inside the rollouts (``rollout=policy``, ``value=1``)   |
-| ``rollouts``  | the rollouts without their forward passes (engine clones, steps, rollout policies)  |
+| ``rollouts``  | the rollouts without their forward passes (engine clones, steps, rollout policies); |
+|               | compiled: the whole compiled call (worlds, plans and rollouts together)            |
 | ``tree``      | the rest: the allocation's bookkeeping (sequential halving or UCB), checks          |
 
 ``decisions`` and ``sims`` count the searched decisions and their simulations. The timer calls cost
@@ -120,8 +138,8 @@ candidate of a world meets the same replies), so the comparison between candidat
 Take 5 keeps the ``model`` prediction (take5-safest) for the other players' cards of the current trick
 (``model=none`` lets the policy choose them too), the cheapest card in a draft and nothing else
 heuristic; 5 Alive keeps the rule's Bomb answer, and ``insure`` does not apply. The forward passes are
-batched: sequential halving evaluates every world of a round at once (a quarter of them at a time under
-a ``time`` budget), in lockstep, one pass per trick (Take 5: everyone still to choose in every rollout)
+batched: sequential halving evaluates every world of a round at once (batches sized to a slice of the time
+left under a time limit), in lockstep, one pass per trick (Take 5: everyone still to choose in every rollout)
 or per turn (5 Alive); ``alloc=ucb`` plays one rollout per pass, so it is much slower per simulation.
 ``value=1`` (Take 5) stops each rollout after ``depth`` tricks and adds the value head's estimate of
 each player's remaining return, converted to bull heads (``PolicyGuide.points`` = 1 / the training's
@@ -134,8 +152,8 @@ lives lost on the way are in that observation. Cost: about 0.03 ms of network pe
 ``sims=160,depth=1,value=1`` takes about 40 ms per Take 5 decision on this machine.
 
 The options are ``fiveplay_env.agents.search_params.SearchParams`` (a validated frozen dataclass); the best response by
-search is ``fiveplay_env.agents.best_response``. (Over 450 lines: a quarter is this description; the rest is the one
-search loop, whose allocation, worlds and rollouts share its state.)
+search is ``fiveplay_env.agents.best_response``. (Over 450 lines: a third is this description; the rest is the
+allocation functions, the agent and the reference evaluator.)
 """
 from __future__ import annotations
 
@@ -634,7 +652,7 @@ class PythonValues:
 
 def compiled_search_contract(game: str, config: Any, seed: int = 0, positions: int = 4, worlds: int = 3,
                              settings: Sequence[str] = ("", "eps=0.4,rel=0.5,depth=2", "rollout=random,model=none",
-                                                        "eps=0,win=5")) -> int:
+                                                        "eps=0,win=5", "rollout=strong,eps=0.2")) -> int:
     """Check that ``game``'s compiled search (its kit's ``Rollout.compiled``) returns exactly the reference
     evaluator's values (``PythonValues``) on ``positions`` positions of random play under ``config`` (each
     searched from the acting seat, worlds 5..5+worlds-1 of a seeded key, every legal candidate), for each

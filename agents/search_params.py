@@ -100,8 +100,8 @@ class SearchParams:
                              "backend=auto or python with rollout=policy")
         if self.alloc not in ("halving", "ucb"):
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {self.alloc!r}")
-        if self.rollout not in ("heuristic", "random", "policy"):
-            raise ValueError(f"rollout: expected 'heuristic', 'random' or 'policy', got {self.rollout!r}")
+        if self.rollout not in ("heuristic", "strong", "random", "policy"):
+            raise ValueError(f"rollout: expected 'heuristic', 'strong', 'random' or 'policy', got {self.rollout!r}")
         if self.model not in ("heuristic", "none"):
             raise ValueError(f"model: expected 'heuristic' or 'none', got {self.model!r}")
         for key, lo, hi in (("c", 0.0, 100.0), ("eps", 0.0, 1.0), ("rel", 0.0, 10.0), ("win", 0.0, 1000.0),

@@ -12,7 +12,8 @@ the search's Python path computes with the reference engine (``fiveplay_env.agen
   its own point of view; the same floating-point arithmetic, ``round(cost, 9)`` correctly rounded as Python
   rounds);
 - every candidate is played on a copy of the world and rolled out as ``rollouts.simulate`` rolls out (the
-  plan's cards, then epsilon-greedy take5-closest on the world's random numbers ``world_noise(key, j)``,
+  plan's cards, then epsilon-greedy take5-closest (``rollout=strong``: take5-safest) on the world's random
+  numbers ``world_noise(key, j)``,
   the cheapest row, the cheapest draft card) to the end of the round or ``depth`` tricks, and scored as
   ``rollouts.score`` (``rel``, ``win``).
 
@@ -254,7 +255,7 @@ def _closest(rows, rlen, rbull, b, hands, q, size, min_b):
 
 
 @nb.njit(cache=True)
-def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, gains, order, hands, size):
+def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, strong, gains, order, hands, size, cum):
     """``rollouts.simulate`` of action ``a`` in game b (which it plays on)."""
     (loc, rows, rlen, rbull, pending, scores, rpen, phase, cur, trick, round_, counter, picks, seed, game_index,
      rewards, terminated, final_scores) = S
@@ -292,6 +293,11 @@ def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, gains, o
                 k += 1
                 if u < eps:
                     i = int(u / eps * size[q])
+                elif strong:  # take5-safest from q's point of view
+                    act = _safest(S, b, q, n, P[K.DECK], hands[q], size[q], cum)
+                    i = 0
+                    while hands[q, i] != act:
+                        i += 1
                 else:
                     min_b = 1 << 30
                     for r in range(NUM_ROWS):
@@ -340,7 +346,7 @@ def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, gains, o
 
 
 @nb.njit(cache=True)
-def _evaluate(S, P, player, key, first, count, actions, noise_len, eps, rel, win, depth, model, out):
+def _evaluate(S, P, player, key, first, count, actions, noise_len, eps, rel, win, depth, model, strong, out):
     n = P[K.N]
     keys = np.empty(NUM_CARDS, np.uint64)
     perm = np.empty(NUM_CARDS, np.int64)
@@ -365,8 +371,8 @@ def _evaluate(S, P, player, key, first, count, actions, noise_len, eps, rel, win
         kernel_rng.uniforms(key, np.uint64(c0 + WORLD_STRIDE - 1), noise)
         for s in range(actions.shape[0]):
             _copy(S, n, 2, 1)
-            out[i, s] = _rollout(S, P, P, 2, actions[s], player, plan, noise, eps, rel, win, depth, gains, order, hands,
-                                 size)
+            out[i, s] = _rollout(S, P, P, 2, actions[s], player, plan, noise, eps, rel, win, depth, strong, gains, order,
+                                 hands, size, cum)
 
 
 def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None) -> Callable[[int, int, Sequence[int]], np.ndarray]:
@@ -387,11 +393,12 @@ def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None) ->
     player, k = np.int64(info.player), np.uint64(key)
     eps, rel, win, depth = float(params.eps), float(params.rel), float(params.win), np.int64(params.depth)
     model = params.model == "heuristic"
+    strong = params.rollout == "strong"
 
     def values(first: int, count: int, actions: Sequence[int]) -> np.ndarray:
         out = np.empty((int(count), len(actions)), np.float64)
         _evaluate(S, P, player, k, np.int64(first), np.int64(count), np.asarray(actions, np.int64), NOISE_LEN, eps,
-                  rel, win, depth, model, out)
+                  rel, win, depth, model, strong, out)
         return out
 
     return values

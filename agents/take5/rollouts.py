@@ -94,7 +94,8 @@ def simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[flo
 
     Rollout policy: the other players' cards of the current trick come from the plan (the opponent
     model); every other card is epsilon-greedy take5-closest (with probability ``eps`` a random card
-    of the hand); a row choice takes the cheapest row. Value: ``own gain - rel * mean(other players'
+    of the hand), or with ``rollout=strong`` epsilon-greedy take5-safest (each player judging from what it
+    has seen: its hand and the cards revealed this round); a row choice takes the cheapest row. Value: ``own gain - rel * mean(other players'
     gains)`` (gains are minus the bull heads taken), plus ``win`` times the searcher's win share if
     the game ends with this round.
     """
@@ -115,6 +116,8 @@ def simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[flo
     noise_len = len(noise)
     k = 0
     stop = trick0 + params.depth if params.depth else 1 << 30
+    strong = params.rollout == "strong"
+    deck = config.deck_size
     while s.phase != OVER and s.round == r0 and s.trick < stop:
         phase = s.phase
         if phase == PLAY:
@@ -129,6 +132,9 @@ def simulate(world: t5eng.Take5Engine, action: int, player: int, noise: list[flo
                 k += 1
                 if u < eps:
                     c = h[int(u / eps * len(h))]
+                elif strong:  # take5-safest from q's own point of view: the cards it has not seen this round
+                    unseen = [x for x in range(deck) if not s.seen[x] and x not in h]
+                    c = safest_card(h, s.rows, unseen, n - 1)
                 else:
                     c = rollout_card(h, s.rows)
             h.remove(c)

@@ -91,6 +91,7 @@ class DemoSpec:
 def run(spec: DemoSpec) -> dict[str, Any]:
     """Train, then play both tournaments; ``{"train": ..., "take5": ..., "five_alive": ...}``, the
     training result (``fiveplay_env.experiments.train.run``) and the two tournament summaries."""
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
     from fiveplay_env.experiments import tournament, train
 
     minutes = spec.minutes
@@ -102,10 +103,10 @@ def run(spec: DemoSpec) -> dict[str, Any]:
     t0 = time.time()
 
     _banner(f"1/3  Training a Take 5 policy by PPO self-play (about {minutes:g} min)")
-    trained = train.run(train.TrainSpec(settings={
-        "game": "take5", "config": {"num_players": 4, "mode": "round"},
-        "total_decisions": decisions, "max_minutes": minutes, "eval_interval": 10, "eval_games": 96,
-        "seed": spec.seed, "out": out}))
+    trained = train.run(train.TrainSpec(
+        PPOConfig(game="take5", config={"num_players": 4, "mode": "round"}, total_decisions=decisions,
+                  seed=spec.seed),
+        train.RunOptions(max_minutes=minutes, eval_interval=10, eval_games=96, out=out)))
     policy = trained["agent"]
     options = tournament.RunOptions(out=out, workers=spec.workers)
 

@@ -245,16 +245,17 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"other {sh['other']:.0%})", flush=True)
         save()
     if args.curve_minutes > 0:
-        from fiveplay_env.experiments.train import TrainSpec
+        from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+        from fiveplay_env.experiments.train import RunOptions, TrainSpec
         from fiveplay_env.experiments.train import run as train_run
 
-        t = train_run(TrainSpec(settings={
-            "game": fiveplay_env.games.default_game(),
-            "config": fiveplay_env.games.get(fiveplay_env.games.default_game()).quick_config(num_players=4),
-            "device": str(dev.type),
-            "num_envs": args.num_envs, "minibatch_size": args.minibatch_size, "total_decisions": 10 ** 10,
-            "max_minutes": args.curve_minutes, "eval_interval": args.eval_interval, "eval_games": args.eval_games,
-            "threads": torch.get_num_threads(), "out": args.out, "no_progress": True}))
+        game = fiveplay_env.games.default_game()
+        t = train_run(TrainSpec(
+            PPOConfig(game=game, config=dict(fiveplay_env.games.get(game).quick_config(num_players=4)),
+                      num_envs=args.num_envs, minibatch_size=args.minibatch_size, total_decisions=10 ** 10),
+            RunOptions(device=str(dev.type), max_minutes=args.curve_minutes, eval_interval=args.eval_interval,
+                       eval_games=args.eval_games, threads=torch.get_num_threads(), out=args.out,
+                       no_progress=True)))
         import csv
 
         with open(t["curves_csv"], encoding="utf-8") as f:

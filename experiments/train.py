@@ -10,11 +10,13 @@ Usage::
     fiveplay train --evaluate runs/train__take5__0__20260101-120000 --eval-games 2000 \
         --eval-baselines take5-safest random
 
-From Python, the same run as data (``TrainSpec``; its options are the command line's, by field name)::
+From Python, the same run as typed data (``TrainSpec``: the algorithm's config and ``RunOptions``; no
+command line in between)::
 
-    from fiveplay_env.experiments.train import TrainSpec, run
-    res = run(TrainSpec(settings={"game": "take5", "config": {"num_players": 4, "mode": "round"},
-                                  "max_minutes": 5}))
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.experiments.train import UNCAPPED, RunOptions, TrainSpec, run
+    res = run(TrainSpec(PPOConfig(game="take5", config={"num_players": 4, "mode": "round"},
+                                  total_decisions=UNCAPPED), RunOptions(max_minutes=5)))
 
 The budget: ``--max-minutes M`` alone trains for M minutes (the whole command, evaluations and the last
 checkpoint included; the learning rate decays over the time); ``--total-decisions N`` stops at N decisions
@@ -22,15 +24,18 @@ checkpoint included; the learning rate decays over the time); ``--total-decision
 one line saying what stopped it (the time, the decision cap, or Ctrl-C, which saves a checkpoint first)
 and where the checkpoint is.
 
-The trainer is ``fiveplay_env.agents.learned.trainer`` (read its docstring and ``fiveplay_env.agents.learned.collector``'s):
-``--num-envs`` games side by side on the game's batched engine (or, for a game without one, a loop over
-reference engines: said at start), rollouts of ``--rollout-steps`` steps, then one update of the
-algorithm ``--algo`` (``fiveplay_env.agents.learned.algorithms``; ``ppo``, the default: ``--epochs`` passes of
-minibatch PPO per rollout; ``expit``: games the batched search plays, guided by the current network, and
-the network trained toward the search's choices and the games' outcomes, ``fiveplay_env.agents.learned.algorithms.expit``,
-whose trainer replaces the collector: ``fiveplay_env.agents.learned.trainer.make_trainer``). The options are generated from the settings' dataclasses, declared once:
-the algorithm's config (``fiveplay_env.agents.learned.config.TrainConfig`` and, for PPO,
-``fiveplay_env.agents.learned.algorithms.ppo.PPOConfig``) and ``RunOptions`` below. Opponents are
+The run drives a learner (``fiveplay_env.agents.learned.run.Learner``: updates, counters, checkpoints), the
+one ``--algo`` names (``fiveplay_env.agents.learned.algorithms``; ``fiveplay_env.agents.learned.trainer.make_learner``).
+``ppo``, the default (``fiveplay_env.agents.learned.onpolicy``, read its docstring and
+``fiveplay_env.agents.learned.collector``'s): ``--num-envs`` games side by side on the game's batched engine (or,
+for a game without one, a loop over reference engines: said at start), rollouts of ``--rollout-steps``
+steps, then ``--epochs`` passes of minibatch PPO per rollout; ``expit``: games the search plays, guided by
+the current network, and the network trained toward the search's choices and the games' outcomes
+(``fiveplay_env.agents.learned.algorithms.expit``); or an algorithm another package declares (entry point
+``fiveplay.algorithms``). The options are generated from the settings' dataclasses, declared once: the
+options every run shares (``fiveplay_env.agents.learned.config.TrainConfig``), the algorithm's own
+(``PPOConfig``, ``ExpitConfig``: an option of another algorithm is an error naming both) and ``RunOptions``
+below. Opponents are
 ``NAME[@WEIGHT]``: ``self`` (every seat the learner), ``pool`` (past snapshots of the learner) or any
 agent name of ``fiveplay_env.agents.registry`` (``random``, ``take5-safest``, ``ckpt:PATH``, ``ismcts:sims=50`` ...),
 drawn per game. Agents that need the engine (the search agent ``ismcts:...``, as an opponent or an
@@ -75,18 +80,20 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import dataclasses
 import json
 import math
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from typing import Any
 
-from fiveplay_env.agents.learned.algorithms import ALGORITHMS, config_class
-from fiveplay_env.agents.learned.config import add_options, cli_defaults, from_cli, option
+from fiveplay_env.agents.learned.algorithms import config_class, config_from_dict, names
+from fiveplay_env.agents.learned.config import TrainConfig, add_options, cli_defaults, from_cli, option
 from fiveplay_env.agents.learned.defaults import best_heuristic  # noqa: F401 - re-exported (the default training opponent)
+from fiveplay_env.agents.learned.run import EVAL_COLUMNS, UPDATE_COLUMNS, eval_row, evaluate_learner, update_row
 from fiveplay_env.experiments import runs
 from fiveplay_env.core.errors import CheckpointError
 
@@ -149,17 +156,13 @@ def defaults(algo: str = DEFAULT_ALGO) -> dict[str, Any]:
 
 DEFAULTS: dict[str, Any] = defaults()
 """The defaults of a PPO run (``defaults("ppo")``)."""
-EVAL_COLUMNS = ["update", "decisions", "env_steps", "train_seconds", "baseline", "games", "deals", "greedy",
-                "score_name", "score_mean", "score_ci", "opp_score_mean", "opp_score_ci", "diff_mean", "diff_ci",
-                "win_mean", "win_ci"]
-UPDATE_COLUMNS = ["update", "decisions", "games", "samples", "lr", "policy_loss", "value_loss", "entropy",
-                  "approx_kl", "clipfrac", "explained_variance", "returns"]
 
 
-def build_parser(algo: str = DEFAULT_ALGO, parser_cls: type[argparse.ArgumentParser] = argparse.ArgumentParser
-                 ) -> argparse.ArgumentParser:
+def build_parser(algo: str = DEFAULT_ALGO, parser_cls: type[argparse.ArgumentParser] = argparse.ArgumentParser,
+                 also: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The command line for algorithm ``algo``: ``--algo``, the options of its config's fields (shared
-    ones, then its own group) and of ``RunOptions``, and the ``--resume`` / ``--evaluate`` modes."""
+    ones, then its own group) and of ``RunOptions``, and the ``--resume`` / ``--evaluate`` modes; with
+    ``also``, the other algorithms' options too (a resume's, checked once the run's algorithm is known)."""
     cls = config_class(algo)
     ap = parser_cls(
         prog="fiveplay train", description=__doc__.split("\n\n")[0],
@@ -168,13 +171,18 @@ def build_parser(algo: str = DEFAULT_ALGO, parser_cls: type[argparse.ArgumentPar
     from fiveplay_env.agents.learned.config import GAME_GROUP, TrainConfig
 
     groups = {GAME_GROUP: ap.add_argument_group(GAME_GROUP)}
-    groups[GAME_GROUP].add_argument("--algo", choices=sorted(ALGORITHMS),
+    groups[GAME_GROUP].add_argument("--algo", choices=names(),
                                     help=f"the learning algorithm (fiveplay_env.agents.learned.algorithms; default {DEFAULT_ALGO})")
     shared = {f.name for f in fields(TrainConfig)}
     common = [f for f in fields(cls) if f.name in shared]  # an algorithm may redeclare one (expit's opponents)
     add_options(ap, common, groups)
     add_options(ap, cls.own_fields(), groups)
     add_options(ap, fields(RunOptions), groups)
+    have = {f.name for f in fields(cls)}
+    for other in also:
+        extra = [f for f in _own_fields_of(other) if f.name not in have]
+        have |= {f.name for f in extra}
+        add_options(ap, extra, groups)
     r = groups[RUN_GROUP]
     r.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its checkpoint")
     r.add_argument("--evaluate", metavar="CKPT",
@@ -283,70 +291,150 @@ def _train_config(a: dict[str, Any]) -> Any:
     return from_cli(config_class(a.get("algo", DEFAULT_ALGO)), a)
 
 
-def _check_run_args(a: dict[str, Any]) -> None:
+def _run_options(a: dict[str, Any]) -> RunOptions:
+    """``RunOptions`` from resolved arguments."""
+    return RunOptions(**{f.name: a[f.name] for f in fields(RunOptions)})
+
+
+def check_run_options(opts: RunOptions) -> None:
+    """``ValueError`` naming the first bad option of ``opts`` (as the command line spells it)."""
     for name in ("eval_games", "checkpoint_interval"):
-        v = a[name]
+        v = getattr(opts, name)
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name.replace('_', '-')}: expected an integer >= 1, got {v!r}")
-    runs.check_threads(a["threads"])
-    if a["eval_interval"] < 0:
-        raise ValueError(f"eval-interval: expected an integer >= 0 (0: only at the end), got {a['eval_interval']}")
-    if a["max_minutes"] is not None and not a["max_minutes"] > 0:
-        raise ValueError(f"max-minutes: expected a number > 0, got {a['max_minutes']}")
-    if a["seed"] < 0:
-        raise ValueError(f"seed: expected an integer >= 0, got {a['seed']}")
+    runs.check_threads(opts.threads)
+    v = opts.eval_interval
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"eval-interval: expected an integer >= 0 (0: only at the end), got {v!r}")
+    v = opts.max_minutes
+    if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0):
+        raise ValueError(f"max-minutes: expected a number > 0, got {v!r}")
     from fiveplay_env.agents.learned.devices import resolve_device
 
-    resolve_device(a["device"])  # a missing GPU is said before anything runs
+    resolve_device(opts.device)  # a missing GPU is said before anything runs
 
 
-def _load_resume(args: argparse.Namespace, argv: Sequence[str]) -> tuple[str, dict[str, Any], dict[str, Any]]:
+def _check_seed(seed: Any) -> None:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"seed: expected an integer >= 0, got {seed!r}")
+
+
+def _own_fields_of(algo: str) -> list[dataclasses.Field]:
+    """The options algorithm ``algo`` adds to ``TrainConfig`` (none for one whose entry point fails to load:
+    asking for that algorithm says why)."""
+    try:
+        return config_class(algo).own_fields()
+    except ValueError:
+        return []
+
+
+def _parse(argv: Sequence[str], algo: str, every_algorithm: bool = False) -> argparse.Namespace:
+    """``argv`` parsed with algorithm ``algo``'s options (``every_algorithm``: any algorithm's, for a resume
+    whose algorithm the checkpoint says). An option of another algorithm is a ``ValueError`` naming the
+    option and both algorithms (not argparse's "unrecognized arguments")."""
+    argv = list(argv)
+    if not every_algorithm:
+        mine = {f.name for f in fields(config_class(algo))}
+        for item in argv:
+            name = item[2:].partition("=")[0].replace("-", "_") if item.startswith("--") else ""
+            if not name or name in mine:
+                continue
+            owners = [o for o in names() if o != algo and name in {f.name for f in _own_fields_of(o)}]
+            if owners:
+                raise ValueError(f"{name}: not an option of algorithm {algo!r} (it is an option of "
+                                 f"{', '.join(repr(o) for o in owners)}); --algo {algo} would not use it")
+    return build_parser(algo, also=names() if every_algorithm else ()).parse_args(argv)
+
+
+def _field_value(cls: type[TrainConfig], name: str, value: Any, resolved: dict[str, Any]) -> Any:
+    """A config field's value from its command-line form (``from_cli`` for one field)."""
+    f = next(f for f in fields(cls) if f.name == name)
+    cli = f.metadata["cli"]
+    if cli["parse"] is not None:
+        return cli["parse"](value, resolved)
+    if cli["flag"]:
+        return bool(value)
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _open_resume(run_dir: str) -> tuple[dict[str, Any], TrainConfig, RunOptions]:
+    """The checkpoint of the run in ``run_dir``, its config (the algorithm it names) and its ``RunOptions``
+    (the games in progress continue on the engine they were saved from)."""
     from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_NAME, load_checkpoint
 
-    run_dir = args.resume
     if not os.path.isdir(run_dir):
         raise CheckpointError(f"checkpoint {os.path.join(run_dir, CHECKPOINT_NAME)}: missing: {run_dir!r} is not a folder")
     ckpt = load_checkpoint(os.path.join(run_dir, CHECKPOINT_NAME))
     saved = ckpt.get("args")
-    if not isinstance(saved, dict) or not saved:
+    if not isinstance(saved, dict) or not saved or not isinstance(ckpt.get("train_config"), dict):
         raise CheckpointError(f"checkpoint {ckpt['path']}: holds no training arguments: it cannot be resumed")
-    algo = saved.get("algo", DEFAULT_ALGO)  # runs saved before --algo existed are PPO runs
-    if args.algo is not None and args.algo != algo:
-        raise ValueError(f"algo: the run in {run_dir} was made with {algo!r}, got {args.algo!r}")
-    args = build_parser(algo).parse_args(list(argv))  # the saved algorithm's options
-    a = defaults(algo)
-    a.update(saved)
-    a["algo"] = algo
-    given = {k: v for k, v in vars(args).items() if v is not None and k not in ("resume", "algo")}
-    for k, v in given.items():
-        if k in RESUME_OVERRIDABLE:
-            a[k] = v
-        elif k in saved and saved[k] != v and not (k == "config" and _same_config(saved[k], v)):
-            raise ValueError(f"{k.replace('_', '-')}: the run in {run_dir} was made with {saved[k]!r}, got {v!r}; "
-                             f"only {', '.join('--' + x.replace('_', '-') for x in RESUME_OVERRIDABLE)} may change on resume")
-    if a.get("backend", "auto") == "auto":
+    algo = ckpt["algo"]
+    try:
+        cfg = config_from_dict(ckpt["train_config"], algo)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise CheckpointError(f"checkpoint {ckpt['path']}: its training config does not load: {exc}") from exc
+    if cfg.backend == "auto":
         # the games in progress continue on the engine they were saved from, even if a batched engine has
         # been registered for the game since
-        a["backend"] = {"reference-loop": "reference", "batched": "batched"}.get(ckpt.get("backend"), "auto")
-    return run_dir, a, ckpt
+        cfg.backend = {"reference-loop": "reference", "batched": "batched"}.get(ckpt.get("backend"), "auto")
+    opts = RunOptions(**{f.name: saved[f.name] for f in fields(RunOptions) if f.name in saved})
+    return ckpt, cfg, opts
 
 
-def _same_config(a: Any, b: Any) -> bool:
-    from fiveplay_env.agents.games import parse_config
+def _resume_from_argv(argv: Sequence[str], run_dir: str
+                      ) -> Callable[[TrainConfig, RunOptions], tuple[TrainConfig, RunOptions]]:
+    """What the command line changes on resume: the options given (parsed with the saved algorithm's), each
+    checked against the saved run (``RESUME_OVERRIDABLE`` change it; another must keep its saved value)."""
 
+    def apply(cfg: TrainConfig, opts: RunOptions) -> tuple[TrainConfig, RunOptions]:
+        args = _parse(argv, cfg.algo)
+        if args.algo is not None and args.algo != cfg.algo:
+            raise ValueError(f"algo: the run in {run_dir} was made with {cfg.algo!r}, got {args.algo!r}")
+        given = {k: v for k, v in vars(args).items() if v is not None and k not in ("resume", "algo", "evaluate")}
+        run_fields = {f.name for f in fields(RunOptions)}
+        for k, v in given.items():
+            if k in RESUME_OVERRIDABLE:
+                if k in run_fields:
+                    opts = dataclasses.replace(opts, **{k: v})
+                else:
+                    cfg = dataclasses.replace(cfg, **{k: v})
+                continue
+            saved = getattr(opts, k) if k in run_fields else getattr(cfg, k)
+            new = v if k in run_fields else _field_value(type(cfg), k, v, {"game": cfg.game})
+            if new != saved:
+                raise ValueError(f"{k.replace('_', '-')}: the run in {run_dir} was made with {saved!r}, got {v!r}; "
+                                 f"only {', '.join('--' + x.replace('_', '-') for x in RESUME_OVERRIDABLE)} may "
+                                 f"change on resume")
+        return cfg, opts
+
+    return apply
+
+
+def _resume(run_dir: str, overrides: Callable[[TrainConfig, RunOptions], tuple[TrainConfig, RunOptions]],
+            argv: Sequence[str], started: float) -> dict[str, Any]:
+    """Continue the run in ``run_dir`` (locked: one trainer per run folder) with ``overrides`` applied."""
+    with contextlib.ExitStack() as stack:
+        if os.path.isdir(run_dir):
+            stack.enter_context(runs.RunLock(run_dir))
+        ckpt, cfg, opts = _open_resume(run_dir)
+        cfg, opts = overrides(cfg, opts)
+        return _train(cfg, opts, stack, argv, started, ckpt=ckpt, run_dir=run_dir)
+
+
+def _evaluate(path: str, opts: RunOptions, seed: int) -> dict[str, Any]:
+    """``--evaluate``: ``evaluate_checkpoint`` with the run options' evaluation settings and threads."""
+    import torch
+
+    check_run_options(opts)
+    _check_seed(seed)
+    import fiveplay_env.agents.learned  # noqa: F401 - baselines may be ckpt: names
+    prev = torch.get_num_threads()
+    torch.set_num_threads(opts.threads)
     try:
-        return parse_config(a or []) == parse_config(b or [])
-    except ValueError:
-        return False
-
-
-def _eval_row(trainer: Any, res: dict[str, Any], train_seconds: float) -> dict[str, Any]:
-    return {"update": trainer.update_idx, "decisions": trainer.decisions, "env_steps": trainer.env_steps,
-            "train_seconds": round(train_seconds, 3), "baseline": res["baseline"], "games": res["games"],
-            "deals": res["deals"], "greedy": int(res["greedy"]), "score_name": res["score_name"],
-            "score_mean": res["score"][0], "score_ci": res["score"][1], "opp_score_mean": res["opp_score"][0],
-            "opp_score_ci": res["opp_score"][1], "diff_mean": res["diff"][0], "diff_ci": res["diff"][1],
-            "win_mean": res["win"][0], "win_ci": res["win"][1]}
+        return evaluate_checkpoint(path, opts.eval_baselines, opts.eval_games, seed, greedy=not opts.eval_sample,
+                                   quiet=bool(opts.quiet), device=opts.device)
+    finally:
+        torch.set_num_threads(prev)
 
 
 # --- main -------------------------------------------------------------------------------------------------
@@ -386,72 +474,116 @@ def evaluate_checkpoint(path: str, baselines: Sequence[str] | None = None, games
     return out
 
 
-class _RaisingParser(argparse.ArgumentParser):
-    """The parser of ``run(spec)``: a bad value raises ``ValueError`` (a library call), not ``SystemExit``."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise ValueError(f"train: {message}")
+def _cli_form(f: dataclasses.Field, value: Any) -> list[str]:
+    """A setting as the command line spells it (``TrainSpec.to_argv``)."""
+    opt, cli = "--" + f.name.replace("_", "-"), f.metadata.get("cli", {})
+    if value is None:
+        return []
+    if cli.get("boolean_optional"):
+        return [opt if value else "--no-" + f.name.replace("_", "-")]
+    if cli.get("flag"):
+        return [opt] if value else []
+    if f.name == "config" and isinstance(value, dict):
+        return [opt, *(f"{k}={v}" for k, v in value.items())]
+    if f.name == "opponents":
+        return [opt, *(n if w == 1 else f"{n}@{w:g}" for n, w in value)]
+    if isinstance(value, (list, tuple)):
+        return [opt, *map(str, value)]
+    return [opt, str(value)]
 
 
 @dataclass(frozen=True)
 class TrainSpec:
-    """One training command as data (``run(spec)``; the command line builds one too).
+    """One training command as data: ``run(spec)`` trains, resumes or evaluates as it says, through the same
+    run as the command line (no command line in between).
 
-    ``algo``: the learning algorithm (``fiveplay_env.agents.learned.algorithms``); ``settings``: the options by field
-    name (the algorithm's config fields and ``RunOptions``'s, as ``fiveplay train --help`` lists them with
-    dashes): values in their command-line form (``config``: ``["num_players=4", "mode=round"]`` or a dict),
-    an option left out takes its default. ``resume``: a run folder to continue (only the options of
-    ``RESUME_OVERRIDABLE`` may change); ``evaluate``: a checkpoint to evaluate instead of training."""
+    ``train``: a new run's settings, its algorithm's config (``PPOConfig(...)``, ``ExpitConfig(...)``: the
+    config's class names the algorithm; a budget of time alone: ``total_decisions=UNCAPPED`` with
+    ``RunOptions(max_minutes=...)``). ``run``: how the run is carried out (``RunOptions``; None: its
+    defaults). ``resume``: a run folder to continue instead (no ``train``: the run keeps its own; ``run``
+    given: its options replace the saved ones but ``FIXED_ON_RESUME``, which must match; None: the saved
+    ones); ``total_decisions``: a resumed run's new decision cap. ``evaluate``: a checkpoint to evaluate
+    instead (``run``'s ``eval_*`` options and threads, ``eval_seed``)."""
 
-    algo: str = DEFAULT_ALGO
-    settings: dict[str, Any] = field(default_factory=dict)
+    train: TrainConfig | None = None
+    run: RunOptions | None = None
     resume: str | None = None
+    total_decisions: int | None = None
     evaluate: str | None = None
+    eval_seed: int = 0
 
     def __post_init__(self) -> None:
-        config_class(self.algo)  # ValueError: "algo: expected one of [...]"
-        if not isinstance(self.settings, dict):
-            raise ValueError(f"settings: expected a dict of option values, got {type(self.settings).__name__}")
-        known = defaults(self.algo)
-        unknown = sorted(k for k in self.settings if k not in known or k == "algo")
-        if unknown:
-            raise ValueError(f"settings: unknown option {unknown[0]!r} for algo {self.algo!r}; expected some of "
-                             f"{sorted(k for k in known if k != 'algo')}")
         if self.resume is not None and self.evaluate is not None:
             raise ValueError("evaluate: expected either evaluate or resume, got both")
+        if self.run is not None and not isinstance(self.run, RunOptions):
+            raise ValueError(f"run: expected RunOptions or None, got {type(self.run).__name__}")
+        if self.total_decisions is not None and self.resume is None:
+            raise ValueError("total_decisions: a new decision cap of a resumed run (expected resume= with it); "
+                             "a new run's cap is its config's total_decisions")
+        if self.resume is not None or self.evaluate is not None:
+            if self.train is not None:
+                what = "a resumed run keeps its own config" if self.resume is not None else "evaluate trains nothing"
+                raise ValueError(f"train: expected None with {'resume' if self.resume is not None else 'evaluate'} "
+                                 f"({what}), got a {type(self.train).__name__}")
+            return
+        if not isinstance(self.train, TrainConfig) or not self.train.algo:
+            raise ValueError(f"train: expected an algorithm's config such as PPOConfig(...) or ExpitConfig(...), "
+                             f"got {type(self.train).__name__}")
 
     def to_argv(self) -> list[str]:
-        """The equivalent ``fiveplay train`` arguments (what the run records as its command)."""
-        flags = {f.name: f.metadata.get("cli", {}) for cls in (config_class(self.algo), RunOptions)
-                 for f in fields(cls)}
-        out = ["--algo", self.algo] if self.algo != DEFAULT_ALGO else []
-        for name, value in self.settings.items():
-            opt, cli = "--" + name.replace("_", "-"), flags.get(name, {})
-            if value is None:
-                continue
-            if name == "config" and isinstance(value, dict):
-                value = [f"{k}={v}" for k, v in value.items()]
-            if cli.get("boolean_optional"):
-                out.append(opt if value else "--no-" + name.replace("_", "-"))
-            elif cli.get("flag"):
-                out.extend([opt] if value else [])
-            elif isinstance(value, (list, tuple)):
-                out.extend([opt, *map(str, value)])
-            else:
-                out.extend([opt, str(value)])
+        """The equivalent ``fiveplay train`` arguments: what the run records as its command (``config.json``'s
+        ``argv``, a shipped policy's model card). Settings equal to their defaults are left out."""
+        out: list[str] = []
+        if self.train is not None:
+            cfg = self.train
+            if cfg.algo != DEFAULT_ALGO:
+                out += ["--algo", cfg.algo]
+            base = type(cfg)(game=cfg.game, config=cfg.config)
+            for f in fields(cfg):
+                value = getattr(cfg, f.name)
+                if f.name == "game" or (f.name == "config" and value) or value != getattr(base, f.name):
+                    if not (f.name == "total_decisions" and value >= UNCAPPED):
+                        out += _cli_form(f, value)
         if self.resume is not None:
-            out.extend(["--resume", self.resume])
+            out += ["--resume", self.resume]
+            if self.total_decisions is not None:
+                out += ["--total-decisions", str(self.total_decisions)]
         if self.evaluate is not None:
-            out.extend(["--evaluate", self.evaluate])
+            out += ["--evaluate", self.evaluate, *(["--seed", str(self.eval_seed)] if self.eval_seed else [])]
+        if self.run is not None:
+            base_opts = RunOptions()
+            for f in fields(RunOptions):
+                value = getattr(self.run, f.name)
+                if value != getattr(base_opts, f.name):
+                    out += _cli_form(f, value)
         return out
 
 
 def run(spec: TrainSpec) -> dict[str, Any]:
-    """Train (or resume, or evaluate) as ``spec`` says; returns what ``main`` returns. The spec goes
-    through the command line's own parser (``spec.to_argv()``), so both check and default every option
-    alike; a bad value raises ``ValueError`` naming the option."""
+    """Train (or resume, or evaluate) as ``spec`` says; returns what ``main`` returns. The spec's typed
+    settings go to the run directly (checked as the command line's are: a bad value raises ``ValueError``
+    naming the option)."""
+    started = CLOCK()
     argv = spec.to_argv()
-    return _run(build_parser(spec.algo, parser_cls=_RaisingParser).parse_args(argv), argv, CLOCK())
+    if spec.evaluate is not None:
+        return _evaluate(spec.evaluate, spec.run or RunOptions(), spec.eval_seed)
+    if spec.resume is not None:
+        def overrides(cfg: TrainConfig, opts: RunOptions) -> tuple[TrainConfig, RunOptions]:
+            if spec.total_decisions is not None:
+                cfg = dataclasses.replace(cfg, total_decisions=spec.total_decisions)
+            if spec.run is None:
+                return cfg, opts
+            default = RunOptions()
+            for k in FIXED_ON_RESUME:
+                new = getattr(spec.run, k)
+                if new != getattr(opts, k) and new != getattr(default, k):
+                    raise ValueError(f"{k}: the run in {spec.resume} was made with {getattr(opts, k)!r}, got "
+                                     f"{new!r}; it defines the run's curves and cannot change on resume")
+            return cfg, dataclasses.replace(spec.run, **{k: getattr(opts, k) for k in FIXED_ON_RESUME})
+
+        return _resume(spec.resume, overrides, argv, started)
+    with contextlib.ExitStack() as stack:
+        return _train(spec.train, spec.run or RunOptions(), stack, argv, started)
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -460,54 +592,44 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     one per baseline), ``seconds``. With ``--evaluate CKPT`` only evaluates (see ``evaluate_checkpoint``)."""
     started = CLOCK()  # --max-minutes counts the whole command, evaluations included
     argv = list(argv) if argv is not None else sys.argv[1:]
-    algo = _algo_given(argv)
-    return _run(build_parser(algo or DEFAULT_ALGO).parse_args(argv), argv, started)
-
-
-def _run(args: argparse.Namespace, argv: Sequence[str], started: float) -> dict[str, Any]:
-    import torch
-
+    given = _algo_given(argv)
+    algo = given or DEFAULT_ALGO
+    resuming = any(a == "--resume" or a.startswith("--resume=") for a in argv)
+    # a resume without --algo takes every algorithm's options here; the run's own are checked once its
+    # checkpoint says which algorithm made it
+    args = _parse(argv, algo, every_algorithm=resuming and given is None)
+    if args.resume and args.evaluate:
+        raise ValueError("evaluate: expected either --evaluate or --resume, got both")
+    if args.resume:
+        return _resume(args.resume, _resume_from_argv(argv, args.resume), argv, started)
     if args.evaluate:
-        if args.resume:
-            raise ValueError("evaluate: expected either --evaluate or --resume, got both")
-        a = _resolved(args, args.algo or DEFAULT_ALGO)
-        _check_run_args(a)
-        import fiveplay_env.agents.learned  # noqa: F401 - baselines may be ckpt: names
-        prev = torch.get_num_threads()
-        torch.set_num_threads(a["threads"])
-        try:
-            return evaluate_checkpoint(args.evaluate, args.eval_baselines, a["eval_games"], a["seed"],
-                                       greedy=not a["eval_sample"], quiet=bool(a["quiet"]), device=a["device"])
-        finally:
-            torch.set_num_threads(prev)
-
+        a = _resolved(args, algo)
+        return _evaluate(args.evaluate, _run_options(a), a["seed"])
+    a = _resolved(args, algo)
+    if a["max_minutes"] is not None and args.total_decisions is None:
+        a["total_decisions"] = UNCAPPED  # --max-minutes is the budget; a decision count only caps when given
+    opts = _run_options(a)
+    check_run_options(opts)  # the run's options are said before the config's
     with contextlib.ExitStack() as stack:
-        if args.resume and os.path.isdir(args.resume):
-            stack.enter_context(runs.RunLock(args.resume))  # one trainer per run folder
-        return _train(args, argv, stack, started)
+        return _train(_train_config(a), opts, stack, argv, started)
 
 
-def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.ExitStack,
-           started: float | None = None) -> dict[str, Any]:
-    """``main`` without ``--evaluate``; a resumed run folder is locked by the caller, a new one here.
-    ``started``: when the command began (``--max-minutes`` counts from it; None: now)."""
+def _train(cfg: TrainConfig, opts: RunOptions, stack: contextlib.ExitStack, argv: Sequence[str],
+           started: float | None = None, ckpt: dict[str, Any] | None = None,
+           run_dir: str | None = None) -> dict[str, Any]:
+    """The run: ``cfg``'s learner (``fiveplay_env.agents.learned.trainer.make_learner``) trained under ``opts``,
+    with its files, evaluations, checkpoints and budget; a new run folder, or ``run_dir`` continued from
+    ``ckpt`` (locked by the caller). ``started``: when the command began (``--max-minutes`` counts from it;
+    None: now). ``argv``: the command recorded in a new run's ``config.json``."""
     import torch
 
     import fiveplay_env.agents.learned  # noqa: F401 - registers ckpt: names (opponents and baselines may use them)
     from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_NAME, save_checkpoint
     from fiveplay_env.agents.learned.defaults import game_defaults
-    from fiveplay_env.agents.learned.evaluation import evaluate
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
 
-    if args.resume:
-        run_dir, a, ckpt = _load_resume(args, argv)
-    else:
-        a, ckpt = _resolved(args, args.algo or DEFAULT_ALGO), None
-        if a["max_minutes"] is not None and args.total_decisions is None:
-            a["total_decisions"] = UNCAPPED  # --max-minutes is the budget; a decision count only caps when given
-    _check_run_args(a)
-    cfg = _train_config(a)
-    baselines = a["eval_baselines"] or game_defaults(cfg.game, cfg.config)["eval_baselines"]
+    check_run_options(opts)
+    baselines = opts.eval_baselines or game_defaults(cfg.game, cfg.config)["eval_baselines"]
     from fiveplay_env.agents.registry import user_agent as make_agent  # the command line's names: import paths allowed
 
     for b in baselines:
@@ -517,19 +639,19 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
 
     engine_opponents = engine_agent_names(cfg.game, [n for n, _ in cfg.opponents], make_agent)
     resolve_backend(cfg.game, cfg.backend, engine_agent_names(cfg.game, baselines, make_agent))  # --backend batched: said now
-    quiet = bool(a["quiet"])
+    quiet = bool(opts.quiet)
     say = (lambda *x: None) if quiet else (lambda *x: print(*x, flush=True))
     prev_threads = torch.get_num_threads()
-    torch.set_num_threads(a["threads"])
+    torch.set_num_threads(opts.threads)
     try:
-        trainer = make_trainer(cfg, device=a["device"], warm_start=ckpt is None)  # a resume loads its own weights
-        if ckpt is not None:
-            trainer.load_state(ckpt)
+        learner = make_learner(cfg, device=opts.device, warm_start=ckpt is None)  # a resume loads its own weights
+        if ckpt is not None and run_dir is not None:
+            learner.load_state(ckpt)
         else:
-            run_dir = runs.new_run_dir(a["out"], "train", cfg.game, cfg.seed)
+            run_dir = runs.new_run_dir(opts.out, "train", cfg.game, cfg.seed)
             stack.enter_context(runs.RunLock(run_dir))
-        saved_args = {k: v for k, v in a.items()}
-        meta = {"args": saved_args, "train_config": cfg.to_dict(), "backend": trainer.backend,
+        saved_args = {"algo": cfg.algo, **dataclasses.asdict(opts)}
+        meta = {"args": saved_args, "train_config": cfg.to_dict(), "backend": learner.backend,
                 "argv": list(argv), "provenance": runs.provenance("fiveplay_env.experiments.train", argv)}
         if ckpt is None:
             runs.write_config(run_dir, meta)
@@ -537,66 +659,63 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
         curves_csv = os.path.join(run_dir, "curves.csv")
         updates_csv = os.path.join(run_dir, "updates.csv")
         # rows written after the checkpoint belong to the part being redone
-        upto = trainer.update_idx
+        upto = learner.update_idx
         _rewrite_csv(curves_csv, EVAL_COLUMNS, [r for r in _read_csv(curves_csv) if int(r["update"]) <= upto])
         _rewrite_csv(updates_csv, UPDATE_COLUMNS, [r for r in _read_csv(updates_csv) if int(r["update"]) <= upto])
-        if trainer.backend != "batched" and engine_opponents and has_batched_engine(cfg.game):
+        if learner.backend != "batched" and engine_opponents and has_batched_engine(cfg.game):
             say(f"train: opponents {engine_opponents} use the engine (observe_engine); training on the "
                 f"reference-engine loop (exact, slower)")
-        elif trainer.backend != "batched" and not has_batched_engine(cfg.game):
+        elif learner.backend != "batched" and not has_batched_engine(cfg.game):
             say(f"train: {cfg.game} has no batched engine registered; training on the reference-engine loop "
                 f"(exact, slower)")
         say(f"train: {cfg.game} {cfg.config} opponents {cfg.opponents} -> {run_dir}"
-            + (f" (resumed at update {trainer.update_idx}, {trainer.decisions} decisions)" if ckpt is not None else "")
-            + (f" (warm start from {cfg.init_from}: {trainer.init['decisions']} decisions)"
-               if ckpt is None and trainer.init is not None else ""))
+            + (f" (resumed at update {learner.update_idx}, {learner.decisions} decisions)" if ckpt is not None else "")
+            + (f" (warm start from {cfg.init_from}: {learner.init['decisions']} decisions)"
+               if ckpt is None and learner.init is not None else ""))
         title = f"{cfg.game} {cfg.config}, opponents {[n for n, _ in cfg.opponents]}, seed {cfg.seed}"
         from fiveplay_env.experiments.tracking import RunLogger
 
-        logger = RunLogger(run_dir, tensorboard=a["tensorboard"], wandb=bool(a["wandb"]), config=meta,
-                           name=os.path.basename(os.path.abspath(run_dir)), project=a["wandb_project"])
+        logger = RunLogger(run_dir, tensorboard=opts.tensorboard, wandb=bool(opts.wandb), config=meta,
+                           name=os.path.basename(os.path.abspath(run_dir)), project=opts.wandb_project)
         last_eval: dict[str, Any] = {}
         eval_seed = cfg.seed + 7919  # the same deals at every evaluation: curves compare like with like
 
-        budget = runs.WallBudget(a["max_minutes"], start=started, clock=CLOCK)
-        if hasattr(trainer, "work_dir"):  # expit: its prior's files inside the run folder, removed on every exit
-            trainer.work_dir = os.path.join(run_dir, "work")
-            trainer.should_stop = lambda: not budget.allows()
-            stack.callback(trainer.close)
-        timed = a["max_minutes"] is not None and cfg.total_decisions >= UNCAPPED
+        budget = runs.WallBudget(opts.max_minutes, start=started, clock=CLOCK)
+        learner.should_stop = lambda: not budget.allows()
+        stack.callback(learner.close)  # whatever the learner holds outside memory, on every exit
+        timed = opts.max_minutes is not None and cfg.total_decisions >= UNCAPPED
         if timed and cfg.lr_schedule == "linear":
-            trainer.schedule_progress = budget.spent  # the learning rate decays over the time budget
+            learner.schedule_progress = budget.spent  # the learning rate decays over the time budget
         tail = {"eval": 0.0, "checkpoint": 0.0}  # the end-of-run costs --max-minutes keeps back
 
         def run_eval() -> None:
-            t0, c0 = time.perf_counter(), CLOCK()
+            c0 = CLOCK()
+            results = evaluate_learner(learner, baselines, opts.eval_games, eval_seed, greedy=not opts.eval_sample,
+                                       make_agent=make_agent)
             rows = []
-            for b in baselines:
-                res = evaluate(trainer.model, cfg.game, cfg.config, b, a["eval_games"], eval_seed,
-                               greedy=not a["eval_sample"], backend=cfg.backend, make_agent=make_agent)
-                rows.append(_eval_row(trainer, res, trainer.throughput()["seconds"]))
+            for b, res in zip(baselines, results):
+                rows.append(eval_row(learner, res, learner.throughput()["seconds"]))
                 last_eval[b] = {k: v for k, v in res.items() if k != "per_game"}
-                logger.log_eval(trainer.decisions, b, res)
-            trainer.timers.eval += time.perf_counter() - t0
+                logger.log_eval(learner.decisions, b, res)
             _append_csv(curves_csv, EVAL_COLUMNS, rows)
-            if not a["no_plots"]:
+            if not opts.no_plots:
                 plot_curves(curves_csv, os.path.join(run_dir, "curves.png"), title)
             tail["eval"] = CLOCK() - c0
             budget.tail_took(tail["eval"] + tail["checkpoint"])
 
         def checkpoint() -> None:
             t0 = CLOCK()
-            save_checkpoint(ckpt_path, trainer.state(args=saved_args))
+            save_checkpoint(ckpt_path, learner.state(args=saved_args))
             tail["checkpoint"] = CLOCK() - t0
             budget.tail_took(tail["eval"] + tail["checkpoint"])
 
-        if trainer.update_idx == 0 and not _read_csv(curves_csv):
+        if learner.update_idx == 0 and not _read_csv(curves_csv):
             run_eval()
         if budget.over():
             say(f"train: one evaluation ({tail['eval']:.0f} s) takes the whole --max-minutes budget; the run makes "
                 f"one update and ends late (lower --eval-games or raise --max-minutes)")
         bar = None
-        if not (quiet or a["no_progress"]):
+        if not (quiet or opts.no_progress):
             from tqdm import tqdm
 
             if timed:  # the bar is the time budget: tqdm's remaining time is the time left
@@ -604,42 +723,40 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
                            unit="s", dynamic_ncols=True, bar_format="{l_bar}{bar}| {n_fmt}/{total_fmt} s "
                            "[{elapsed}<{remaining}{postfix}]")
             else:
-                bar = tqdm(total=cfg.total_decisions, initial=min(trainer.decisions, cfg.total_decisions),
+                bar = tqdm(total=cfg.total_decisions, initial=min(learner.decisions, cfg.total_decisions),
                            unit="dec", unit_scale=True, dynamic_ncols=True)
         t_start = CLOCK()
-        evaluated_at = trainer.update_idx
-        saved_at = trainer.update_idx if ckpt is not None else -1
+        evaluated_at = learner.update_idx
+        saved_at = learner.update_idx if ckpt is not None else -1
         stopped = "decisions"
         try:
             while True:
-                if trainer.decisions >= cfg.total_decisions:
+                if learner.decisions >= cfg.total_decisions:
                     stopped = "decisions"
                     break
                 if not budget.allows():
                     stopped = "time"
                     break
-                before = trainer.decisions
+                before = learner.decisions
                 t_update = CLOCK()
-                st = trainer.train_update()
+                st = learner.train_update()
                 budget.step_took(CLOCK() - t_update)
-                _append_csv(updates_csv, UPDATE_COLUMNS, [{
-                    **{k: st.get(k) for k in UPDATE_COLUMNS if k != "returns"},
-                    "returns": json.dumps({k: round(v, 4) for k, v in st["return_by_kind"].items()})}])
-                logger.log_update(trainer.decisions, st, trainer.throughput())
-                if a["eval_interval"] and trainer.update_idx % a["eval_interval"] == 0:
+                _append_csv(updates_csv, UPDATE_COLUMNS, [update_row(st)])
+                logger.log_update(learner.decisions, st, learner.throughput())
+                if opts.eval_interval and learner.update_idx % opts.eval_interval == 0:
                     run_eval()
-                    evaluated_at = trainer.update_idx
-                if trainer.update_idx % a["checkpoint_interval"] == 0:
+                    evaluated_at = learner.update_idx
+                if learner.update_idx % opts.checkpoint_interval == 0:
                     checkpoint()
-                    saved_at = trainer.update_idx
+                    saved_at = learner.update_idx
                 if bar is not None:
                     if timed:
                         bar.update(min(round(budget.elapsed()), bar.total) - bar.n)
                     else:
-                        bar.update(min(trainer.decisions, cfg.total_decisions) - min(before, cfg.total_decisions))
-                    post = {"upd": trainer.update_idx, "ent": f"{st.get('entropy', float('nan')):.2f}"}
+                        bar.update(min(learner.decisions, cfg.total_decisions) - min(before, cfg.total_decisions))
+                    post = {"upd": learner.update_idx, "ent": f"{st.get('entropy', float('nan')):.2f}"}
                     if timed:
-                        post = {"dec": _short(trainer.decisions), **post}
+                        post = {"dec": _short(learner.decisions), **post}
                     for b, r in last_eval.items():
                         post[b[:14]] = f"{r['diff'][0]:+.2f}" if r["lower_is_better"] else f"{r['win'][0]:.2f}"
                     bar.set_postfix(post, refresh=False)
@@ -649,35 +766,35 @@ def _train(args: argparse.Namespace, argv: Sequence[str], stack: contextlib.Exit
             if bar is not None:
                 bar.close()
             logger.flush()
-        if evaluated_at != trainer.update_idx and stopped != "interrupted":
+        if evaluated_at != learner.update_idx and stopped != "interrupted":
             run_eval()
-        if saved_at != trainer.update_idx:
+        if saved_at != learner.update_idx:
             checkpoint()
-        thr = trainer.throughput()
+        thr = learner.throughput()
         results = {
             "run_dir": run_dir, "checkpoint": ckpt_path, "agent": f"ckpt:{run_dir}", "game": cfg.game,
-            "config": trainer.game_config, "backend": trainer.backend, "updates": trainer.update_idx,
-            "decisions": trainer.decisions, "env_steps": trainer.env_steps, "games": trainer.games,
-            "complete": trainer.decisions >= cfg.total_decisions, "stopped": stopped,
+            "config": learner.game_config, "backend": learner.backend, "updates": learner.update_idx,
+            "decisions": learner.decisions, "env_steps": learner.env_steps, "games": learner.games,
+            "complete": learner.decisions >= cfg.total_decisions, "stopped": stopped,
             "seconds_this_session": round(CLOCK() - t_start, 2),
             "throughput": thr, "evaluations": last_eval, "curves_csv": curves_csv,
-            "curves_png": os.path.join(run_dir, "curves.png") if not a["no_plots"] else None,
+            "curves_png": os.path.join(run_dir, "curves.png") if not opts.no_plots else None,
         }
         logger.close()
         results["tensorboard"] = os.path.join(run_dir, "tensorboard") if os.path.isdir(os.path.join(run_dir, "tensorboard")) else None
         runs.atomic_write(os.path.join(run_dir, "summary.json"), json.dumps(results, indent=2, default=float) + "\n")
         sh = thr["share"]
-        say(f"train: {trainer.decisions} decisions in {trainer.update_idx} updates; "
+        say(f"train: {learner.decisions} decisions in {learner.update_idx} updates; "
             f"{thr['decisions_per_s']:.0f} decisions/s (engine {sh['engine']:.0%}, network {sh['network']:.0%}, "
             f"opponents {sh['opponents']:.0%}, " + (f"search {sh['search']:.0%}, " if sh.get("search") else "")
             + (f"JAX rollouts {sh['rollout']:.0%}, " if sh["rollout"] else "")
             + f"update {sh['update']:.0%}, other {sh['other']:.0%})"
-            + (f"; the JAX rollout's compile {trainer.timers.compile:.0f} s not counted" if trainer.timers.compile else ""))
+            + (f"; the JAX rollout's compile {learner.timers.compile:.0f} s not counted" if learner.timers.compile else ""))
         for b, r in last_eval.items():
             say(f"  vs {b}: {r['score_name']} {r['score'][0]:.2f} +- {r['score'][1]:.2f} (theirs "
                 f"{r['opp_score'][0]:.2f}; difference {r['diff'][0]:+.2f} +- {r['diff'][1]:.2f}), "
                 f"win rate {r['win'][0]:.3f} +- {r['win'][1]:.3f} over {r['games']} games")
-        say(stop_line(stopped, results, cfg.total_decisions, a["max_minutes"], budget.elapsed()))
+        say(stop_line(stopped, results, cfg.total_decisions, opts.max_minutes, budget.elapsed()))
         return results
     finally:
         torch.set_num_threads(prev_threads)

@@ -111,10 +111,25 @@ def test_the_layer_rule_refuses_what_it_should() -> None:
     assert not allowed("fiveplay_env.agents.search", "fiveplay_env.experiments.tournament")
 
 
+STRING_TABLES = ("fiveplay_env.agents.learned.algorithms",)
+"""Modules holding a table of module names as strings, imported by name on first use (the algorithm table):
+each name counts as an import, so a learner that imported the table (or the trainer that reads it) back
+would show as a cycle."""
+
+
+def _named_modules(path: Path) -> set[str]:
+    """The project modules that string constants of ``path`` name (``"pkg.mod"`` or ``"pkg.mod:attr"``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return {n.value.partition(":")[0] for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.partition(":")[0] in MODULES}
+
+
 def test_no_import_cycles() -> None:
-    """No cycle, counting imports inside functions too (a lazy import hides a cycle, it does not remove it).
-    An import of one's own ancestor package is no cycle: the package is already being initialised."""
-    graph = {m: {i for i in _imports(p, m, top_level_only=False) if i in MODULES and not (m + ".").startswith(i + ".")}
+    """No cycle, counting imports inside functions too (a lazy import hides a cycle, it does not remove it),
+    and the module names of the ``STRING_TABLES`` (a table read by name is an import too). An import of
+    one's own ancestor package is no cycle: the package is already being initialised."""
+    graph = {m: {i for i in _imports(p, m, top_level_only=False) | (_named_modules(p) if m in STRING_TABLES else set())
+                 if i in MODULES and not (m + ".").startswith(i + ".")}
              for m, p in MODULES.items()}
     state: dict[str, int] = {}
     stack: list[str] = []
@@ -137,6 +152,12 @@ def test_no_import_cycles() -> None:
         if m not in state:
             cycle = dfs(m)
             assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+def test_the_algorithm_table_counts_as_imports() -> None:
+    """The algorithm table's names are edges of the cycle check: its built-in learners are found by name."""
+    table = "fiveplay_env.agents.learned.algorithms"
+    assert {f"{table}.ppo", f"{table}.expit"} <= _named_modules(MODULES[table])
 
 
 def test_the_cycle_finder_finds_a_cycle(tmp_path: Path) -> None:

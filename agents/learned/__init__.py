@@ -15,10 +15,17 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``engine_seats``  | agents that need the engine (the search agent) as opponents and baselines:     |
 |                   | one per (slot, seat) of the reference-engine loop, shown their own game        |
 | ``returns``       | GAE along each (slot, seat) trajectory of a rollout (numpy)                    |
-| ``algorithms``    | the algorithms by name (``--algo``): ``algorithms.ppo`` (``PPOConfig``, the    |
-|                   | clipped-PPO update)                                                             |
+| ``run``           | ``Learner``: what a run drives (updates, counters, checkpoints, throughput);   |
+|                   | ``LearnerBase``: the bookkeeping every learner sits on (seeded network, warm   |
+|                   | start, lr schedule, counters, checkpoint state, resume checks), curve rows,    |
+|                   | the periodic evaluation (torch)                                                |
+| ``onpolicy``      | ``OnPolicyLearner``: the collector's rollouts, GAE and an algorithm's update;  |
+|                   | ``OnPolicyConfig``: the rollouts' options (torch)                              |
+| ``algorithms``    | the algorithms by name (``--algo``; built in or an entry point of              |
+|                   | ``fiveplay.algorithms``): ``algorithms.ppo`` (``PPOConfig``, the clipped-PPO   |
+|                   | update, ``PPOLearner``), ``algorithms.expit`` (expert iteration)               |
 | ``policy``        | the networks as the collector's policy (sampling, pool snapshots) (torch)      |
-| ``trainer``       | ``Trainer``: the pieces wired into a run, its checkpoint state (torch)         |
+| ``trainer``       | ``make_learner``: the learner of a config's algorithm (torch)                  |
 | ``evaluation``    | ``evaluate``: duplicate-format games of the learner vs a baseline              |
 | ``nets``          | masked actor-critic networks: ``mlp``, and the games' own (their kits'         |
 |                   | ``networks``, e.g. ``fiveplay_env.agents.take5.nets``)                                       |

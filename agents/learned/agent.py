@@ -15,6 +15,8 @@ CPU and plays there, whatever device trained it (checkpoints hold CPU tensors an
 A checkpoint made for another game, another number of players or another observation size raises
 ``CheckpointError`` (a ``ValueError``) when the agent is made; a missing or damaged file too.
 The network is loaded by ``fiveplay_env.agents.learned.inference.load_policy`` (re-exported here).
+``policy_from_model(model, meta)`` makes the same agent of a network in memory (a learner's current
+policy, handed to a search without a file).
 
 What the policy thought (optional, for displays such as the web app): with ``agent.keep_thoughts = True``
 every ``act`` leaves ``agent.last_thoughts`` = ``{"kind": "policy", "probs": {action: p}, "value": v,
@@ -168,6 +170,28 @@ class PolicyAgent(Agent):
         return self._choose(self._logits(obs, m), m)
 
 
+POLICY_META = ("game", "num_players", "obs_dim", "num_actions")
+"""What ``policy_from_model`` needs to know about an in-memory network (a checkpoint's fields)."""
+
+
+def policy_from_model(model: Any, meta: dict[str, Any], seed: int | None = None, greedy: bool = True,
+                      temperature: float = 1.0) -> PolicyAgent:
+    """A ``PolicyAgent`` playing ``model``, a network in memory (no checkpoint file): what a learner hands to
+    code that plays its current policy (expert iteration's search: its ``prior``).
+
+    ``meta`` is what a checkpoint would say about it (``load_policy``'s ``meta``): ``game``, ``num_players``,
+    ``obs_dim``, ``num_actions`` required; ``train_config`` (its ``reward_scale``: the value head's units),
+    ``config``, ``progress`` read when present. The network is put in eval mode and played as it is, not
+    copied: hand a frozen copy (``fiveplay_env.agents.learned.run.LearnerBase.policy_agent`` does) if it keeps
+    training. ``ValueError`` naming a missing field."""
+    missing = [k for k in POLICY_META if k not in meta]
+    if missing:
+        raise ValueError(f"meta: expected the fields {list(POLICY_META)} of the policy, missing {missing}")
+    model.eval()
+    meta = {"config": {}, "progress": {}, "train_config": {}, "path": None, "card": {}, **meta}
+    return PolicyAgent(model, meta, seed=seed, greedy=greedy, temperature=temperature)
+
+
 def make_ckpt_agent(rest: str, game: str, seed: int | None) -> PolicyAgent:
     """The registry factory of ``ckpt:<rest>`` names (see the module docstring)."""
     path, greedy, temperature = parse_ckpt_name(rest)
@@ -180,4 +204,4 @@ def make_ckpt_agent(rest: str, game: str, seed: int | None) -> PolicyAgent:
     return PolicyAgent.from_checkpoint(path, game=game, seed=seed, greedy=greedy, temperature=temperature)
 
 
-__all__ = ["PolicyAgent", "load_policy", "make_ckpt_agent", "parse_ckpt_name"]
+__all__ = ["PolicyAgent", "load_policy", "make_ckpt_agent", "parse_ckpt_name", "policy_from_model"]

@@ -19,14 +19,15 @@ file is written (``CheckpointError`` otherwise, and the previous checkpoint stay
 contents too: the game config is valid and agrees with ``num_players`` and ``obs_dim``, and every weight
 is finite.
 
-Payload (``kind = "fiveplay-ppo"``, the kind of every fiveplay policy checkpoint, whatever its
-algorithm; ``fiveplay_env.agents.learned.trainer.Trainer.state`` fills it, ``fiveplay_env.agents.learned.inference`` loads its
-policy):
+Payload (``kind = "fiveplay-policy"``, the kind of every fiveplay policy checkpoint, whatever its
+algorithm; a learner's ``state()`` fills it, ``fiveplay_env.agents.learned.run.LearnerBase``;
+``fiveplay_env.agents.learned.inference`` loads its policy):
 
 | key          | meaning                                                                          |
 |--------------|----------------------------------------------------------------------------------|
-| ``kind``, ``version`` | ``"fiveplay-ppo"``, ``CHECKPOINT_VERSION``                               |
-| ``algo``     | the algorithm that trained it (``fiveplay_env.agents.learned.algorithms``; absent: ``"ppo"``) |
+| ``kind``, ``version`` | ``"fiveplay-policy"``, ``CHECKPOINT_VERSION``                            |
+| ``algo``     | the algorithm that trained it (``"ppo"``, ``"expit"``, ...:                      |
+|              | ``fiveplay_env.agents.learned.algorithms``); required                            |
 | ``game``, ``config`` | the game name and its config fields (a dict)                              |
 | ``num_players``, ``obs_dim``, ``num_actions`` | the shapes the network was built for             |
 | ``model``    | ``{"arch", "kwargs", "obs_scale", "state_dict"}``                                |
@@ -37,6 +38,10 @@ policy):
 | ``progress`` | ``{"update", "decisions", "env_steps", "games"}``                                |
 | ``trainer``  | everything else a resume needs to continue exactly: the opponent pool, the      |
 |              | collector's games and pending transitions, RNG states, counters                  |
+
+Files of the earlier kind ``"fiveplay-ppo"`` (``LEGACY_KINDS``: every checkpoint before this kind, the shipped
+policies among them, whichever algorithm made them) load as before; one without ``algo`` is PPO's, and
+the loaded payload says so (``algo = "ppo"``). A ``"fiveplay-policy"`` file without an ``algo`` is corrupt.
 
 Every problem raises ``fiveplay_env.core.errors.CheckpointError`` naming the file and what was wrong.
 Reading is bounded: only a regular file is opened (a FIFO, a device such as ``/dev/zero``, a socket: a
@@ -65,7 +70,10 @@ from fiveplay_env.core.errors import CheckpointError
 MAGIC = b"FIVEPLAY-CHECKPOINT\n"
 FILE_FORMAT = 1
 CHECKPOINT_VERSION = 1
-KIND = "fiveplay-ppo"
+KIND = "fiveplay-policy"
+"""The kind of the checkpoints written now (``algo`` names the algorithm)."""
+LEGACY_KINDS = ("fiveplay-ppo",)
+"""Earlier kinds still read: ``"fiveplay-ppo"`` (whatever the algorithm; no ``algo``: PPO)."""
 CHECKPOINT_NAME = "checkpoint.pt"
 MAX_CHECKPOINT_BYTES = 2 << 30
 """The largest checkpoint file read (2 GiB; the shipped policies are a few MB): a larger one is refused by
@@ -118,7 +126,7 @@ def load_checkpoint(path: str, *, max_bytes: int = MAX_CHECKPOINT_BYTES) -> dict
     """Read and verify the checkpoint at ``path`` (a file, or a run folder holding ``checkpoint.pt``).
 
     Raises ``CheckpointError`` if it is missing, unreadable, larger than ``max_bytes``, truncated,
-    corrupt, or not a fiveplay PPO checkpoint of a version this code reads; the magic line and the header
+    corrupt, or not a fiveplay policy checkpoint (``KIND`` or ``LEGACY_KINDS``) of a version this code reads; the magic line and the header
     are checked before the payload is read (module docstring).
     """
     file = resolve_path(path)
@@ -138,12 +146,14 @@ def load_checkpoint(path: str, *, max_bytes: int = MAX_CHECKPOINT_BYTES) -> dict
         payload = _load_payload(data)
     except Exception as exc:  # noqa: BLE001 - any unpickling failure is a bad checkpoint
         raise CheckpointError(f"checkpoint {file}: unreadable payload: {type(exc).__name__}: {exc}") from exc
-    if not isinstance(payload, dict) or payload.get("kind") != KIND:
+    if not isinstance(payload, dict) or payload.get("kind") not in (KIND, *LEGACY_KINDS):
         raise CheckpointError(f"checkpoint {file}: expected a {KIND!r} checkpoint, got "
                               f"{payload.get('kind') if isinstance(payload, dict) else type(payload).__name__!r}")
+    if payload["kind"] in LEGACY_KINDS and "algo" not in payload:
+        payload["algo"] = "ppo"  # written before checkpoints named their algorithm: PPO's
     if payload.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"checkpoint {file}: expected version {CHECKPOINT_VERSION}, got {payload.get('version')!r}")
-    for key in ("game", "config", "num_players", "obs_dim", "num_actions", "model", "progress"):
+    for key in ("algo", "game", "config", "num_players", "obs_dim", "num_actions", "model", "progress"):
         if key not in payload:
             raise CheckpointError(f"checkpoint {file}: corrupt: the field {key!r} is missing")
     _check_contents(file, payload)
@@ -248,6 +258,9 @@ def _check_contents(file: str, payload: dict[str, Any]) -> None:
     integer shapes, finite weights. ``CheckpointError`` naming the first problem."""
     import torch
 
+    if not isinstance(payload["algo"], str) or not payload["algo"]:
+        raise CheckpointError(f"checkpoint {file}: corrupt: expected algo to name an algorithm, got "
+                              f"{show_value(payload['algo'])}")
     for key in ("num_players", "obs_dim", "num_actions"):
         v = payload[key]
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:

@@ -1,9 +1,13 @@
 """Training settings, declared once: dataclass fields whose metadata (help, bounds, choices, command-line
 form) generate ``experiments/train.py``'s options and this module's validation.
 
-``TrainConfig`` holds what every algorithm's run shares (the game, the opponents, the collector, the
-returns, the network, the pool); each algorithm extends it with its own hyperparameters
-(``fiveplay_env.agents.learned.algorithms.ppo.PPOConfig``), as RLlib's ``PPOConfig`` extends ``AlgorithmConfig``.
+``TrainConfig`` holds what every algorithm's run shares (the game, the opponents, the budget, the seed, the
+learning-rate schedule, the returns' discount, the network, the warm start); each algorithm extends it with
+its own options (``fiveplay_env.agents.learned.algorithms.ppo.PPOConfig``, ``...expit.ExpitConfig``), as
+RLlib's ``PPOConfig`` extends ``AlgorithmConfig``; ``OnPolicyConfig`` adds the collector's (games side by
+side, rollout length, GAE, the snapshot pool) for the algorithms that learn from self-play rollouts. An
+option a config does not declare is a ``ValueError`` naming it, the algorithm, and the algorithms that
+have it (``check_option_names``): PPO's ``clip`` given to expert iteration is refused, not ignored.
 A config is saved in checkpoints as one flat dict (``to_dict``; the algorithm's name beside it, under the
 checkpoint's ``algo``) and rebuilt with ``fiveplay_env.agents.learned.algorithms.config_from_dict``.
 
@@ -108,6 +112,35 @@ def _parse_config(value: Any, resolved: dict[str, Any]) -> dict[str, Any]:
 
 
 GAME_GROUP = "game and opponents"
+LEGACY_SHARED = ("num_envs", "rollout_steps", "gae_lambda", "snapshot_interval", "pool_size")
+"""Options every algorithm's config held before the learner seam (expert iteration ignored them); now the on-policy
+algorithms' (``fiveplay_env.agents.learned.onpolicy.OnPolicyConfig``)."""
+
+
+def algorithm_configs() -> list[type["TrainConfig"]]:
+    """The config classes of the algorithms imported so far (every subclass of ``TrainConfig`` naming an
+    ``algo``)."""
+    out, todo = [], list(TrainConfig.__subclasses__())
+    while todo:
+        c = todo.pop()
+        todo.extend(c.__subclasses__())
+        if c.algo:
+            out.append(c)
+    return out
+
+
+def check_option_names(cls: type["TrainConfig"], names: Sequence[str]) -> None:
+    """``ValueError`` naming the first of ``names`` that is not a field of ``cls``, the algorithm it was given
+    to, and the algorithms that have it (an option of PPO given to expert iteration, or the reverse)."""
+    known = {f.name for f in fields(cls)}
+    for name in names:
+        if name in known:
+            continue
+        owners = sorted({c.algo for c in algorithm_configs() if c.algo != cls.algo
+                         and name in {f.name for f in fields(c)}})
+        where = f"algorithm {cls.algo!r}" if cls.algo else f"{cls.__name__} (the options every algorithm shares)"
+        theirs = f" (it is an option of {', '.join(repr(o) for o in owners)})" if owners else ""
+        raise ValueError(f"{name}: not an option of {where}{theirs}; expected one of {sorted(known)}")
 
 
 @dataclass
@@ -121,27 +154,22 @@ class TrainConfig:
     algo: ClassVar[str] = ""
     """The algorithm's name in ``fiveplay_env.agents.learned.algorithms.ALGORITHMS`` (set by each algorithm's config)."""
 
-    game: str = option(help="the game", choices=_game_names, group=GAME_GROUP, cli_default=default_game())
-    config: dict[str, Any] = option(help="game config fields, e.g. num_players=4 mode=round", group=GAME_GROUP,
+    game: str = option(default_game(), "the game", choices=_game_names, group=GAME_GROUP)
+    config: dict[str, Any] = option({}, "game config fields, e.g. num_players=4 mode=round", group=GAME_GROUP,
                                     nargs="*", metavar="FIELD=VALUE", cli_default=[], cli_default_text="",
                                     parse=_parse_config)
-    opponents: list[tuple[str, float]] = option(
-        help="opponent kinds with weights: self, pool, or agent names (default: the game's best heuristic@2 "
-             "self pool)", group=GAME_GROUP, nargs="+", metavar="NAME[@W]", cli_default=None, cli_default_text="",
-        parse=lambda v, a: parse_opponents(v or default_opponents(a["game"])))
-    total_decisions: int = option(help="learner decisions to train on (with --max-minutes: a cap only when given, the time is the budget)", lo=1, metavar="N", cli_default=200_000)
+    opponents: list[tuple[str, float]] | None = option(
+        None, "opponent kinds with weights: self, pool, or agent names (default: the game's best heuristic@2 "
+              "self pool)", group=GAME_GROUP, nargs="+", metavar="NAME[@W]", cli_default_text="",
+        parse=lambda v, a: parse_opponents(v) if v else None)
+    total_decisions: int = option(200_000, "learner decisions to train on (with --max-minutes: a cap only when "
+                                           "given, the time is the budget)", lo=1, metavar="N")
     seed: int = option(0, "run seed", lo=0)
-    # 512 x 32 steps, 2 epochs of 2,048-sample minibatches (round 1: 256, 4 epochs, 1,024): twice the
-    # experience per update for the same number of gradient steps per update; on 2 CPU cores 1.8x (Take 5)
-    # and 2.2x (5 Alive) the decisions per second, and a 30-minute Take 5 curve at least as good
-    num_envs: int = option(512, "games played side by side", lo=1, metavar="B")
-    rollout_steps: int = option(32, "vector-env steps per rollout", lo=1, metavar="T")
     lr: float = option(3e-4, "Adam learning rate", lo=0.0, hi=1.0, open_lo=True)
     lr_schedule: str = option("linear", "learning-rate schedule", choices=("constant", "linear"),
                               cli_default_text="(default linear decay)")
     gamma: float | None = option(None, lambda: f"discount (default: the game's: {_by_game('gamma')})", lo=0.0, hi=1.0,
                                  cli_default_text="")
-    gae_lambda: float = option(0.95, "GAE lambda", lo=0.0, hi=1.0)
     reward_scale: float | None = option(None, lambda: f"reward multiplier (default: the game's: "
                                                       f"{_by_game('reward_scale')})",
                                         lo=0.0, hi=1e9, open_lo=True, cli_default_text="")
@@ -153,8 +181,6 @@ class TrainConfig:
     # was 256x256: the 892-wide first layer was most of the update; equal curves at equal time
     hidden: tuple[int, ...] = option((128, 128), "trunk layer sizes", nargs="+", metavar="H",
                                      cli_default=[128, 128], cli_default_text="(default 128 128)")
-    snapshot_interval: int = option(10, "updates between pool snapshots", lo=1, metavar="U")
-    pool_size: int = option(8, "snapshots kept in the pool", lo=1)
     backend: str = option("auto", "vector env: the batched engine, a loop over reference engines, auto (default), or "
                                   "jax: the rollouts compiled on the game's JAX engine with the policy and the "
                                   "opponents inside (fiveplay_env.agents.learned.jax; the jax extra)",
@@ -174,8 +200,21 @@ class TrainConfig:
                                          "pool and games start fresh; a resumed run keeps its own weights)",
                                    metavar="POLICY", cli_default_text="(default none: random initialisation)")
 
+    def __new__(cls, *args: Any, **kwargs: Any) -> "TrainConfig":
+        check_option_names(cls, kwargs)  # an option of another algorithm is an error, not silently ignored
+        return super().__new__(cls)
+
+    @classmethod
+    def opponents_by_default(cls, game: str) -> list[str]:
+        """The opponents of a run that names none (``opponents=None``): the game's best heuristic (weight 2),
+        self-play and the pool (an algorithm may say otherwise)."""
+        return default_opponents(game)
+
     def __post_init__(self) -> None:
         from fiveplay_env.agents.learned.defaults import default_arch, game_defaults
+
+        if self.opponents is None:
+            self.opponents = parse_opponents(type(self).opponents_by_default(self.game))
 
         # numpy scalars (np.int64(4), np.float64(3e-4), in the game config too) become Python values:
         # a checkpoint must hold plain data only, or its weights-only load refuses it
@@ -239,8 +278,11 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
-        """The config ``to_dict`` gave."""
-        d = dict(d)
+        """The config ``to_dict`` gave (a checkpoint's ``train_config``). The rollout options every config held
+        before they became the on-policy algorithms' own (``LEGACY_SHARED``) are dropped from an older
+        checkpoint's dict when ``cls`` has no such field; any other unknown key is a ``ValueError``."""
+        own = {f.name for f in fields(cls)}
+        d = {k: v for k, v in d.items() if k in own or k not in LEGACY_SHARED}
         d["opponents"] = [(n, w) for n, w in d["opponents"]]
         d["hidden"] = tuple(d["hidden"])
         return cls(**d)
@@ -250,6 +292,25 @@ class TrainConfig:
         """The fields ``cls`` adds to ``TrainConfig`` (an algorithm's hyperparameters)."""
         base = {f.name for f in fields(TrainConfig)}
         return [f for f in fields(cls) if f.name not in base]
+
+
+ROLLOUT_GROUP = "rollouts (on-policy)"
+
+
+@dataclass
+class OnPolicyConfig(TrainConfig):
+    """``TrainConfig`` plus the collector's options (``fiveplay_env.agents.learned.collector``): games side by
+    side, rollout length, GAE, the pool. The on-policy algorithms' configs (``PPOConfig``) extend it; the
+    learner that reads them is ``fiveplay_env.agents.learned.onpolicy.OnPolicyLearner``."""
+
+    # 512 x 32 steps, 2 epochs of 2,048-sample minibatches (round 1: 256, 4 epochs, 1,024): twice the
+    # experience per update for the same number of gradient steps per update; on 2 CPU cores 1.8x (Take 5)
+    # and 2.2x (5 Alive) the decisions per second, and a 30-minute Take 5 curve at least as good
+    num_envs: int = option(512, "games played side by side", lo=1, metavar="B", group=ROLLOUT_GROUP)
+    rollout_steps: int = option(32, "vector-env steps per rollout", lo=1, metavar="T", group=ROLLOUT_GROUP)
+    gae_lambda: float = option(0.95, "GAE lambda", lo=0.0, hi=1.0, group=ROLLOUT_GROUP)
+    snapshot_interval: int = option(10, "updates between pool snapshots", lo=1, metavar="U", group=ROLLOUT_GROUP)
+    pool_size: int = option(8, "snapshots kept in the pool", lo=1, group=ROLLOUT_GROUP)
 
 
 # --- the command line --------------------------------------------------------------------------------------

@@ -57,12 +57,12 @@ def test_registered_and_checkpoint_config_round_trip():
 
 
 def test_targets_from_the_searchs_thoughts():
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
 
     thoughts = {"kind": "search", "chosen": 5, "candidates": [
         {"action": 5, "visits": 6, "mean": -1.0}, {"action": 9, "visits": 6, "mean": -2.0},
         {"action": 2, "visits": 2, "mean": -4.0}, {"action": 7, "visits": 0, "mean": None}]}
-    tr = {k: make_trainer(_cfg(target=k, target_temp=2.0)) for k in ("values", "visits", "chosen")}
+    tr = {k: make_learner(_cfg(target=k, target_temp=2.0)) for k in ("values", "visits", "chosen")}
     v = tr["values"]._target(thoughts, 5)
     w = np.exp(np.array([-1.0, -2.0, -4.0]) / 2.0)
     np.testing.assert_allclose(v[[5, 9, 2]], w / w.sum(), rtol=1e-6)
@@ -75,9 +75,9 @@ def test_targets_from_the_searchs_thoughts():
 
 
 def test_the_update_moves_the_policy_toward_the_targets():
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
 
-    tr = make_trainer(_cfg(buffer_size=1000))
+    tr = make_learner(_cfg(buffer_size=1000))
     tr.train_update()
     batch = {k: v.copy() for k, v in tr.buffer.arrays().items()}
     assert batch["ret"].shape[0] >= 10 and np.allclose(batch["target"].sum(1), 1.0, atol=1e-5)
@@ -99,9 +99,9 @@ def test_the_update_moves_the_policy_toward_the_targets():
 
 
 def _run(updates: int, trainer=None, **kw):
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
 
-    tr = trainer or make_trainer(_cfg(**kw))
+    tr = trainer or make_learner(_cfg(**kw))
     for _ in range(updates):
         tr.train_update()
     return tr
@@ -111,7 +111,7 @@ def _run(updates: int, trainer=None, **kw):
 def resumed(tmp_path_factory):
     """A tiny guided run: 4 updates straight, and 2 + checkpoint + resume + 2 (the buffer wraps around)."""
     from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
 
     prev = torch.get_num_threads()
     torch.set_num_threads(1)
@@ -121,7 +121,7 @@ def resumed(tmp_path_factory):
         half = _run(2, **kw)
         path = str(tmp_path_factory.mktemp("expit") / "checkpoint.pt")
         save_checkpoint(path, half.state(args={"algo": "expit"}))
-        again = make_trainer(_cfg(**kw), warm_start=False)
+        again = make_learner(_cfg(**kw), warm_start=False)
         again.load_state(load_checkpoint(path))
         _run(2, trainer=again)
         final = str(tmp_path_factory.mktemp("expit") / "final.pt")
@@ -152,7 +152,7 @@ def test_the_checkpoint_loads_as_a_ckpt_agent_and_as_a_search_prior(resumed):
 
     _, again, path = resumed
     ck = load_checkpoint(path)
-    assert ck["kind"] == "fiveplay-ppo" and ck["algo"] == "expit" and ck["train_config"]["search"] == GUIDED
+    assert ck["kind"] == "fiveplay-policy" and ck["algo"] == "expit" and ck["train_config"]["search"] == GUIDED
     g = games.get_game("take5")
     config = g.make_config(TAKE5_CFG)
     policy = make_agent(f"ckpt:{path}", "take5", seed=0)
@@ -166,13 +166,40 @@ def test_the_checkpoint_loads_as_a_ckpt_agent_and_as_a_search_prior(resumed):
     assert rec.decisions[0] > 0 and rec.decisions[1] > 0
 
 
+def test_the_search_gets_the_network_in_memory(tmp_path, monkeypatch):
+    """The expert is handed the learner's network in memory (``guided_search``: ``set_prior_policy``): one frozen
+    copy for every seat, playing as a ``ckpt:`` prior of the same weights would, unchanged by later updates."""
+    from fiveplay_env.agents.learned.agent import PolicyAgent
+    from fiveplay_env.agents.learned.checkpoint import save_checkpoint
+    from fiveplay_env.agents.search import SearchAgent
+
+    handed = []
+    real = SearchAgent.set_prior_policy
+    monkeypatch.setattr(SearchAgent, "set_prior_policy", lambda self, agent: (handed.append(agent), real(self, agent))[1])
+    tr = _run(1, search=GUIDED, buffer_size=1000)
+    assert len(handed) == tr.n and all(a is handed[0] for a in handed)
+    handed.clear()
+    tr.experts()  # the next update's experts: the trained network
+    policy = handed[0]
+    path = str(tmp_path / "prior.pt")
+    save_checkpoint(path, tr.policy_payload())
+    obs = np.random.default_rng(0).random((5, tr.D)).astype(np.float32)
+    mask = np.ones((5, tr.A), np.int8)
+    from_file = PolicyAgent.from_checkpoint(path, game="take5").evaluate(obs, mask)
+    np.testing.assert_array_equal(policy.evaluate(obs, mask)[0], from_file[0])
+    np.testing.assert_array_equal(policy.evaluate(obs, mask)[1], from_file[1])
+    assert policy.meta["train_config"]["reward_scale"] == tr.cfg.reward_scale  # the value head's units
+    tr.algorithm.update(tr.buffer.arrays(), 1e-2, steps=2)  # the learner moves on; the copy does not
+    np.testing.assert_array_equal(policy.evaluate(obs, mask)[0], from_file[0])
+
+
 def test_resume_refuses_another_search(resumed, tmp_path):
     from fiveplay_env.agents.learned.checkpoint import load_checkpoint
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.trainer import make_learner
     from fiveplay_env.core.errors import CheckpointError
 
     _, _, path = resumed
-    other = make_trainer(_cfg(search=FAST, opponents=[("take5-safest", 1.0), ("random", 1.0)]), warm_start=False)
+    other = make_learner(_cfg(search=FAST, opponents=[("take5-safest", 1.0), ("random", 1.0)]), warm_start=False)
     with pytest.raises(CheckpointError, match="training setting search"):
         other.load_state(load_checkpoint(path))
 

@@ -25,7 +25,7 @@ sys.modules["torch"] = None  # any import of torch fails from here on
 import numpy as np
 from fiveplay_env.agents.learned import returns
 from fiveplay_env.agents.learned.collector import Collector
-from fiveplay_env.agents.learned.config import TrainConfig
+from fiveplay_env.agents.learned.config import OnPolicyConfig
 from fiveplay_env.agents.registry import make_agent
 
 class UniformPolicy:
@@ -40,7 +40,7 @@ class UniformPolicy:
         k = legal[:learner].sum(axis=1)
         return a.astype(np.int64), (-np.log(k)).astype(np.float32), np.full(learner, 0.5, np.float32)
 
-cfg = TrainConfig(game=GAME, config=CONFIG, opponents=[("random", 1.0), ("self", 1.0), ("pool", 1.0)],
+cfg = OnPolicyConfig(game=GAME, config=CONFIG, opponents=[("random", 1.0), ("self", 1.0), ("pool", 1.0)],
                   total_decisions=1000, num_envs=6, rollout_steps=40, pool_size=2, backend=BACKEND)
 col = Collector(cfg, np.random.default_rng(0), make_agent)
 policy = UniformPolicy(1)
@@ -132,11 +132,35 @@ def test_the_algorithm_registry_and_an_unknown_algo():
         algorithms.get_algorithm("a3c")
     with pytest.raises(ValueError, match=r"algo: expected one of \['expit', 'ppo'\], got 'a3c'"):
         train.main(["--algo", "a3c", "--quiet"])
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
     from fiveplay_env.agents.learned.config import TrainConfig
-    from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.agents.learned.trainer import Trainer, make_learner
 
-    with pytest.raises(ValueError, match="expected an algorithm's config"):
-        Trainer(TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10))
+    for make in (Trainer, make_learner):
+        with pytest.raises(ValueError, match="expected an algorithm's config"):
+            make(TrainConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("self", 1.0)], total_decisions=10))
+    with pytest.raises(ValueError, match="expected a PPOConfig for PPOLearner, got ExpitConfig"):
+        Trainer(ExpitConfig(game="take5", config=dict(TAKE5_CFG)))
+
+
+def test_an_option_of_another_algorithm_is_an_error_naming_both():
+    """The options are each algorithm's own: PPO's given to expert iteration (or the reverse) is refused by
+    name, in code and on the command line, instead of being ignored."""
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.experiments import train
+
+    for cls, name, other in ((ExpitConfig, "num_envs", "ppo"), (ExpitConfig, "clip", "ppo"),
+                             (PPOConfig, "games_per_update", "expit")):
+        with pytest.raises(ValueError, match=rf"^{name}: not an option of algorithm '{cls.algo}' \(it is an option "
+                                             rf"of '{other}'"):
+            cls(game="take5", **{name: 4})
+    with pytest.raises(ValueError, match=r"^rollout_steps: not an option of algorithm 'expit' \(it is an option of 'ppo'"):
+        train.main(["--algo", "expit", "--rollout-steps", "8", "--quiet"])
+    with pytest.raises(ValueError, match=r"^search: not an option of algorithm 'ppo' \(it is an option of 'expit'"):
+        train.main(["--search", "bsearch:worlds=2", "--quiet"])
+    with pytest.raises(ValueError, match="^no_such_option: not an option of algorithm 'ppo'; expected one of"):
+        PPOConfig(no_such_option=1)
 
 
 def test_the_command_line_is_generated_from_the_configs():
@@ -180,10 +204,12 @@ def test_bad_settings_are_named(field, value, message):
 
 
 def test_a_checkpoint_from_before_algo_resumes(tmp_path):
-    """Checkpoints written before ``algo`` existed (no such key) are PPO's: they resume exactly."""
+    """Checkpoints written before ``algo`` existed (kind ``"fiveplay-ppo"``, no such key) are PPO's: they
+    resume exactly. A checkpoint of today's kind (``"fiveplay-policy"``) must name its algorithm."""
     from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
     from fiveplay_env.agents.learned.checkpoint import load_checkpoint, save_checkpoint
     from fiveplay_env.agents.learned.trainer import Trainer
+    from fiveplay_env.core.errors import CheckpointError
 
     cfg = PPOConfig(game="take5", config=dict(TAKE5_CFG), opponents=[("random", 1.0), ("self", 1.0), ("pool", 1.0)],
                     total_decisions=10_000, num_envs=6, rollout_steps=12, minibatch_size=32, epochs=1, hidden=(16,),
@@ -191,8 +217,13 @@ def test_a_checkpoint_from_before_algo_resumes(tmp_path):
     a = Trainer(cfg)
     a.train_update()
     state = a.state(args={"note": 1})
-    assert state["algo"] == "ppo"
+    assert state["kind"] == "fiveplay-policy" and state["algo"] == "ppo"
     del state["algo"]
+    path = str(tmp_path / "new.pt")
+    save_checkpoint(path, state)
+    with pytest.raises(CheckpointError, match="the field 'algo' is missing"):
+        load_checkpoint(path)  # the current kind names its algorithm
+    state["kind"] = "fiveplay-ppo"  # as every checkpoint was written before
     path = str(tmp_path / "old.pt")
     save_checkpoint(path, state)
     b = Trainer(cfg)
@@ -200,10 +231,9 @@ def test_a_checkpoint_from_before_algo_resumes(tmp_path):
     a.train_update()
     b.train_update()
     assert all(torch.equal(x, y) for x, y in zip(a.model.state_dict().values(), b.model.state_dict().values()))
+    assert load_checkpoint(path)["algo"] == "ppo"
     state["algo"] = "a3c"
     save_checkpoint(path, state)
-    from fiveplay_env.core.errors import CheckpointError
-
     with pytest.raises(CheckpointError, match="mismatched algorithm"):
         Trainer(cfg).load_state(load_checkpoint(path))
 
@@ -222,10 +252,10 @@ def _imports(path: str) -> set[str]:
 
 
 def test_import_boundaries():
-    """Nothing imports the trainer but its command line (and the benchmarks that time it: against the JAX
-    path and on a GPU, and expert iteration's own trainer, which warm-starts as it does:
-    ``warm_start_from``); the collector, the engine seats and the policy loading never import the agent registry; the vector API never imports
-    ``agents``."""
+    """Nothing imports the trainer (the algorithm table's user) but its command line (and the benchmarks that
+    time it: against the JAX path and on a GPU); the learners import the run module below them, never the
+    table or the trainer; the collector, the engine seats and the policy loading never import the agent
+    registry; the vector API never imports ``agents``."""
     importers = set()
     for pkg in ("fiveplay_env", "agents", "experiments"):
         for d, _, files in os.walk(os.path.join(ROOT, pkg)):
@@ -234,9 +264,13 @@ def test_import_boundaries():
                     p = os.path.join(d, f)
                     if "fiveplay_env.agents.learned.trainer" in _imports(p):
                         importers.add(os.path.relpath(p, ROOT))
-    assert importers == {"experiments/train.py", os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py"),
-                         os.path.join("agents", "learned", "algorithms", "expit.py")}
+    assert importers == {"experiments/train.py", os.path.join("experiments", "jax_train_bench.py"), os.path.join("experiments", "gpu_check.py")}
     learned = os.path.join(ROOT, "agents", "learned")
+    for name in ("run.py", "onpolicy.py", os.path.join("algorithms", "ppo.py"), os.path.join("algorithms", "expit.py")):
+        imported = _imports(os.path.join(learned, name))
+        assert not any(m in ("fiveplay_env.agents.learned.algorithms", "fiveplay_env.agents.learned.trainer")
+                       or m.startswith("fiveplay_env.agents.learned.trainer.") for m in imported), name
+    assert "fiveplay_env.agents.learned.run" in _imports(os.path.join(learned, "algorithms", "expit.py"))
     for name in ("collector.py", "returns.py", "engine_seats.py", "inference.py", "names.py", "agent.py",
                  "defaults.py", "config.py", "envs.py", "checkpoint.py", os.path.join("pretrained", "__init__.py")):
         imported = _imports(os.path.join(learned, name))

@@ -1,21 +1,22 @@
 """Expert iteration (torch): the policy distilled from the search, the search guided by the policy.
 
-    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig
-    from fiveplay_env.agents.learned.trainer import make_trainer
+    from fiveplay_env.agents.learned.algorithms.expit import ExpitConfig, ExpitLearner
     cfg = ExpitConfig(game="take5", config={"num_players": 4, "mode": "round"},
                       opponents=[("take5-safest", 1.0), ("self", 1.0)], total_decisions=50_000,
                       init_from="pretrained:take5-round-4p", win_reward=3.0)
-    trainer = make_trainer(cfg)                 # an ExpitTrainer (this module's TRAINER)
-    while trainer.decisions < cfg.total_decisions:
-        stats = trainer.train_update()          # games_per_update games, then sgd steps on the buffer
+    learner = ExpitLearner(cfg)                 # this module's LEARNER (make_learner(cfg) finds it too)
+    while learner.decisions < cfg.total_decisions:
+        stats = learner.train_update()          # games_per_update games, then sgd steps on the buffer
 
 Anthony, Tian and Barber (2017), "Thinking fast and slow with deep learning and tree search"; the same
-loop as AlphaZero's, with the batched determinized search (``fiveplay_env.agents.bsearch``) as the expert. One update:
+loop as AlphaZero's, with the determinized search (``fiveplay_env.agents.search``; ``bsearch:`` is its
+earlier name) as the expert. One update:
 
-1. **The search plays.** The current network is written to a policy file (a policy-only checkpoint in a
-   temporary folder of the run's own) and becomes the ``prior=ckpt:FILE`` of the search ``search`` names
-   (default ``bsearch:worlds=16,rollout=policy,depth=1,value=1``: the policy plays the rollouts and its
-   value head ends them after one trick), unless that spec names its own ``prior`` (a fixed teacher).
+1. **The search plays.** The current network (a frozen CPU copy, ``LearnerBase.policy_agent``) becomes
+   the prior of the search ``search`` names (default ``bsearch:worlds=16,rollout=policy,depth=1,value=1``:
+   the policy plays the rollouts and its value head ends them after one trick), handed over in memory
+   (``guided_search``: ``SearchAgent.set_prior_policy``; no file is written), unless that spec names its
+   own ``prior`` (a fixed teacher).
    ``games_per_update`` complete games are played on the reference engine (one game at a time, exact): each
    game draws an opponent kind from ``opponents`` (weights), ``self``: the search in every seat (all their
    decisions are samples), or an agent name: the search in one random seat, that agent in the others
@@ -64,33 +65,30 @@ the minibatches. Games never span updates, so a checkpoint (the network, Adam's 
 generator, the counters) is all a resume needs to continue bit-identically (``tests/learning/test_expit.py``).
 The search's budget must be ``worlds=`` or ``sims=``: a ``time=`` budget depends on the machine's speed.
 
-Checkpoints are today's (``kind "fiveplay-ppo"``, ``algo "expit"``): ``ckpt:RUN``, ``pretrained:`` exports,
-the web app and a search's ``prior=`` read them as they read PPO's. Options unused by this algorithm:
-``num_envs``, ``rollout_steps``, ``gae_lambda``, ``snapshot_interval``, ``pool_size``; ``backend`` must be
-``auto`` or ``reference`` and ``compact_obs`` off (it plays the reference engine).
+The run's bookkeeping (schedule, counters, checkpoints, resume checks, throughput) is
+``fiveplay_env.agents.learned.run.LearnerBase``, shared with PPO. Checkpoints are every learner's
+(``kind "fiveplay-policy"``, ``algo "expit"``): ``ckpt:RUN``, ``pretrained:`` exports, the web app and a
+search's ``prior=`` read them as they read PPO's. The options are ``TrainConfig``'s and those below; the
+on-policy ones (``num_envs``, ``rollout_steps``, ``gae_lambda``, ``snapshot_interval``, ``pool_size``) are
+a ``ValueError`` here; ``backend`` must be ``auto`` or ``reference`` and ``compact_obs`` off (it plays the
+reference engine).
 """
 from __future__ import annotations
 
 import math
-import os
-import shutil
-import tempfile
 import time
-import weakref
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 import torch
 
-from fiveplay_env.agents.learned.checkpoint import CHECKPOINT_VERSION, KIND, save_checkpoint
 from fiveplay_env.agents.learned.collector import Timers
 from fiveplay_env.agents.learned.config import TrainConfig, option, parse_opponents
-from fiveplay_env.agents.learned.devices import cpu_state_dict, resolve_device, to_cpu
-from fiveplay_env.agents.learned.nets import MaskedActorCritic, build_model
+from fiveplay_env.agents.learned.devices import to_cpu
 from fiveplay_env.agents.learned.returns import explained_variance
+from fiveplay_env.agents.learned.run import LearnerBase
 from fiveplay_env.core import seeding
-from fiveplay_env.core.errors import CheckpointError
 
 GROUP = "expert iteration"
 TARGETS = ("values", "visits", "chosen")
@@ -122,13 +120,11 @@ def split_search(spec: str) -> tuple[str, str, bool]:
     if "time" in keys:
         raise ValueError(f"search: expected a worlds= or sims= budget (a time= budget depends on the machine's "
                          f"speed, so the run would not be reproducible), got {spec!r}")
-    if base == "bsearch":
-        from fiveplay_env.agents.bsearch import BatchSearchParams as params_cls
-    else:
-        from fiveplay_env.agents.search import SearchParams as params_cls  # type: ignore[assignment]
+    from fiveplay_env.agents.search_params import SearchParams  # bsearch: the search's earlier name, the same options
+
     probe = rest if has_prior else ",".join(filter(None, [rest, "prior=ckpt:PRIOR"]))
     try:
-        params_cls.parse(probe)
+        SearchParams.parse(probe)
     except ValueError as exc:
         raise ValueError(f"search: {exc} (in {spec!r})") from exc
     return base, rest, has_prior
@@ -150,11 +146,10 @@ class ExpitConfig(TrainConfig):
 
     algo: ClassVar[str] = "expit"
 
-    opponents: list[tuple[str, float]] = option(
-        help="opponent kinds with weights: self (the search in every seat) or agent names (the search in one seat; "
-             "default: the game's best heuristic and self, equal weights)", group="game and opponents", nargs="+",
-        metavar="NAME[@W]", cli_default=None, cli_default_text="",
-        parse=lambda v, a: parse_opponents(v or default_expit_opponents(a["game"])))
+    opponents: list[tuple[str, float]] | None = option(
+        None, "opponent kinds with weights: self (the search in every seat) or agent names (the search in one "
+              "seat; default: the game's best heuristic and self, equal weights)", group="game and opponents",
+        nargs="+", metavar="NAME[@W]", cli_default_text="", parse=lambda v, a: parse_opponents(v) if v else None)
     search: str = option(DEFAULT_SEARCH, "the expert: a bsearch or ismcts name with a worlds= or sims= budget; the "
                                          "run's current network is its prior= unless the name gives one",
                          metavar="NAME", group=GROUP)
@@ -172,6 +167,10 @@ class ExpitConfig(TrainConfig):
                                 lo=0.0, hi=1e6, open_lo=True, group=GROUP)
     vf_coef: float = option(0.5, "value-loss weight", lo=0.0, hi=100.0, group=GROUP)
     max_grad_norm: float = option(1.0, "gradient clipping", lo=0.0, hi=1e9, open_lo=True, group=GROUP)
+
+    @classmethod
+    def opponents_by_default(cls, game: str) -> list[str]:
+        return default_expit_opponents(game)
 
     def validate(self) -> None:
         super().validate()
@@ -365,34 +364,40 @@ class ExpitTimers(Timers):
     search: float = 0.0
 
 
-class ExpitTrainer:
-    """An expert-iteration run (module docstring), with the interface of ``fiveplay_env.agents.learned.trainer.Trainer``
-    that ``experiments/train.py`` drives: ``train_update``, ``state`` / ``load_state``, ``throughput``,
-    ``model``, the counters."""
+IN_MEMORY_PRIOR = "ckpt:expit-learner-in-memory"
+"""The ``prior=`` label of an expert whose prior is handed over in memory (``guided_search``): it makes the
+search's options those of a guided search (``rollout=policy`` needs a prior); the name is never loaded."""
 
+
+def guided_search(search: str, game: str, seed: int, policy: Any) -> Any:
+    """The expert: the search agent ``search`` names (``ismcts:...``, or its alias ``bsearch:...``, without
+    ``prior=``) for ``game``, seeded ``seed``, guided by ``policy``, the learner's network as a ``PolicyAgent``
+    in memory (``LearnerBase.policy_agent``): made with the ``prior=`` label ``IN_MEMORY_PRIOR`` and handed
+    the policy by ``SearchAgent.set_prior_policy`` (no file, no name to load)."""
+    from fiveplay_env.agents.registry import make_agent
+
+    base, _, rest = search.partition(":")
+    agent = make_agent(f"{base}:" + ",".join(filter(None, [rest, f"prior={IN_MEMORY_PRIOR}"])), game, seed=seed)
+    agent.set_prior_policy(policy)
+    return agent
+
+
+class ExpitLearner(LearnerBase):
+    """An expert-iteration run (module docstring): ``fiveplay_env.agents.learned.run.LearnerBase`` plus the games
+    the search plays, the replay buffer and the ``ExIt`` update."""
+
+    config_class = ExpitConfig
+    timer_class = ExpitTimers
+    throughput_parts = ("search", "engine", "network", "opponents", "rollout", "update", "other")
+    resume_settings = ("seed", "opponents", "search", "target", "buffer_size")
     backend = "reference-loop"
 
     def __init__(self, cfg: ExpitConfig, device: str = "cpu", warm_start: bool = True) -> None:
-        from fiveplay_env.agents import games
-        from fiveplay_env.agents.learned.defaults import obs_scale_for
-        from fiveplay_env.agents.learned.trainer import warm_start_from
-        from fiveplay_env.agents.registry import make_agent, user_agent
+        from fiveplay_env.agents.registry import user_agent
 
-        if not isinstance(cfg, ExpitConfig):
-            raise ValueError(f"config: expected an ExpitConfig, got {type(cfg).__name__}")
-        self.cfg = cfg
-        self.device = resolve_device(device)
-        self.timers = ExpitTimers()
-        self.schedule_progress: Any = None
-        """The learning-rate schedule's progress in [0, 1] (None: decisions / ``total_decisions``)."""
-        self.rng = np.random.default_rng(seeding.derive(cfg.seed, 3))
-        self._game = games.get_game(cfg.game)
-        self._config = self._game.make_config(cfg.config)
-        self.game_config = self._game.config_dict(self._config)
-        self.n = int(self._config.num_players)
-        self.A = int(self._game.num_actions)
-        self.D = int(self._game.observation_size(self._config))
-        self._make_search = make_agent
+        super().__init__(cfg, device)
+        g = self.game_def
+        self._config = g.make_config(cfg.config)
         self._make_opponent = user_agent  # opponent names are the user's own: import paths allowed
         self.kinds = [name for name, _ in cfg.opponents]
         w = np.array([wt for _, wt in cfg.opponents], np.float64)
@@ -401,16 +406,8 @@ class ExpitTrainer:
             if name != "self":
                 self._make_opponent(name, cfg.game, seed=0)
         self._search_base, self._search_rest, self._search_has_prior = split_search(cfg.search)
-        self.obs_scale = obs_scale_for(cfg.game, self.n, self.D)
-        kwargs: dict[str, Any] = {"obs_dim": self.D, "num_actions": self.A, "hidden": list(cfg.hidden)}
-        with torch.random.fork_rng(devices=[]):  # the same initialisation as PPO's Trainer for the same seed
-            torch.manual_seed(seeding.derive(cfg.seed, 1) & 0x7FFFFFFFFFFFFFFF)
-            self.model: MaskedActorCritic = build_model(cfg.arch, kwargs, self.obs_scale)
-        self.init: dict[str, Any] | None = None
-        if cfg.init_from is not None and warm_start:  # a resume loads its own weights instead
-            self.init = warm_start_from(cfg.init_from, self.model, cfg.game, self.D, self.A, cfg.arch)
-        self.model.to(self.device)
-        self.model.sparse_input = bool(cfg.sparse_input)
+        self.build_model(int(self._config.num_players), int(g.observation_size(self._config)), int(g.num_actions),
+                         warm_start)
         self.algorithm = ExIt(cfg, self.model, self.rng, self.device)
         need = cfg.buffer_size * (4 * self.D + 5 * self.A + 4)
         if need > MAX_BUFFER_BYTES:
@@ -418,66 +415,24 @@ class ExpitTrainer:
                              f"samples for {cfg.game} with {self.n} players (a full buffer of {cfg.buffer_size:,} "
                              f"would take {need / 2**30:.1f} GiB, above {MAX_BUFFER_BYTES / 2**30:g} GiB)")
         self.buffer = ReplayBuffer(cfg.buffer_size, self.D, self.A)
-        self.update_idx = 0
-        self.decisions = 0
-        self.games = 0
-        self.env_steps = 0
-        self.recent: list[dict[str, float]] = []
-        self._prior_dir: str | None = None
-        self._prior_file: str | None = None
-        self.work_dir: str | None = None
-        """Where the current network is written for the search's ``prior=`` (``experiments/train.py``: a
-        folder inside the run folder, so that a kill -9 leaves nothing in the system's temporary folder and
-        the next resume clears it); None: a temporary folder, removed when the trainer goes."""
-        self.should_stop: Any = None
-        """A callable saying the run's budget is spent (``experiments/train.py``: its time budget); checked
-        between the games of an update, which then ends early (as it does at ``total_decisions``)."""
 
-    # ------------------------------------------------------------------ the schedule, the prior
+    # ------------------------------------------------------------------ the expert
 
-    def lr_now(self) -> float:
+    def experts(self) -> dict[int, Any]:
+        """This update's expert per seat: the search ``search`` names, guided by the current network
+        (``guided_search``) unless that name gives its own ``prior``; each keeps its thoughts."""
         cfg = self.cfg
-        if cfg.lr_schedule == "constant":
-            return cfg.lr
-        spent = self.schedule_progress() if self.schedule_progress is not None else self.decisions / cfg.total_decisions
-        return cfg.lr * max(1.0 - min(spent, 1.0), 0.05)
+        from fiveplay_env.agents.registry import make_agent
 
-    def policy_payload(self) -> dict[str, Any]:
-        """The current network as a policy-only checkpoint payload (no trainer state)."""
-        return {"kind": KIND, "version": CHECKPOINT_VERSION, "algo": self.cfg.algo, "game": self.cfg.game,
-                "config": self.game_config, "num_players": self.n, "obs_dim": self.D, "num_actions": self.A,
-                "model": {"arch": self.cfg.arch, "kwargs": self.model.kwargs(), "obs_scale": self.obs_scale,
-                          "state_dict": cpu_state_dict(self.model)},
-                "train_config": self.cfg.to_dict(),
-                "progress": {"update": self.update_idx, "decisions": self.decisions, "env_steps": self.env_steps,
-                             "games": self.games}}
-
-    def close(self) -> None:
-        """Remove the files written for the search's prior (also done when the trainer goes)."""
-        if self._prior_dir is not None:
-            shutil.rmtree(self._prior_dir, ignore_errors=True)
-            self._prior_dir = self._prior_file = None
-
-    def search_name(self) -> str:
-        """The expert's registry name for this update: ``search`` with ``prior=ckpt:FILE``, FILE the current
-        network (written now, a new file per update), unless ``search`` names its own prior."""
         if self._search_has_prior:
-            return self.cfg.search
-        if self._prior_dir is None:
-            if self.work_dir is not None:
-                self._prior_dir = os.path.join(self.work_dir, "expit-prior")
-                shutil.rmtree(self._prior_dir, ignore_errors=True)  # (what a killed run left)
-                os.makedirs(self._prior_dir)
-            else:
-                self._prior_dir = tempfile.mkdtemp(prefix="fiveplay-expit-")
-            weakref.finalize(self, shutil.rmtree, self._prior_dir, True)
-        path = os.path.join(self._prior_dir, f"prior-{self.update_idx:07d}.pt")
-        save_checkpoint(path, self.policy_payload())
-        if self._prior_file is not None and self._prior_file != path and os.path.exists(self._prior_file):
-            os.unlink(self._prior_file)
-        self._prior_file = path
-        rest = ",".join(filter(None, [self._search_rest, f"prior=ckpt:{path}"]))
-        return f"{self._search_base}:{rest}"
+            out = {q: make_agent(cfg.search, cfg.game, seed=q) for q in range(self.n)}
+        else:
+            search = f"{self._search_base}:{self._search_rest}"
+            policy = self.policy_agent()  # one frozen copy for every seat: the network of this update
+            out = {q: guided_search(search, cfg.game, q, policy) for q in range(self.n)}
+        for agent in out.values():
+            agent.keep_thoughts = True
+        return out
 
     # ------------------------------------------------------------------ one update
 
@@ -486,7 +441,7 @@ class ExpitTrainer:
         """Game ``index`` (its deal and agents' seeds derive from it): the search agents ``search[seat]`` in
         ``seats``, ``opponents[(kind, seat)]`` elsewhere (each re-seeded for the game). Returns its samples
         (``obs``, ``mask``, ``target``, ``ret``), the learner seats' mean return (raw points) and its steps."""
-        cfg, g, n, tm = self.cfg, self._game, self.n, self.timers
+        cfg, g, n, tm = self.cfg, self.game_def, self.n, self.timers
         perf = time.perf_counter
         t0 = perf()
         base = seeding.derive(seeding.derive(cfg.seed, 4), index)
@@ -589,10 +544,7 @@ class ExpitTrainer:
         cfg, n = self.cfg, self.n
         perf = time.perf_counter
         t0 = perf()
-        name = self.search_name()
-        search = {q: self._make_search(name, cfg.game, seed=q) for q in range(n)}
-        for agent in search.values():
-            agent.keep_thoughts = True
+        search = self.experts()
         opponents = {(k, q): self._make_opponent(nm, cfg.game, seed=q) for k, nm in enumerate(self.kinds)
                      if nm != "self" for q in range(n)}  # one per seat: agents may keep per-game memory
         self.timers.other += perf() - t0
@@ -619,65 +571,19 @@ class ExpitTrainer:
         stats = self.algorithm.update(self.buffer.arrays(), self.lr_now(), self.algorithm.steps_for(new))
         self.timers.update += perf() - t3
         self.model.eval()
-        self.decisions += new
-        self.update_idx += 1
-        for k, ret in finished:
-            self.recent.append({"kind": float(k), "return": ret})
-        self.recent = self.recent[-2000:]
-        by_kind: dict[str, list[float]] = {}
-        for k, ret in finished:
-            by_kind.setdefault(self.kinds[k], []).append(ret)
-        stats.update(samples=new, buffer=len(self.buffer), update=self.update_idx, decisions=self.decisions,
-                     games=self.games, finished=len(finished),
-                     return_by_kind={k: float(np.mean(v)) for k, v in by_kind.items()})
-        return stats
-
-    def throughput(self, wall: float | None = None) -> dict[str, Any]:
-        """Decisions of experience per second of playing + update time, and each part's share."""
-        from fiveplay_env.agents.learned.trainer import throughput_of
-
-        return throughput_of(self.timers, ("search", "engine", "network", "opponents", "rollout", "update", "other"),
-                             self.decisions, self.env_steps, self.env_steps)
+        stats.update(samples=new, buffer=len(self.buffer))
+        return self.finish_update(stats, new, finished, self.kinds)
 
     # ------------------------------------------------------------------ checkpoints
 
-    def state(self, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The checkpoint payload (``fiveplay_env.agents.learned.checkpoint``'s format, ``algo "expit"``)."""
-        payload = self.policy_payload()
-        payload.update({
-            "backend": self.backend, "optimizer": self.algorithm.state_dict(), "args": dict(args or {}),
-            "trainer": {"buffer": self.buffer.state(), "rng_numpy": self.rng.bit_generator.state,
-                        "timers": self.timers.as_dict(), "recent": self.recent[-200:]},
-            **({"init": self.init} if self.init is not None else {}),
-        })
-        return payload
+    def learner_state(self) -> dict[str, Any]:
+        """The replay buffer (games never span updates: nothing else is in flight)."""
+        return {"buffer": self.buffer.state()}
 
-    def load_state(self, ckpt: dict[str, Any]) -> None:
-        """Continue from a checkpoint ``state()`` wrote for this same configuration (``CheckpointError`` if not)."""
-        from fiveplay_env.agents.learned.trainer import check_resumable
-
-        check_resumable(ckpt, self.cfg, self.game_config, self.D, self.A, self.model,
-                        ("seed", "opponents", "search", "target", "buffer_size"))
-        tr = ckpt["trainer"]
-        try:
-            self.model.load_state_dict(ckpt["model"]["state_dict"])
-            self.algorithm.load_state_dict(ckpt["optimizer"])
-            self.buffer.load_state(tr["buffer"])
-            self.rng.bit_generator.state = tr["rng_numpy"]
-            for k, v in vars(ExpitTimers(**tr["timers"])).items():
-                setattr(self.timers, k, v)
-            self.recent = list(tr["recent"])
-        except (KeyError, RuntimeError, ValueError, TypeError) as exc:
-            raise CheckpointError(f"checkpoint {ckpt.get('path')}: mismatched or damaged trainer state: "
-                                  f"{type(exc).__name__}: {exc}") from exc
-        self.init = ckpt.get("init")
-        prog = ckpt["progress"]
-        self.update_idx = int(prog["update"])
-        self.decisions = int(prog["decisions"])
-        self.env_steps = int(prog["env_steps"])
-        self.games = int(prog["games"])
+    def load_learner_state(self, tr: dict[str, Any], ckpt: dict[str, Any]) -> None:
+        self.buffer.load_state(tr["buffer"])
 
 
 CONFIG = ExpitConfig
 ALGORITHM = ExIt
-TRAINER = ExpitTrainer
+LEARNER = ExpitLearner

@@ -1,8 +1,9 @@
 """Clipped PPO (torch): ``epochs`` passes of minibatch SGD with Adam over each rollout.
 
-    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig
+    from fiveplay_env.agents.learned.algorithms.ppo import PPOConfig, PPOLearner
     cfg = PPOConfig(game="take5", config={"num_players": 4, "mode": "round"},
                     opponents=[("take5-safest", 2.0), ("self", 1.0), ("pool", 1.0)], total_decisions=200_000)
+    learner = PPOLearner(cfg)                   # the on-policy learner (onpolicy.py) with this update
 
 Per minibatch (CleanRL's ``ppo.py`` update, over masked logits):
 
@@ -18,6 +19,10 @@ on the device, not per minibatch; the batch goes to the device once. Minibatches
 permutation from the run's numpy generator; a last minibatch of fewer than 2 samples is skipped.
 Statistics: ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clipfrac`` (means over the
 minibatches), ``explained_variance``, ``samples``, ``lr``.
+
+The run around the update (rollouts, returns, the pool, checkpoints) is ``PPOLearner``:
+``fiveplay_env.agents.learned.onpolicy.OnPolicyLearner`` with ``PPO`` as its update. ``PPOConfig`` is
+``OnPolicyConfig`` (the shared run options and the rollouts') plus PPO's own options below.
 """
 from __future__ import annotations
 
@@ -27,16 +32,18 @@ from typing import Any, ClassVar
 import numpy as np
 import torch
 
-from fiveplay_env.agents.learned.config import TrainConfig, option
+from fiveplay_env.agents.learned.config import option
 from fiveplay_env.agents.learned.devices import to_cpu
+from fiveplay_env.agents.learned.onpolicy import OnPolicyConfig, OnPolicyLearner
 from fiveplay_env.agents.learned.returns import explained_variance
 
 GROUP = "PPO"
 
 
 @dataclass
-class PPOConfig(TrainConfig):
-    """A PPO run: ``TrainConfig`` plus PPO's hyperparameters (see the module docstring)."""
+class PPOConfig(OnPolicyConfig):
+    """A PPO run: ``OnPolicyConfig`` (the run's options and the rollouts') plus PPO's hyperparameters (see the
+    module docstring)."""
 
     algo: ClassVar[str] = "ppo"
 
@@ -120,5 +127,13 @@ class PPO:
         self.optimizer.load_state_dict(state)
 
 
+class PPOLearner(OnPolicyLearner):
+    """A PPO run: the on-policy learner with the ``PPO`` update (``fiveplay_env.agents.learned.onpolicy``)."""
+
+    config_class = PPOConfig
+    update_class = PPO
+
+
 CONFIG = PPOConfig
 ALGORITHM = PPO
+LEARNER = PPOLearner

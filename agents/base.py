@@ -188,8 +188,35 @@ class InformationSet:
     def sample_at(self, key: int, index: int, facts: dict[int, int] | None = None) -> Any:
         """World ``index`` of the decision keyed ``key``: ``sample`` drawing from a ``seeding.CounterStream`` on
         counters ``index * WORLD_STRIDE`` onwards instead of a generator, so any world can be drawn again, in
-        any order, alone or in compiled code (the search's worlds; ``world_noise`` gives its random numbers)."""
-        return self.sample(CounterStream(key, index * WORLD_STRIDE, WORLD_STRIDE - 1), facts)  # type: ignore[arg-type]
+        any order, alone or in compiled code (the search's worlds; ``world_noise`` gives its random numbers).
+        It depends on the information set, ``key``, ``index`` and ``facts`` alone: a world whose beliefs no
+        conditioned deal met (``CONDITIONED_TRIES``) is drawn without them from its own counters again, and
+        that failure is not remembered for the other worlds (as ``sample``'s generator path does)."""
+        start, span = index * WORLD_STRIDE, WORLD_STRIDE - 1
+        if facts and self._game.condition is not None:
+            cond = self._condition(facts)
+            if cond is not None:
+                rng = CounterStream(key, start, span)
+                try:
+                    world = self._game.sample_conditioned(self._engine.config, cond, self.player, rng)
+                    return self._game.engine_of_world(self._engine.config, world, rng)
+                except RuntimeError:
+                    pass
+        return self._game.sample_engine(self._engine.config, self._canon(), self.player,
+                                        CounterStream(key, start, span))  # type: ignore[arg-type]
+
+    def _canon(self) -> Any:
+        if self._canonical is None:
+            self._canonical = self._game.canonical_state(self._engine, self.player)
+        return self._canonical
+
+    def _condition(self, facts: dict[int, int]) -> Any:
+        """The game's ``condition`` of the canonical state under ``facts`` (None: no deal can meet them), once
+        per set of facts."""
+        key = tuple(sorted(facts.items()))
+        if key not in self._conditioned:
+            self._conditioned[key] = self._game.condition(self._engine.config, self._canon(), facts)
+        return self._conditioned[key]
 
     def canonical(self) -> Any:
         """A copy of the canonical state (``GameDef.canonical``: the hidden cards in an arrangement that

@@ -39,10 +39,11 @@ def test_the_contract_catches_a_wrong_value(monkeypatch) -> None:
         compiled_search_contract("take5", Take5Config(num_players=3), seed=1, positions=2, settings=("",))
 
 
-def _game(spec: str, seed: int) -> list[int]:
-    g = games.get("take5")
-    engine = g.new_engine(Take5Config(num_players=3, mode="round"), seed=seed)
-    agents = [make_agent(spec, "take5", seed=10 + q) for q in range(3)]
+def _game(spec: str, seed: int, game: str = "take5") -> list[int]:
+    g = games.get(game)
+    config = Take5Config(num_players=3, mode="round") if game == "take5" else g.config_cls(num_players=3)
+    engine = g.new_engine(config, seed=seed)
+    agents = [make_agent(spec, game, seed=10 + q) for q in range(3)]
     actions = []
     while not engine.is_over:
         p = engine.current_player
@@ -53,11 +54,12 @@ def _game(spec: str, seed: int) -> list[int]:
     return actions
 
 
-@pytest.mark.parametrize("opts", ["sims=40", "sims=24,alloc=ucb", "worlds=3,eps=0.3"])
-def test_both_backends_make_the_same_decisions_and_seeds_repeat(opts: str) -> None:
-    compiled = _game(f"ismcts:{opts}", seed=4)
-    assert _game(f"ismcts:{opts},backend=python", seed=4) == compiled
-    assert _game(f"ismcts:{opts},backend=compiled", seed=4) == compiled  # the same seed, the same game
+@pytest.mark.parametrize("game,opts", [("take5", "sims=40"), ("take5", "sims=24,alloc=ucb"),
+                                       ("take5", "worlds=3,eps=0.3"), ("five_alive", "sims=30")])
+def test_both_backends_make_the_same_decisions_and_seeds_repeat(game: str, opts: str) -> None:
+    compiled = _game(f"ismcts:{opts}", 4, game)
+    assert _game(f"ismcts:{opts},backend=python", 4, game) == compiled
+    assert _game(f"ismcts:{opts},backend=compiled", 4, game) == compiled  # the same seed, the same game
 
 
 def test_round9_is_pythons_round() -> None:
@@ -83,3 +85,12 @@ def test_backend_and_budget_options() -> None:
         SearchAgent(game="toybid", params=SearchParams(backend="compiled"))  # the test table's toy game: none
     alias = make_agent("bsearch:worlds=2", "take5", seed=0)  # the retired name: the same search
     assert isinstance(alias, SearchAgent) and alias.params.worlds == 2
+
+
+@pytest.mark.parametrize("players,variant", [(4, "standard"), (3, "sudden_death"), (4, "teams")])
+def test_five_alive_compiled_values_equal_the_reference_with_and_without_beliefs(players: int, variant: str) -> None:
+    from fiveplay_env.five_alive.config import FiveAliveConfig
+
+    checks = compiled_search_contract("five_alive", FiveAliveConfig(num_players=players, variant=variant), seed=3,
+                                      positions=3, settings=("", "eps=0.3,depth=4,alpha=1.5,insure=0", "rollout=random"))
+    assert checks >= 6

@@ -15,20 +15,29 @@ are a network's, played by the search itself). ``evaluator(info, key, params, fa
 function of ``(first, count, actions)``, for a search that evaluates a decision's worlds in slices (what
 they share is prepared once).
 
-The worlds, one row each of the batched state's arrays (``positions.SCHEMA``):
-  * without beliefs (``facts`` None or empty), drawn in compiled code (``_draw_worlds``) from the canonical
-    state (``info.canonical()``), making ``determinize._sample_recorded``'s and ``GameDef.engine_of_world``'s
-    draws of ``seeding.CounterStream(key, j * WORLD_STRIDE, ...)`` with ``kernel_rng``'s twins: the same
-    worlds;
-  * with beliefs, drawn in Python by the game's sampler (``info.sample_at``) and read into the rows
-    (``load``: the schema's reading, in a few numpy calls, then ``positions.check_rules``).
+The worlds, one row each of the batched state's arrays (``positions.SCHEMA``), are drawn in compiled code
+(``_draw_worlds``) from the canonical state (``info.canonical()``), making the draws of
+``seeding.CounterStream(key, j * WORLD_STRIDE, ...)`` that ``sample_at`` makes, with ``kernel_rng``'s twins:
+the same worlds, hands, draw pile and seed:
+  * without beliefs (``facts`` None or empty, or the game's ``condition`` returning None),
+    ``determinize._sample_recorded``'s and ``GameDef.engine_of_world``'s draws (``_recorded_row``);
+  * with beliefs, ``determinize._sample_conditioned``'s (``_conditioned_row``: up to ``CONDITIONED_TRIES``
+    shuffles of the hidden cards, each dealt to the slot demands of the conditioned state, then the free
+    slots, the cards left the draw pile, kept if it keeps ``draw_cap``; then the two seed draws), and where
+    no try met the beliefs (``sample_at``'s ``RuntimeError``) the world drawn without them from its own
+    counters again. What the worlds share (the canonical row, the hidden cards, the demands of the recorded
+    facts and of ``condition(config, canonical, facts)``) is prepared in Python once per ``evaluator``;
+  * in Python by the game's sampler (``info.sample_at``), read into the rows (``load``: the schema's
+    reading, in a few numpy calls, then ``positions.check_rules``), only where the worlds are not
+    ``determinize``'s: a game definition with another ``sample_conditioned``, or a ``condition`` that
+    returns something other than a ``determinize.Conditioned`` (the fallback, exact by construction).
 Then one compiled call (``_evaluate``) does the rest: for each world its rollout numbers
 (``kernel_rng.uniforms``: ``world_noise``), and for each candidate a copy of the world's row in a one-game
 scratch state, the candidate and the rollout played by the kernel's own step (``kernel.play_common``,
 else ``kernel.play`` with ``slow`` and ``deal`` where it asks for them: the rules are the kernel's, not
 written again here), the rollout policy (``rollouts.simulate``'s: epsilon-greedy five-alive-attacker, Bomb
 answers by the rule, the searcher's insured 0) and the score (``rollouts.score``) written here as scalar
-code over the row. Nothing runs in Python per world (without beliefs) or per step.
+code over the row. Nothing runs in Python per world or per step.
 
 The rollout stops where the reference's does: the game over (by the rules or ``max_steps``), the round
 changed (the new round is not dealt: nothing after it is read), or ``depth`` turns played (``GUARD``
@@ -306,99 +315,195 @@ def _evaluate(W, S, P, key, first, player, actions, eps, rel, alpha, depth, insu
             out[i, c] = value
 
 
-# --- the worlds without beliefs, drawn in compiled code (determinize._sample_recorded's twin) ---------------
+# --- the worlds, drawn in compiled code (determinize._sample_recorded's and _sample_conditioned's twins) --
 
-@nb.njit(cache=True)
-def _draw_worlds(C, W, key, first, others, need, cards, d, has_cap, cap, dem_q, dem_bits, dem_slots, set_bits,
-                 slack0):
-    """Rows 0..count-1 of ``W``: worlds ``first + i`` of the decision keyed ``key``, drawn from the canonical
-    state (row 0 of ``C``) as ``InformationSet.sample_at(key, first + i)`` draws them without beliefs:
-    ``determinize._sample_recorded`` (the hidden cards ``cards`` shuffled by the stream's second draw, the
-    draw pile filled first while every fact stays satisfiable, then the demanded hand slots, tightest first,
-    then the free ones in seat order), its seed the stream's third draw (``GameDef.engine_of_world``; the
-    first, the sampler's own seed, is overwritten by it). Returns -1, or the first world whose deal failed
-    (never: the canonical state's hidden cards satisfy its facts)."""
+@nb.njit(cache=True, inline="always")
+def _copy_row(C, W, i):
+    """Row i of ``W`` <- the canonical state (row 0 of ``C``); ``game_index`` 0. The draw pile and the other
+    survivors' hands are the sampler's to fill."""
     (c_hands, c_hsize, c_disc, c_top, c_draw, c_dlen, c_total, c_dir, c_cur, c_phase, c_lives, c_bomber, c_round,
      c_counter, c_nresh, c_steps, c_seed, c_game_index) = C
     (hands, hsize, disc, top, draw, dlen, total, dir_, cur, phase, lives, bomber, round_, counter, nresh, steps,
      seed, game_index) = W
-    n = hands.shape[1]
-    m = cards.shape[0]
-    keys = np.empty(max(m, 1), np.uint64)
-    perm = np.empty(max(m, 1), np.int64)
-    left = np.empty(max(m, 1), np.int64)
-    slack = np.empty(slack0.shape[0], np.int64)
-    taken = np.empty(NUM_KINDS, np.int64)
-    for i in range(hands.shape[0]):
-        for q in range(n):
-            hsize[i, q] = c_hsize[0, q]
-            lives[i, q] = c_lives[0, q]
-            for k in range(NUM_KINDS):
-                hands[i, q, k] = c_hands[0, q, k]
+    for q in range(hands.shape[1]):
+        hsize[i, q] = c_hsize[0, q]
+        lives[i, q] = c_lives[0, q]
         for k in range(NUM_KINDS):
-            disc[i, k] = c_disc[0, k]
-        top[i] = c_top[0]
-        total[i] = c_total[0]
-        dir_[i] = c_dir[0]
-        cur[i] = c_cur[0]
-        phase[i] = c_phase[0]
-        bomber[i] = c_bomber[0]
-        round_[i] = c_round[0]
-        counter[i] = c_counter[0]
-        nresh[i] = c_nresh[0]
-        steps[i] = c_steps[0]
-        game_index[i] = 0
-        base = np.uint64(first + i) * _STRIDE
-        kernel_rng.permutation(key, base + np.uint64(1), m, keys, perm)
-        for s in range(slack0.shape[0]):
-            slack[s] = slack0[s]
-        taken[:] = 0
-        dl = 0
-        nleft = 0
-        for j in range(m):
-            k = cards[perm[j]]
-            ok = dl < d and (not has_cap or taken[k] < cap[k])
-            if ok:
-                for s in range(set_bits.shape[0]):
-                    if (set_bits[s] >> k) & 1 and slack[s] <= 0:
-                        ok = False
-                        break
-            if ok:
-                draw[i, dl] = k
-                dl += 1
-                taken[k] += 1
-                for s in range(set_bits.shape[0]):
-                    if (set_bits[s] >> k) & 1:
-                        slack[s] -= 1
+            hands[i, q, k] = c_hands[0, q, k]
+    for k in range(NUM_KINDS):
+        disc[i, k] = c_disc[0, k]
+    top[i] = c_top[0]
+    total[i] = c_total[0]
+    dir_[i] = c_dir[0]
+    cur[i] = c_cur[0]
+    phase[i] = c_phase[0]
+    bomber[i] = c_bomber[0]
+    round_[i] = c_round[0]
+    counter[i] = c_counter[0]
+    nresh[i] = c_nresh[0]
+    steps[i] = c_steps[0]
+    game_index[i] = 0
+
+
+@nb.njit(cache=True)
+def _recorded_row(hands, draw, dlen, seed, i, key, base, others, need, cards, d, has_cap, cap, dem_q, dem_bits,
+                  dem_slots, set_bits, slack0, keys, perm, left, slack, taken):
+    """Row i's hidden cards as ``determinize._sample_recorded`` deals them from ``CounterStream(key, base)``:
+    the hidden cards ``cards`` shuffled by the stream's second draw, the draw pile filled first while every
+    fact stays satisfiable, then the demanded hand slots, tightest first, then the free ones in seat order;
+    its seed the stream's third draw (``GameDef.engine_of_world``; the first, the sampler's own seed, is
+    overwritten by it). False if the deal failed (never: the canonical state's hidden cards satisfy its
+    facts)."""
+    m = cards.shape[0]
+    kernel_rng.permutation(key, base + np.uint64(1), m, keys, perm)
+    for s in range(slack0.shape[0]):
+        slack[s] = slack0[s]
+    taken[:] = 0
+    dl = 0
+    nleft = 0
+    for j in range(m):
+        k = cards[perm[j]]
+        ok = dl < d and (not has_cap or taken[k] < cap[k])
+        if ok:
+            for s in range(set_bits.shape[0]):
+                if (set_bits[s] >> k) & 1 and slack[s] <= 0:
+                    ok = False
+                    break
+        if ok:
+            draw[i, dl] = k
+            dl += 1
+            taken[k] += 1
+            for s in range(set_bits.shape[0]):
+                if (set_bits[s] >> k) & 1:
+                    slack[s] -= 1
+        else:
+            left[nleft] = k
+            nleft += 1
+    if dl != d:
+        return False
+    dlen[i] = dl
+    for t in range(others.shape[0]):
+        for k in range(NUM_KINDS):
+            hands[i, others[t], k] = 0
+    for t in range(dem_q.shape[0]):  # the demanded slots, tightest first
+        q, allowed, slots = dem_q[t], dem_bits[t], dem_slots[t]
+        kept = 0
+        for j in range(nleft):
+            k = left[j]
+            if slots and (allowed >> k) & 1:
+                hands[i, q, k] += 1
+                slots -= 1
             else:
-                left[nleft] = k
-                nleft += 1
-        if dl != d:
-            return i
-        dlen[i] = dl
-        for t in range(others.shape[0]):
+                left[kept] = k
+                kept += 1
+        if slots:
+            return False
+        nleft = kept
+    pos = 0
+    for t in range(others.shape[0]):  # then the free slots, in seat order
+        for j in range(pos, pos + need[t]):
+            hands[i, others[t], left[j]] += 1
+        pos += need[t]
+    seed[i] = np.uint64(kernel_rng.below(key, base + np.uint64(2), _SEED_BOUND))
+    return True
+
+
+@nb.njit(cache=True)
+def _conditioned_row(hands, draw, dlen, seed, i, key, base, others, size, cards, has_cap, cap, dem_q, dem_bits,
+                     dem_slots, tries, keys, perm, deck, left, need, counts):
+    """Row i's hidden cards as ``determinize._sample_conditioned`` deals them from ``CounterStream(key,
+    base)``: per try the hidden cards shuffled again (in place: the stream's next draw), dealt by
+    ``_deal_hands`` (the demanded slots of the recorded facts and the beliefs, tightest first, then each
+    hand's free slots in seat order, the cards left the draw pile), kept if the draw pile keeps
+    ``draw_cap``; then the sampler's seed (a draw) and ``GameDef.engine_of_world``'s (the next, the kept one).
+    False if no try met the beliefs (``RuntimeError`` in Python: the row is then drawn without them). ``dem_q``:
+    the demands' players as indices into ``others`` (``size``, their hand sizes)."""
+    m = cards.shape[0]
+    for j in range(m):
+        deck[j] = cards[j]
+    for t in range(tries):
+        kernel_rng.permutation(key, base + np.uint64(t), m, keys, perm)  # rng.shuffle(cards)
+        for j in range(m):
+            left[j] = deck[perm[j]]
+        for j in range(m):
+            deck[j] = left[j]
+        for r in range(others.shape[0]):
+            need[r] = size[r]
             for k in range(NUM_KINDS):
-                hands[i, others[t], k] = 0
-        for t in range(dem_q.shape[0]):  # the demanded slots, tightest first
-            q, allowed, slots = dem_q[t], dem_bits[t], dem_slots[t]
+                hands[i, others[r], k] = 0
+        nleft = m
+        ok = True
+        for d in range(dem_q.shape[0]):  # the demanded slots, tightest first
+            r, allowed, slots = dem_q[d], dem_bits[d], dem_slots[d]
+            q = others[r]
             kept = 0
             for j in range(nleft):
                 k = left[j]
                 if slots and (allowed >> k) & 1:
                     hands[i, q, k] += 1
                     slots -= 1
+                    need[r] -= 1
                 else:
                     left[kept] = k
                     kept += 1
             if slots:
-                return i
+                ok = False
+                break
             nleft = kept
+        if not ok:
+            continue
         pos = 0
-        for t in range(others.shape[0]):  # then the free slots, in seat order
-            for j in range(pos, pos + need[t]):
-                hands[i, others[t], left[j]] += 1
-            pos += need[t]
-        seed[i] = np.uint64(kernel_rng.below(key, base + np.uint64(2), _SEED_BOUND))
+        for r in range(others.shape[0]):  # then the free slots, in seat order
+            for j in range(pos, pos + need[r]):
+                hands[i, others[r], left[j]] += 1
+            pos += need[r]
+        if has_cap:
+            counts[:] = 0
+            for j in range(pos, nleft):
+                counts[left[j]] += 1
+            for k in range(NUM_KINDS):
+                if counts[k] > cap[k]:
+                    ok = False
+            if not ok:
+                continue
+        for j in range(pos, nleft):
+            draw[i, j - pos] = left[j]
+        dlen[i] = nleft - pos
+        seed[i] = np.uint64(kernel_rng.below(key, base + np.uint64(t + 2), _SEED_BOUND))
+        return True
+    return False
+
+
+@nb.njit(cache=True)
+def _draw_worlds(C, W, key, first, others, need, cards, d, has_cap, cap, dem_q, dem_bits, dem_slots, set_bits,
+                 slack0, c_size, c_dem_q, c_dem_bits, c_dem_slots, tries, fell):
+    """Rows 0..count-1 of ``W``: worlds ``first + i`` of the decision keyed ``key``, drawn from the canonical
+    state (row 0 of ``C``) as ``InformationSet.sample_at(key, first + i, facts)`` draws them. With beliefs
+    (``tries`` > 0: ``c_dem_*`` the slot demands of the conditioned state, ``c_size`` the other survivors'
+    hand sizes), ``_conditioned_row``; where no try met them (``fell[i]`` set), and without beliefs,
+    ``_recorded_row`` from the world's counters again. Returns -1, or the first world whose recorded deal
+    failed (never: the canonical state's hidden cards satisfy its facts)."""
+    hands, draw, dlen, seed = W[0], W[4], W[5], W[16]
+    m = cards.shape[0]
+    keys = np.empty(max(m, 1), np.uint64)
+    perm = np.empty(max(m, 1), np.int64)
+    left = np.empty(max(m, 1), np.int64)
+    deck = np.empty(max(m, 1), np.int64)
+    slack = np.empty(slack0.shape[0], np.int64)
+    taken = np.empty(NUM_KINDS, np.int64)
+    cneed = np.empty(others.shape[0], np.int64)
+    for i in range(hands.shape[0]):
+        _copy_row(C, W, i)
+        base = np.uint64(first + i) * _STRIDE
+        fell[i] = False
+        if tries > 0:
+            if _conditioned_row(hands, draw, dlen, seed, i, key, base, others, c_size, cards, has_cap, cap,
+                                c_dem_q, c_dem_bits, c_dem_slots, tries, keys, perm, deck, left, cneed, taken):
+                continue
+            fell[i] = True
+        if not _recorded_row(hands, draw, dlen, seed, i, key, base, others, need, cards, d, has_cap, cap, dem_q,
+                             dem_bits, dem_slots, set_bits, slack0, keys, perm, left, slack, taken):
+            return i
     return -1
 
 
@@ -460,12 +565,12 @@ _SCALARS = (("top", "top"), ("total", "total"), ("dir", "direction"), ("cur", "c
             ("steps", "turns"))
 
 
-def _recorded(info: Any) -> tuple[Any, ...]:
+def _recorded(info: Any, canon: Any = None) -> tuple[Any, ...]:
     """``_draw_worlds``' arguments after the key and ``first`` for ``info``'s worlds without beliefs: the
-    canonical state (``info.canonical()``) as one row, and what ``determinize._sample_recorded`` computes
-    before its shuffle (the other survivors, the hidden cards, the slot demands of the recorded facts, the
-    draw pile's caps and the slack of each fact set), the same for every world."""
-    canon = info.canonical()
+    canonical state (``info.canonical()``, or ``canon``) as one row, and what ``determinize._sample_recorded``
+    computes before its shuffle (the other survivors, the hidden cards, the slot demands of the recorded
+    facts, the draw pile's caps and the slack of each fact set), the same for every world."""
+    canon = info.canonical() if canon is None else canon
     config = info.config
     player = info.player
     carr = positions.SCHEMA.allocate(1, positions.dims(config))
@@ -489,10 +594,42 @@ def _recorded(info: Any) -> tuple[Any, ...]:
             np.array([s for _, _, _, s in demands], i64), np.array(sets, i64), np.array(slack, i64))
 
 
+_EMPTY = np.zeros(0, np.int64)
+UNCONDITIONED = (_EMPTY, _EMPTY, _EMPTY, _EMPTY, np.int64(0))
+"""``_draw_worlds``' belief arguments for worlds without beliefs (no conditioned try)."""
+
+
+def _conditioned(info: Any, canon: Any, facts: dict[int, int] | None) -> tuple[Any, ...] | None:
+    """``_draw_worlds``' belief arguments (after ``_recorded``'s) for ``info.sample_at(key, j, facts)``: the
+    other survivors' hand sizes, the slot demands of the conditioned state (``condition``: the recorded
+    facts and the beliefs; ``slot_demands``, their players as indices into the other survivors) and
+    ``CONDITIONED_TRIES``; ``UNCONDITIONED`` where ``sample_at`` draws every world without beliefs (no
+    facts, a game without ``condition``, or ``condition`` returning None). None where the worlds are not
+    ``determinize._sample_conditioned``'s (another ``sample_conditioned``, a state that is not a
+    ``Conditioned``): the game's sampler then draws them in Python."""
+    game = info.game
+    if not facts or game.condition is None:
+        return UNCONDITIONED
+    cond = game.condition(info.config, canon.clone(), facts)
+    if cond is None:
+        return UNCONDITIONED
+    if game.sample_conditioned is not determinize.sample_conditioned or type(cond) is not determinize.Conditioned:
+        return None
+    state = cond.state
+    others = [q for q in range(state.num_players) if q != info.player and state.alive[q]]  # determinize._hidden
+    demands = determinize.slot_demands(state.known, others)
+    i64 = np.int64
+    return (np.array([state.hand_size[q] for q in others], i64),
+            np.array([others.index(q) for _, q, _, _ in demands], i64),
+            np.array([a for _, _, a, _ in demands], i64), np.array([s for _, _, _, s in demands], i64),
+            i64(determinize.CONDITIONED_TRIES))
+
+
 def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None
               ) -> Callable[[int, int, Sequence[int]], np.ndarray]:
     """``values(first, count, actions)``: ``evaluate(info, key, first, count, actions, params, facts)``, with
-    what the decision's worlds share (the canonical state's sampling data) prepared once."""
+    what the decision's worlds share (the canonical state's sampling data, the beliefs' slot demands)
+    prepared once."""
     if params.rollout == "policy":
         raise ValueError("rollout=policy: the compiled rollouts play the heuristic and random rollouts only")
     config = info.config
@@ -500,7 +637,9 @@ def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None
     ukey = np.uint64(key)
     S, P = _scratch(config)
     rates = (float(params.eps), float(params.rel), float(params.alpha), np.int64(params.depth), bool(params.insure))
-    recorded = None if facts else _recorded(info)
+    canon = info.canonical()
+    beliefs = _conditioned(info, canon, facts)
+    recorded = None if beliefs is None else _recorded(info, canon) + beliefs
 
     def values(first: int, count: int, actions: Sequence[int]) -> np.ndarray:
         count = int(count)
@@ -509,9 +648,10 @@ def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None
         if count == 0 or len(acts) == 0:
             return out
         arrays, W = _rows(config, count)
-        if recorded is None:
+        if recorded is None:  # the game's own sampler, in Python
             load([info.sample_at(key, first + i, facts).state for i in range(count)], arrays, P)
-        elif _draw_worlds(recorded[0], W, ukey, np.int64(first), *recorded[1:]) >= 0:  # pragma: no cover
+        elif _draw_worlds(recorded[0], W, ukey, np.int64(first), *recorded[1:],
+                          np.empty(count, np.bool_)) >= 0:  # pragma: no cover
             raise RuntimeError("sample_world: the recorded public knowledge is inconsistent")
         _evaluate(W, S, P, ukey, np.int64(first), player, acts, *rates, out)
         return out
@@ -524,9 +664,10 @@ def evaluate(info: Any, key: int, first: int, count: int, actions: Sequence[int]
     """float64 [count, len(actions)]: the rollout value of each candidate ``actions[c]`` in each world
     ``first + i`` of the decision keyed ``key`` (``info.sample_at(key, first + i, facts)``), equal bit for bit
     to ``rollouts.simulate`` on that world with its ``world_noise`` (the module docstring). ``params``: a
-    ``SearchParams`` with ``rollout`` ``heuristic`` or ``random`` (``ValueError`` for ``policy``). Without
-    ``facts`` (None or empty) the worlds are drawn in compiled code too; with them, by the game's sampler in
-    Python. A search that asks for several slices of one decision's worlds calls ``evaluator`` once instead."""
+    ``SearchParams`` with ``rollout`` ``heuristic`` or ``random`` (``ValueError`` for ``policy``). The worlds
+    are drawn in compiled code too, with or without ``facts`` (by the game's sampler in Python only for a
+    game definition whose conditioned sampler is not ``determinize``'s). A search that asks for several slices
+    of one decision's worlds calls ``evaluator`` once instead."""
     return evaluator(info, key, params, facts)(first, count, actions)
 
 

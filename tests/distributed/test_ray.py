@@ -230,3 +230,17 @@ def test_rllib_train_script_writes_a_run_folder(tmp_path, ray_local) -> None:
         assert json.load(f)["agent_name"] == f"rllib:{run_dir}"
     with pytest.raises(ValueError, match="minibatch"):
         rllib_train.main(["--train-batch", "10", "--minibatch-size", "20", "--out", str(tmp_path)])
+
+
+@pytest.mark.skipif(not os.environ.get("FIVEPLAY_TEST_RAY_EXPIT"),
+                    reason="about 13 s (a Ray actor's process starts and loads torch and the compiled search): over "
+                           "make test's budget; set FIVEPLAY_TEST_RAY_EXPIT=1 to run it")
+def test_expit_games_on_ray_actors_are_those_of_one_process(ray_local):
+    """Expert iteration with ``ray`` (``search_games.RayWorkers``, the module's Ray instance) plays the games of a
+    run with ``workers=1``: the same samples, weights and generator for the same seed, the network's weights sent
+    to the actors through the object store."""
+    from tests.learning.test_expit_workers import TOPK, _run, _same_run
+
+    one = _run(1, search=TOPK)
+    on_ray = _run(1, search=TOPK, workers=1, ray="local")  # one actor: an actor process starts slowly
+    _same_run(one, on_ray)

@@ -133,9 +133,9 @@ def test_the_shipped_fiveplay_ppo_policies_still_load_and_play():
     from fiveplay_env.agents.learned.checkpoint import load_checkpoint
     from fiveplay_env.agents.registry import make_agent
 
-    ck = load_checkpoint(pretrained.path_of("take5-round-4p"))
+    ck = load_checkpoint(pretrained.path_of("take5-game-4p"))  # take5-round-4p is expit's, "fiveplay-policy", now
     assert ck["kind"] == "fiveplay-ppo" and ck["algo"] == "ppo"  # the old kind: no algo recorded, PPO's
     g = games.get_game("take5")
-    agents = [make_agent("pretrained:take5-round-4p", "take5", seed=0),
+    agents = [make_agent("pretrained:take5-game-4p", "take5", seed=0),
               *(make_agent("random", "take5", seed=s) for s in (1, 2, 3))]
     assert play_game(g, g.make_config(TAKE5_CFG), agents, seed=0).decisions[0] > 0

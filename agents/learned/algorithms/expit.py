@@ -12,11 +12,19 @@ Anthony, Tian and Barber (2017), "Thinking fast and slow with deep learning and 
 loop as AlphaZero's, with the determinized search (``fiveplay_env.agents.search``; ``bsearch:`` is its
 earlier name) as the expert. One update:
 
-1. **The search plays.** The current network (a frozen CPU copy, ``LearnerBase.policy_agent``) becomes
-   the prior of the search ``search`` names (default ``bsearch:worlds=16,rollout=policy,depth=1,value=1``:
-   the policy plays the rollouts and its value head ends them after one trick), handed over in memory
-   (``guided_search``: ``SearchAgent.set_prior_policy``; no file is written), unless that spec names its
-   own ``prior`` (a fixed teacher).
+1. **The search plays.** The expert is the search ``search`` names, by default ``ismcts:worlds=16,rollout=strong``:
+   the compiled search (Take 5 and 5 Alive run it in numba: about 1-3 ms a decision), 16 worlds per candidate,
+   the game's best heuristic in the rollouts. A search that uses a prior without naming one (``topk=``,
+   ``cpuct=``, ``rollout=policy``: e.g. ``ismcts:worlds=16,rollout=strong,topk=4``) is guided by the
+   current network (a frozen CPU copy, ``LearnerBase.policy_agent``), handed over in memory
+   (``search_games.guided_search``: ``SearchAgent.set_prior_policy``; no file is written), or as weights to
+   worker processes and Ray actors (``search_games.policy_payload``); a search that names its own ``prior`` or
+   uses none is a fixed teacher. (``rollout=policy`` runs the network in Python inside the rollouts: 20-80 ms
+   a decision; the compiled rollouts are what make the targets cheap.)
+   The update's games are planned first (``plan``: each game's index, opponent kind and search seats, drawn
+   from the run's generator), then played by ``workers`` (``search_games``: this process for ``workers=1``,
+   N spawned processes, or with ``ray`` N Ray actors; the same games and samples, in the same order, whoever
+   plays them).
    ``games_per_update`` complete games are played on the reference engine (one game at a time, exact): each
    game draws an opponent kind from ``opponents`` (weights), ``self``: the search in every seat (all their
    decisions are samples), or an agent name: the search in one random seat, that agent in the others
@@ -62,7 +70,8 @@ earlier name) as the expert. One update:
 Reproducibility: every game's deal, seats and agents' seeds derive from the run's seed and the game's
 index; the kinds and seats are drawn from the run's numpy generator (``derive(seed, 3)``), which also draws
 the minibatches. Games never span updates, so a checkpoint (the network, Adam's state, the buffer, the
-generator, the counters) is all a resume needs to continue bit-identically (``tests/learning/test_expit.py``).
+generator, the counters) is all a resume needs to continue bit-identically (``tests/learning/test_expit.py``,
+``tests/learning/test_expit_workers.py``: with the compiled expert, and with worker processes and Ray actors).
 The search's budget must be ``worlds=`` or ``sims=``: a ``time=`` budget depends on the machine's speed.
 
 The run's bookkeeping (schedule, counters, checkpoints, resume checks, throughput) is
@@ -88,13 +97,15 @@ from fiveplay_env.agents.learned.config import TrainConfig, option, parse_oppone
 from fiveplay_env.agents.learned.devices import to_cpu
 from fiveplay_env.agents.learned.returns import explained_variance
 from fiveplay_env.agents.learned.run import LearnerBase
-from fiveplay_env.core import seeding
+from fiveplay_env.agents.learned.search_games import (IN_MEMORY_PRIOR, SearchGames, guided_search,  # noqa: F401
+                                                      make_workers, policy_payload, policy_target,
+                                                      search_needs_policy)
 
 GROUP = "expert iteration"
 TARGETS = ("values", "visits", "chosen")
 SEARCHES = ("bsearch", "ismcts")
 """The search agents that can be the expert (they leave ``last_thoughts``)."""
-DEFAULT_SEARCH = "bsearch:worlds=16,rollout=policy,depth=1,value=1"
+DEFAULT_SEARCH = "ismcts:worlds=16,rollout=strong"
 BACKENDS = ("auto", "reference")
 
 
@@ -150,8 +161,9 @@ class ExpitConfig(TrainConfig):
         None, "opponent kinds with weights: self (the search in every seat) or agent names (the search in one "
               "seat; default: the game's best heuristic and self, equal weights)", group="game and opponents",
         nargs="+", metavar="NAME[@W]", cli_default_text="", parse=lambda v, a: parse_opponents(v) if v else None)
-    search: str = option(DEFAULT_SEARCH, "the expert: a bsearch or ismcts name with a worlds= or sims= budget; the "
-                                         "run's current network is its prior= unless the name gives one",
+    search: str = option(DEFAULT_SEARCH, "the expert: an ismcts (or bsearch) name with a worlds= or sims= budget; "
+                                         "guided by the run's current network when it uses a prior it does not "
+                                         "name (topk=, cpuct=, rollout=policy)",
                          metavar="NAME", group=GROUP)
     games_per_update: int = option(16, "complete games the search plays per update (an update also ends once "
                                        "the run's total decisions are reached)", lo=1, hi=MAX_GAMES_PER_UPDATE,
@@ -165,6 +177,11 @@ class ExpitConfig(TrainConfig):
                                    "counts, or one-hot of its choice", choices=TARGETS, group=GROUP)
     target_temp: float = option(1.0, "temperature of target=values, in the search's value units (Take 5: bull heads)",
                                 lo=0.0, hi=1e6, open_lo=True, group=GROUP)
+    workers: int = option(1, "processes playing the search's games while this one trains (the same games for "
+                             "any number; with --ray: Ray actors)", lo=1, hi=1024, metavar="N", group=GROUP)
+    ray: str | None = option(None, "play the search's games on --workers Ray actors (the distributed extra): local "
+                                   "(a local Ray instance), auto or ray://host:port (a cluster)", metavar="ADDRESS",
+                             group=GROUP, cli_default_text="")
     vf_coef: float = option(0.5, "value-loss weight", lo=0.0, hi=100.0, group=GROUP)
     max_grad_norm: float = option(1.0, "gradient clipping", lo=0.0, hi=1e9, open_lo=True, group=GROUP)
 
@@ -185,6 +202,8 @@ class ExpitConfig(TrainConfig):
                 raise ValueError("opponents: expected self or agent names for expit, got 'pool' (expit keeps no "
                                  "snapshot pool: the search plays every learner seat)")
         split_search(self.search)
+        if self.ray is not None and (not isinstance(self.ray, str) or not self.ray.strip()):
+            raise ValueError(f"ray: expected local, auto or a Ray address such as ray://host:port, got {self.ray!r}")
 
 
 # --- the replay buffer ----------------------------------------------------------------------------------
@@ -364,24 +383,6 @@ class ExpitTimers(Timers):
     search: float = 0.0
 
 
-IN_MEMORY_PRIOR = "ckpt:expit-learner-in-memory"
-"""The ``prior=`` label of an expert whose prior is handed over in memory (``guided_search``): it makes the
-search's options those of a guided search (``rollout=policy`` needs a prior); the name is never loaded."""
-
-
-def guided_search(search: str, game: str, seed: int, policy: Any) -> Any:
-    """The expert: the search agent ``search`` names (``ismcts:...``, or its alias ``bsearch:...``, without
-    ``prior=``) for ``game``, seeded ``seed``, guided by ``policy``, the learner's network as a ``PolicyAgent``
-    in memory (``LearnerBase.policy_agent``): made with the ``prior=`` label ``IN_MEMORY_PRIOR`` and handed
-    the policy by ``SearchAgent.set_prior_policy`` (no file, no name to load)."""
-    from fiveplay_env.agents.registry import make_agent
-
-    base, _, rest = search.partition(":")
-    agent = make_agent(f"{base}:" + ",".join(filter(None, [rest, f"prior={IN_MEMORY_PRIOR}"])), game, seed=seed)
-    agent.set_prior_policy(policy)
-    return agent
-
-
 class ExpitLearner(LearnerBase):
     """An expert-iteration run (module docstring): ``fiveplay_env.agents.learned.run.LearnerBase`` plus the games
     the search plays, the replay buffer and the ``ExIt`` update."""
@@ -405,7 +406,9 @@ class ExpitLearner(LearnerBase):
         for name in self.kinds:  # a bad name fails now, not in the first update
             if name != "self":
                 self._make_opponent(name, cfg.game, seed=0)
-        self._search_base, self._search_rest, self._search_has_prior = split_search(cfg.search)
+        split_search(cfg.search)
+        self._guided = search_needs_policy(cfg.search)
+        self._workers: Any = None
         self.build_model(int(self._config.num_players), int(g.observation_size(self._config)), int(g.num_actions),
                          warm_start)
         self.algorithm = ExIt(cfg, self.model, self.rng, self.device)
@@ -416,163 +419,104 @@ class ExpitLearner(LearnerBase):
                              f"would take {need / 2**30:.1f} GiB, above {MAX_BUFFER_BYTES / 2**30:g} GiB)")
         self.buffer = ReplayBuffer(cfg.buffer_size, self.D, self.A)
 
+    @property
+    def workers(self) -> Any:
+        """Who plays the games (``search_games.make_workers``: this process, ``workers`` processes or Ray actors),
+        started by the first update that needs them and kept until ``close``."""
+        if self._workers is None:
+            self._workers = make_workers(self.cfg)
+        return self._workers
+
+    @workers.setter
+    def workers(self, value: Any) -> None:
+        self._workers = value
+
     # ------------------------------------------------------------------ the expert
 
     def experts(self) -> dict[int, Any]:
-        """This update's expert per seat: the search ``search`` names, guided by the current network
-        (``guided_search``) unless that name gives its own ``prior``; each keeps its thoughts."""
-        cfg = self.cfg
-        from fiveplay_env.agents.registry import make_agent
+        """This update's expert per seat, as the in-process games build them (``SearchGames.begin``): the search
+        ``search`` names, guided by the current network when it uses a prior it does not name; each keeps its
+        thoughts."""
+        games = SearchGames(self.cfg)
+        games.begin(self.policy_agent() if self._guided else None)
+        return games.search
 
-        if self._search_has_prior:
-            out = {q: make_agent(cfg.search, cfg.game, seed=q) for q in range(self.n)}
-        else:
-            search = f"{self._search_base}:{self._search_rest}"
-            policy = self.policy_agent()  # one frozen copy for every seat: the network of this update
-            out = {q: guided_search(search, cfg.game, q, policy) for q in range(self.n)}
-        for agent in out.values():
-            agent.keep_thoughts = True
+    def _target(self, thoughts: dict[str, Any] | None, chosen: int) -> np.ndarray:
+        """The policy target of one decision from the search's ``last_thoughts`` (``target``)."""
+        return policy_target(thoughts, chosen, self.A, self.cfg.target, self.cfg.target_temp)
+
+    def plan(self) -> list[tuple[int, int, list[int]]]:
+        """This update's games, drawn before any is played: ``(index, opponent kind, search seats)`` for each of
+        ``games_per_update`` games (the kinds and seats from the run's generator), so the games do not depend on
+        who plays them or how many are played before the update ends."""
+        cfg, n = self.cfg, self.n
+        out = []
+        for i in range(cfg.games_per_update):
+            kind = int(self.rng.choice(len(self.kinds), p=self.kind_p))
+            seat = int(self.rng.integers(0, n))
+            out.append((self.games + i, kind, list(range(n)) if self.kinds[kind] == "self" else [seat]))
         return out
 
     # ------------------------------------------------------------------ one update
 
-    def play(self, index: int, kind: int, seats: list[int], search: dict[int, Any],
-             opponents: dict[tuple[int, int], Any]) -> dict[str, Any]:
-        """Game ``index`` (its deal and agents' seeds derive from it): the search agents ``search[seat]`` in
-        ``seats``, ``opponents[(kind, seat)]`` elsewhere (each re-seeded for the game). Returns its samples
-        (``obs``, ``mask``, ``target``, ``ret``), the learner seats' mean return (raw points) and its steps."""
-        cfg, g, n, tm = self.cfg, self.game_def, self.n, self.timers
-        perf = time.perf_counter
-        t0 = perf()
-        base = seeding.derive(seeding.derive(cfg.seed, 4), index)
-        engine = g.new_engine(self._config, seeding.derive(base, 0))
-        agents: list[Any] = []
-        for q in range(n):
-            agent = search[q] if q in seats else opponents[(kind, q)]
-            agent.reset(seed=seeding.derive(base, 1 + q))
-            agents.append(agent)
-        watchers = [q for q in range(n) if agents[q].uses_engine]
-        obs_l: list[np.ndarray] = []
-        mask_l: list[np.ndarray] = []
-        target_l: list[np.ndarray] = []
-        rows: dict[int, list[int]] = {q: [] for q in seats}
-        rew: dict[int, list[float]] = {q: [] for q in seats}
-        ep = np.zeros(n)
-        elim: list[int | None] = [None] * n
-        steps = 0
-        t_search = t_opp = 0.0
-        for q in watchers:
-            agents[q].observe_engine(engine, q)
-        while not engine.is_over and not g.truncated(engine.state):
-            p = int(engine.current_player)
-            mask = np.asarray(engine.legal_mask())
-            obs = g.observe(engine, p)
-            agent = agents[p]
-            t1 = perf()
-            if agent.uses_engine:
-                agent.observe_engine(engine, p)
-            a = int(agent.act(obs, mask))
-            dt = perf() - t1
-            if p in rows:
-                t_search += dt
-                rows[p].append(len(obs_l))
-                rew[p].append(0.0)
-                obs_l.append(np.asarray(obs, np.float32))
-                mask_l.append(mask != 0)
-                target_l.append(self._target(agent.last_thoughts, a))
-            else:
-                t_opp += dt
-            r = engine.step(a)
-            steps += 1
-            for q in seats:
-                if rew[q]:
-                    rew[q][-1] += float(r[q])
-            ep += np.asarray(r, np.float64)
-            for q in watchers:
-                t2 = perf()
-                agents[q].observe_engine(engine, q)
-                dt = perf() - t2
-                if q in rows:
-                    t_search += dt
-                else:
-                    t_opp += dt
-            alive = g.alive(engine.state)
-            if alive is not None:
-                for q in range(n):
-                    if not alive[q] and elim[q] is None:
-                        elim[q] = steps
-        win = np.asarray(g.results(engine, elim)["win"], np.float64)
-        m = len(obs_l)
-        ret = np.zeros(m, np.float32)
-        for q in seats:
-            G = 0.0
-            last = True
-            for i, r_ in zip(reversed(rows[q]), reversed(rew[q])):
-                x = r_ * cfg.reward_scale
-                if last and cfg.win_reward:
-                    x += cfg.win_reward * (win[q] - 1.0 / n)
-                last = False
-                G = x + cfg.gamma * G
-                ret[i] = G
-        tm.search += t_search
-        tm.opponents += t_opp
-        tm.engine += perf() - t0 - t_search - t_opp
-        return {"obs": np.stack(obs_l) if m else np.zeros((0, self.D), np.float32),
-                "mask": np.stack(mask_l) if m else np.zeros((0, self.A), bool),
-                "target": np.stack(target_l) if m else np.zeros((0, self.A), np.float32),
-                "ret": ret, "return": float(ep[seats].mean()), "steps": steps}
-
-    def _target(self, thoughts: dict[str, Any] | None, chosen: int) -> np.ndarray:
-        """The policy target of one decision from the search's ``last_thoughts`` (``target``)."""
-        out = np.zeros(self.A, np.float32)
-        cands = [c for c in ((thoughts or {}).get("candidates") or []) if c.get("visits")]
-        kind = self.cfg.target
-        if kind == "chosen" or not cands or (thoughts or {}).get("forced"):
-            out[chosen] = 1.0
-            return out
-        acts = np.array([int(c["action"]) for c in cands])
-        if kind == "visits":
-            w = np.array([float(c["visits"]) for c in cands])
-        else:
-            z = np.array([float(c["mean"]) for c in cands]) / self.cfg.target_temp
-            w = np.exp(z - z.max())
-        out[acts] = (w / w.sum()).astype(np.float32)
-        return out
-
     def train_update(self) -> dict[str, Any]:
-        """Play ``games_per_update`` games with the search, add their samples to the buffer, update."""
-        cfg, n = self.cfg, self.n
+        """Play ``games_per_update`` games with the search (``workers``), add their samples to the buffer, update.
+        Games after the one that reaches the run's total decisions are dropped (the in-process worker does not
+        play them; with ``workers=1`` it also stops between games once the run's time is spent)."""
+        cfg = self.cfg
         perf = time.perf_counter
         t0 = perf()
-        search = self.experts()
-        opponents = {(k, q): self._make_opponent(nm, cfg.game, seed=q) for k, nm in enumerate(self.kinds)
-                     if nm != "self" for q in range(n)}  # one per seat: agents may keep per-game memory
+        plan = self.plan()
+        if self._guided:
+            policy = self.policy_agent() if self.workers.name == "in-process" else self._payload()
+        else:
+            policy = None
         self.timers.other += perf() - t0
+
+        def stop(i: int, new: int) -> bool:
+            return self.decisions + new >= cfg.total_decisions or (self.should_stop is not None and self.should_stop())
+
+        t1 = perf()
+        results = self.workers.play(policy, plan, stop)
+        wall = perf() - t1
+        t2 = perf()
         new = 0
         finished: list[tuple[int, float]] = []
-        for g in range(cfg.games_per_update):
-            if g and (self.decisions + new >= cfg.total_decisions
-                      or (self.should_stop is not None and self.should_stop())):
-                break  # the run's decisions (or its time) are spent: update on the games played
-            t1 = perf()
-            kind = int(self.rng.choice(len(self.kinds), p=self.kind_p))
-            seat = int(self.rng.integers(0, n))
-            seats = list(range(n)) if self.kinds[kind] == "self" else [seat]
-            self.timers.other += perf() - t1
-            out = self.play(self.games, kind, seats, search, opponents)
-            t2 = perf()
+        parts = {"search": 0.0, "opponents": 0.0, "engine": 0.0}
+        for i, out in enumerate(results):
+            if i and self.decisions + new >= cfg.total_decisions:
+                break  # the run's decisions are spent: update on the games before
             self.buffer.add(out["obs"], out["mask"], out["target"], out["ret"])
             new += int(out["ret"].shape[0])
             self.games += 1
             self.env_steps += out["steps"]
-            finished.append((kind, out["return"]))
-            self.timers.other += perf() - t2
+            finished.append((plan[i][1], out["return"]))
+            for k in parts:
+                parts[k] += out[k]
+        # the games' time: the workers' own seconds in-process; with worker processes the wall time of the
+        # update's games, shared among the parts as the workers spent theirs
+        total = sum(parts.values())
+        scale = 1.0 if self.workers.name == "in-process" or total <= 0 else wall / total
+        self.timers.search += parts["search"] * scale
+        self.timers.opponents += parts["opponents"] * scale
+        self.timers.engine += parts["engine"] * scale
+        self.timers.other += perf() - t2
         t3 = perf()
         stats = self.algorithm.update(self.buffer.arrays(), self.lr_now(), self.algorithm.steps_for(new))
         self.timers.update += perf() - t3
         self.model.eval()
         stats.update(samples=new, buffer=len(self.buffer))
         return self.finish_update(stats, new, finished, self.kinds)
+
+    def _payload(self) -> dict[str, Any]:
+        """The network as weights for the workers (``search_games.policy_from_payload`` rebuilds it)."""
+        return policy_payload(self.cfg.arch, self.model, self.obs_scale, self.policy_meta())
+
+    def close(self) -> None:
+        """Stop the workers (processes or Ray actors)."""
+        workers, self._workers = self._workers, None
+        if workers is not None:
+            workers.close()
 
     # ------------------------------------------------------------------ checkpoints
 

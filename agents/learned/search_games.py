@@ -42,9 +42,6 @@ IN_MEMORY_PRIOR = "ckpt:expit-learner-in-memory"
 """The ``prior=`` label of an expert whose prior is handed over in memory: it makes the search's options those
 of a guided search (``rollout=policy`` and ``topk`` need a prior); the name is never loaded."""
 
-Plan = Sequence[tuple[int, int, Sequence[int]]]
-
-
 def guided_search(search: str, game: str, seed: int, policy: Any) -> Any:
     """The expert: the search agent ``search`` names (``ismcts:...`` without ``prior=``) for ``game``, seeded
     ``seed``, guided by ``policy`` (a ``PolicyAgent`` in memory): made with the ``prior=`` label
@@ -236,7 +233,7 @@ class InProcess:
     def __init__(self, cfg: Any) -> None:
         self.games = SearchGames(cfg)
 
-    def play(self, policy: Any, plan: Plan, stop: Any = None) -> list[dict[str, Any]]:
+    def play(self, policy: Any, plan: Sequence[Any], stop: Any = None) -> list[dict[str, Any]]:
         self.games.begin(policy)
         out: list[dict[str, Any]] = []
         new = 0
@@ -263,7 +260,7 @@ def _init_worker(cfg: Any) -> None:
     _WORKER["games"] = SearchGames(cfg)
 
 
-def _play_chunk(payload: dict[str, Any] | None, chunk: Plan) -> list[dict[str, Any]]:
+def _play_chunk(payload: dict[str, Any] | None, chunk: Sequence[Any]) -> list[dict[str, Any]]:
     """In a worker: the games of ``chunk`` with the network ``payload`` (None: an unguided search)."""
     games: SearchGames = _WORKER["games"]
     policy = None if payload is None else policy_from_payload(payload)
@@ -271,7 +268,7 @@ def _play_chunk(payload: dict[str, Any] | None, chunk: Plan) -> list[dict[str, A
     return [games.play(index, kind, seats) for index, kind, seats in chunk]
 
 
-def chunks(plan: Plan, parts: int) -> list[list[tuple[int, int, Sequence[int]]]]:
+def chunks(plan: Sequence[Any], parts: int) -> list[list[Any]]:
     """``plan`` cut into at most ``parts`` consecutive, nearly equal, non-empty pieces."""
     plan = list(plan)
     k = max(1, min(int(parts), len(plan)))
@@ -292,7 +289,7 @@ class LocalWorkers:
         self.pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                         initializer=_init_worker, initargs=(cfg,))
 
-    def play(self, payload: dict[str, Any] | None, plan: Plan, stop: Any = None) -> list[dict[str, Any]]:
+    def play(self, payload: dict[str, Any] | None, plan: Sequence[Any], stop: Any = None) -> list[dict[str, Any]]:
         futures = [self.pool.submit(_play_chunk, payload, c) for c in chunks(plan, self.workers)]
         return [res for f in futures for res in f.result()]
 
@@ -306,7 +303,7 @@ class _RayGames:
     def __init__(self, cfg: Any) -> None:
         _init_worker(cfg)
 
-    def play(self, payload: dict[str, Any] | None, chunk: Plan) -> list[dict[str, Any]]:
+    def play(self, payload: dict[str, Any] | None, chunk: Sequence[Any]) -> list[dict[str, Any]]:
         return _play_chunk(payload, chunk)
 
 
@@ -349,7 +346,7 @@ class RayWorkers:
         actor = ray.remote(num_cpus=1)(_RayGames)
         self.actors = [actor.remote(cfg) for _ in range(max(1, int(workers)))]
 
-    def play(self, payload: dict[str, Any] | None, plan: Plan, stop: Any = None) -> list[dict[str, Any]]:
+    def play(self, payload: dict[str, Any] | None, plan: Sequence[Any], stop: Any = None) -> list[dict[str, Any]]:
         ref = self.ray.put(payload)
         parts = chunks(plan, len(self.actors))
         refs = [a.play.remote(ref, c) for a, c in zip(self.actors, parts)]

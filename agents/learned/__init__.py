@@ -24,6 +24,9 @@ The learner in pieces, each with one job (``experiments/train.py`` is the comman
 | ``algorithms``    | the algorithms by name (``--algo``; built in or an entry point of              |
 |                   | ``fiveplay.algorithms``): ``algorithms.ppo`` (``PPOConfig``, the clipped-PPO   |
 |                   | update, ``PPOLearner``), ``algorithms.expit`` (expert iteration)               |
+| ``search_games``  | expert iteration's games: an update's game list drawn up front, played by the  |
+|                   | search in this process, ``workers`` local processes or Ray actors (weights, no |
+|                   | files), the same games whoever plays them                                      |
 | ``policy``        | the networks as the collector's policy (sampling, pool snapshots) (torch)      |
 | ``trainer``       | ``make_learner``: the learner of a config's algorithm (torch)                  |
 | ``evaluation``    | ``evaluate``: duplicate-format games of the learner vs a baseline              |

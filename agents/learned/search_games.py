@@ -30,13 +30,12 @@ No fault tolerance: a worker that dies fails the update (the run resumes from it
 """
 from __future__ import annotations
 
-import os
 import time
 from typing import Any, Sequence
 
 import numpy as np
 
-from fiveplay_env.core import seeding
+from fiveplay_env.core import ray_connect, seeding
 
 IN_MEMORY_PRIOR = "ckpt:expit-learner-in-memory"
 """The ``prior=`` label of an expert whose prior is handed over in memory: it makes the search's options those
@@ -308,29 +307,9 @@ class _RayGames:
 
 
 def connect(address: str, num_cpus: int | None = None) -> bool:
-    """Connect to Ray unless this process already is (the tournament's ``ray_tasks.connect``, which this layer
-    may not import); returns whether this call connected (then ``close`` shuts it down). ``address``:
-    ``local`` (start a local instance, or join the one ``RAY_ADDRESS`` names; ``num_cpus`` sizes it), ``auto``
-    (this node's cluster), ``ray://host:port`` or a GCS ``host:port``."""
-    try:
-        import ray
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise ValueError("ray: expert iteration on Ray needs Ray; install the 'distributed' extra "
-                         "(pip install -e '.[distributed]')") from e
-    if ray.is_initialized():
-        return False
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True, "configure_logging": False}
-    try:
-        if address in ("", "local"):
-            if num_cpus is not None and not os.environ.get("RAY_ADDRESS"):
-                kwargs["num_cpus"] = num_cpus
-            ray.init(**kwargs)
-        else:
-            ray.init(address=address, **kwargs)
-    except (ConnectionError, RuntimeError) as e:
-        raise ValueError(f"ray: expected a running Ray cluster at {address!r} ('auto': this node's cluster, started "
-                         f"with `ray start`), could not connect: {e}") from e
-    return True
+    """``fiveplay_env.core.ray_connect.connect`` for expert iteration's Ray workers (the tournament's ``--ray``
+    joins Ray the same way); returns whether this call connected (then ``close`` shuts it down)."""
+    return ray_connect.connect(address, num_cpus, needs="expert iteration on Ray")
 
 
 class RayWorkers:

@@ -39,6 +39,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from fiveplay_env.core import ray_connect
 from fiveplay_env.experiments.tournament.backends import Backend, GameRows
 from fiveplay_env.experiments.tournament.worker import WorkerJob, process_worker
 
@@ -80,25 +81,9 @@ def _remote_play_batch() -> Any:
 
 
 def connect(address: str | None = None, num_cpus: int | None = None) -> bool:
-    """Connect to Ray unless this process already is; returns whether this call connected (then the
-    caller shuts it down). ``address``: None or ``"local"`` (start a local instance, or join the one
-    ``RAY_ADDRESS`` names), ``"auto"`` (the cluster this node belongs to), ``"ray://host:port"`` or a
-    GCS ``host:port``. ``num_cpus`` sizes a new local instance only."""
-    ray = _import_ray()
-    if ray.is_initialized():
-        return False
-    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": True, "configure_logging": False}
-    try:
-        if address in (None, "", "local"):
-            if num_cpus is not None and not os.environ.get("RAY_ADDRESS"):
-                kwargs["num_cpus"] = num_cpus
-            ray.init(**kwargs)
-        else:
-            ray.init(address=address, **kwargs)
-    except (ConnectionError, RuntimeError) as e:
-        raise ValueError(f"ray: expected a running Ray cluster at {address!r} ('auto': this node's cluster, started "
-                         f"with `ray start`), could not connect: {e}") from e
-    return True
+    """``fiveplay_env.core.ray_connect.connect``: join Ray unless this process already is; returns whether this
+    call connected (then the caller shuts it down)."""
+    return ray_connect.connect(address, num_cpus)
 
 
 def default_batch_size(games: int, slots: int) -> int:

@@ -66,6 +66,10 @@ class Rollout:
     the values ``prepare`` and ``simulate`` give on worlds ``info.sample_at(key, j, facts)`` with the random
     numbers ``world_noise(key, j)`` for j in first..first+count-1, exactly
     (``fiveplay_env.agents.search.compiled_search_contract``); heuristic and random rollouts (``ValueError`` for ``rollout=policy``).
+    ``net``: whether the compiled evaluator also plays ``rollout=net``, a small network distilled from the
+    game's policy that runs inside the compiled rollouts (it has no Python twin: compiled only).
+    ``tree``: whether it also plays ``tree=1``, an open-loop node over the searcher's next decision whose
+    statistics persist across the decision's simulations (compiled only).
     """
 
     prepare: Prepare
@@ -74,6 +78,8 @@ class Rollout:
     simulate_policy: SimulatePolicy | None = None
     leaf_value: bool = False
     compiled: str | None = None
+    net: bool = False
+    tree: bool = False
 
     def __post_init__(self) -> None:
         path = self.compiled

@@ -71,6 +71,13 @@ separated by commas (defaults in brackets):
 | eps     | rollout exploration: chance of a uniformly random legal move at each rollout step [0.1] |
 | rollout | ``heuristic``, ``random`` (= eps 1) or ``policy`` (with ``prior``: every simulated player |
 |         | plays the policy's greedy choice on its own observation, eps as above; see below) [heuristic] |
+|         | ``strong``: the game's best heuristic (Take 5: take5-safest, about 3x closest's cost).  |
+|         | ``net`` (compiled only; Take 5): a small per-card network distilled from a policy plays |
+|         | every seat inside the compiled rollouts (``agents/take5/distill.py``), about 2x strong's|
+|         | cost, 25x faster than ``policy``                                                         |
+| tree    | 1 (compiled only; Take 5): an open-loop node over the searcher's card of the next trick: |
+|         | in each simulation it is chosen by UCB1 (``c`` x the candidate's value range) over that  |
+|         | candidate's statistics so far, widening progressively in take5-safest's order [0]      |
 | rel     | weight of the other players' mean outcome, subtracted from one's own [1]               |
 | model   | opponent model [heuristic]: ``heuristic`` assumes the others play like the best       |
 |         | heuristic. Take 5: their cards of the current trick are take5-safest's choice from     |
@@ -394,6 +401,12 @@ class SearchAgent(SearchAgentBase):
             raise ValueError(f"rollout=policy: not available for {game!r}")
         if self.params.value and not self._rollout.leaf_value:
             raise ValueError(f"value=1: no value-head leaf for {game!r} (use rollout=policy without value)")
+        if self.params.rollout == "net" and not (self._rollout.net and self._rollout.compiled is not None):
+            raise ValueError(f"rollout=net: {game!r} has no compiled rollout network (its kit's Rollout.net); "
+                             f"expected rollout=heuristic, strong, random or policy")
+        if self.params.tree and not (self._rollout.tree and self._rollout.compiled is not None):
+            raise ValueError(f"tree=1: {game!r} has no compiled open-loop node (its kit's Rollout.tree); expected "
+                             f"tree=0")
         if self.params.backend == "compiled" and self._rollout.compiled is None:
             raise ValueError(f"backend=compiled: {game!r} has no compiled search (its kit's Rollout.compiled); "
                              f"expected backend=python or no backend")

@@ -49,9 +49,9 @@ class SearchParams:
 
     KEYS: ClassVar[tuple[str, ...]] = ("sims", "time", "alloc", "c", "eps", "rollout", "rel", "model", "win",
                                        "depth", "alpha", "insure", "prior", "topk", "cpuct", "value", "worlds",
-                                       "backend")
+                                       "backend", "tree")
     TEXT_KEYS: ClassVar[tuple[str, ...]] = ("alloc", "rollout", "model", "prior", "backend")
-    INT_KEYS: ClassVar[tuple[str, ...]] = ("sims", "depth", "topk", "worlds")
+    INT_KEYS: ClassVar[tuple[str, ...]] = ("sims", "depth", "topk", "worlds", "tree")
     PREFIX: ClassVar[str] = "search option"
 
     sims: int | None = None
@@ -72,6 +72,7 @@ class SearchParams:
     value: bool = False
     worlds: int | None = None
     backend: str = "auto"
+    tree: int = 0
 
     def _set(self, **values: Any) -> None:
         for k, v in values.items():
@@ -98,10 +99,23 @@ class SearchParams:
         if self.backend == "compiled" and self.rollout == "policy":
             raise ValueError("backend=compiled: the policy's rollouts run its network in Python; expected "
                              "backend=auto or python with rollout=policy")
+        if self.tree not in (0, 1) or isinstance(self.tree, bool):
+            raise ValueError(f"tree: expected 0 or 1 (1: an open-loop node over the searcher's next card), "
+                             f"got {shown(self.tree)}")
+        if self.tree and self.backend == "python":
+            raise ValueError("backend=python: the open-loop node (tree=1) runs in compiled code only; expected "
+                             "backend=auto or compiled with tree=1")
+        if self.tree and self.rollout == "policy":
+            raise ValueError("tree=1: expected a compiled rollout (heuristic, strong, random or net), not "
+                             "rollout=policy")
         if self.alloc not in ("halving", "ucb"):
             raise ValueError(f"alloc: expected 'halving' or 'ucb', got {self.alloc!r}")
-        if self.rollout not in ("heuristic", "strong", "random", "policy"):
-            raise ValueError(f"rollout: expected 'heuristic', 'strong', 'random' or 'policy', got {self.rollout!r}")
+        if self.rollout not in ("heuristic", "strong", "random", "policy", "net"):
+            raise ValueError(f"rollout: expected 'heuristic', 'strong', 'random', 'policy' or 'net', "
+                             f"got {self.rollout!r}")
+        if self.backend == "python" and self.rollout == "net":
+            raise ValueError("backend=python: the rollout network (rollout=net) runs in compiled code only; "
+                             "expected backend=auto or compiled with rollout=net")
         if self.model not in ("heuristic", "none"):
             raise ValueError(f"model: expected 'heuristic' or 'none', got {self.model!r}")
         for key, lo, hi in (("c", 0.0, 100.0), ("eps", 0.0, 1.0), ("rel", 0.0, 10.0), ("win", 0.0, 1000.0),
@@ -141,7 +155,7 @@ class SearchParams:
                   win=float(self.win), alpha=float(self.alpha), depth=int(depth), insure=bool(self.insure),
                   prior=None if prior is None else (prior.strip() if ":" in prior else f"pretrained:{prior.strip()}"),
                   topk=int(topk), cpuct=float(cpuct), value=bool(value),
-                  worlds=None if worlds is None else int(worlds))
+                  worlds=None if worlds is None else int(worlds), tree=int(self.tree))
 
     def replace(self, **changes: Any) -> "SearchParams":
         """A copy with ``changes``, validated again."""

@@ -13,8 +13,9 @@ backend), so the ratio is the speed-up at equal work, and the compiled and Pytho
 same decisions.
 
 Default: ``ismcts`` on the reference engine (``backend=python``) and compiled (where the game has a
-compiled search), with the heuristic rollouts, then the guided search's policy rollouts (``GUIDED``'s
-settings), all at ``sims=200``.
+compiled search), with the heuristic rollouts, then the guided search (``GUIDED``'s settings), and where
+the game has a rollout network (``rollout=net``, Take 5) the policy's rollouts in Python (``rollout=policy``
+with ``GUIDED``'s prior) beside the network distilled from it in the compiled rollouts, all at ``sims=200``.
 """
 from __future__ import annotations
 
@@ -34,7 +35,7 @@ DEFAULT_SIMS = 200
 def default_specs(game: str, sims: int = DEFAULT_SIMS) -> list[str]:
     """The search on both backends with the heuristic rollouts, and with the game's guided search's policy
     rollouts."""
-    from fiveplay_env.agents.search import GUIDED
+    from fiveplay_env.agents.search import GUIDED, guided_prior
 
     out = [f"ismcts:sims={sims},backend=python"]
     if games.kit(game).search.compiled is not None:
@@ -43,6 +44,9 @@ def default_specs(game: str, sims: int = DEFAULT_SIMS) -> list[str]:
     if guided is not None:
         opts = ",".join(o for o in guided.partition(":")[2].split(",") if not o.startswith(("sims=", "time=")))
         out.append(f"ismcts:sims={sims},{opts}")
+        prior = guided_prior(guided)
+        if games.kit(game).search.net and prior is not None:  # the policy's rollouts: in Python, and distilled
+            out += [f"ismcts:sims={sims},prior={prior},rollout=policy", f"ismcts:sims={sims},rollout=net"]
     return out
 
 

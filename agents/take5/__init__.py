@@ -13,7 +13,7 @@ KIT = AgentKit(
     heuristics=TAKE5_HEURISTICS,
     best_heuristic="take5-safest",
     rollout=Rollout(rollouts.prepare, rollouts.simulate, simulate_policy=rollouts.simulate_policy, leaf_value=True,
-                    compiled="fiveplay_env.agents.take5.compiled:evaluator"),
+                    compiled="fiveplay_env.agents.take5.compiled:evaluator", net=True, tree=True),
     # rewards are bull heads (tens per game): scaled by 0.1; a round's return is undiscounted
     training={"reward_scale": 0.1, "gamma": 1.0, "eval_baselines": ["random", "take5-safest"]},
     network="take5",

@@ -17,6 +17,12 @@ the search's Python path computes with the reference engine (``fiveplay_env.agen
   the cheapest row, the cheapest draft card) to the end of the round or ``depth`` tricks, and scored as
   ``rollouts.score`` (``rel``, ``win``).
 
+Two options exist here only (no Python twin; ``backend=python`` refuses them; checked by
+``tests/agents/test_take5_compiled_options.py``): ``rollout=net``, every seat of the rollouts playing the best
+card of a small per-card network (``card_features``, ``net_scores``; the shipped ``rollout-net.npz``, distilled
+from a policy by ``distill.py``), and ``tree=1``, the searcher's card of the next trick chosen by an open-loop
+node whose statistics last the whole decision (``_tree_pick``).
+
 The rules are the kernel's (``fiveplay_env.take5.kernel.play``); nothing here re-states them.
 ``tests/agents/test_compiled_search.py`` checks the equality in every config family. Imports numba: loaded
 only when a search first evaluates a Take 5 position.

@@ -671,6 +671,11 @@ def warm() -> None:
     first = [int(np.flatnonzero(engine.legal_mask())[0])]
     for rollout in ("heuristic", "net"):
         evaluate(InformationSet(engine, 0), 1, 0, 1, first, SearchParams(rollout=rollout), None)
+    from fiveplay_env.take5.batched import BatchedTake5  # distillation's samples (read-only engine views)
+
+    eng = BatchedTake5(engine.config, 1, 0)
+    batch_features(tuple(eng.field(name) for name in K.FIELDS), K.params(engine.config), np.zeros(1, np.int64),
+                   np.zeros((1, 10, NET_FEATURES)), np.zeros((1, 10), np.int64), np.zeros(1, np.int64))
 
 
 __all__ = ["NET_FEATURES", "NET_FILE", "batch_features", "card_features", "evaluate", "evaluator", "load_net",

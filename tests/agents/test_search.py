@@ -188,7 +188,7 @@ def test_guided_params_validation() -> None:
         SearchParams(prior="take5-game-4p", topk=-1)
     with pytest.raises(ValueError, match="rollout=policy: expected a prior"):
         SearchParams(rollout="policy")
-    with pytest.raises(ValueError, match="rollout: expected 'heuristic', 'strong', 'random' or 'policy'"):
+    with pytest.raises(ValueError, match="rollout: expected 'heuristic', 'strong', 'random', 'policy' or 'net'"):
         SearchParams.parse("prior=take5-game-4p,rollout=network")
     with pytest.raises(ValueError, match="value=1: expected rollout=policy and a depth"):
         SearchParams.parse("prior=take5-game-4p,rollout=policy,value=1")  # no depth

@@ -165,6 +165,15 @@ def _determinize(S, P, b, player, key, c0, keys, perm, hidden, owner):
 
 
 @nb.njit(cache=True, inline="always")
+def _min_row_bulls(rbull, b):
+    """The fewest bull heads on a row of game b."""
+    min_b = 1 << 30
+    for r in range(NUM_ROWS):
+        min_b = min(min_b, int(rbull[b, r]))
+    return min_b
+
+
+@nb.njit(cache=True, inline="always")
 def _unseen(loc, b, q, deck, cards, m, cum):
     """``cum[x]``: the cards below x that seat q has not seen (below the deck size, not seen this round, not in
     ``cards[:m]``, its hand, ascending); returns their number."""
@@ -218,9 +227,7 @@ def _safest(S, b, q, n, deck, cards, m, cum):
     the unseen cards of q's point of view: below the deck size, not seen this round, not its own)."""
     loc, rbull = S[0], S[3]
     u = _unseen(loc, b, q, deck, cards, m, cum)
-    min_b = 1 << 30
-    for r in range(NUM_ROWS):
-        min_b = min(min_b, int(rbull[b, r]))
+    min_b = _min_row_bulls(rbull, b)
     best, best_e, best_gap = cards[0], math.inf, 1 << 30
     for i in range(m):
         c = cards[i]
@@ -246,9 +253,7 @@ def _tree_pick(S, b, q, n, deck, cards, m, cum, root, tn, tw, tr, c, order, keys
     if allowed > m:
         allowed = m
     u = _unseen(loc, b, q, deck, cards, m, cum)
-    min_b = 1 << 30
-    for r in range(NUM_ROWS):
-        min_b = min(min_b, int(rbull[b, r]))
+    min_b = _min_row_bulls(rbull, b)
     for i in range(m):
         keys[i], gaps[i] = _safest_cost(S, b, cards[i], n, u, min_b, cum)
         order[i] = i
@@ -293,9 +298,7 @@ def card_features(S, b, q, n, deck, cards, m, cum, feats):
     loc, rows, rlen, rbull = S[0], S[1], S[2], S[3]
     u = _unseen(loc, b, q, deck, cards, m, cum)
     opp = n - 1
-    min_b = 1 << 30
-    for r in range(NUM_ROWS):
-        min_b = min(min_b, int(rbull[b, r]))
+    min_b = _min_row_bulls(rbull, b)
     for i in range(m):
         c = cards[i]
         r, e, gap, prob, p, q_, need = _safest_parts(S, b, c, n, u, min_b, cum)
@@ -481,9 +484,7 @@ def _rollout(S, P, Pg, b, a, player, plan, noise, eps, rel, win, depth, mode, ga
                     i = _net_pick(S, b, q, n, P[K.DECK], hands[q], size[q], cum, feats, net[0], net[1], net[2],
                                   card_scores)
                 else:
-                    min_b = 1 << 30
-                    for r in range(NUM_ROWS):
-                        min_b = min(min_b, int(rbull[b, r]))
+                    min_b = _min_row_bulls(rbull, b)
                     i = _closest(rows, rlen, rbull, b, hands, q, size[q], min_b)
                 act = hands[q, i]
             size[q] -= 1
@@ -630,7 +631,8 @@ def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None) ->
     config = info.config
     dims = positions.dims(config)
     st = positions.SCHEMA.allocate(3, dims)
-    one = positions.SCHEMA.from_states([info.canonical()], dims)
+    canonical = info.canonical()
+    one = positions.SCHEMA.from_states([canonical], dims)
     for name in K.FIELDS:
         st[name][0] = one[name][0]
     S, P = K.state_tuple(st), K.params(config)
@@ -639,7 +641,7 @@ def evaluator(info: Any, key: int, params: Any, facts: dict[int, int] | None) ->
     model = params.model == "heuristic"
     mode = np.int64(ROLLOUT_MODES.get(params.rollout, 0))
     net = rollout_net() if params.rollout == "net" else _NO_NET
-    tree = bool(params.tree) and info.canonical().phase != DRAFT
+    tree = bool(params.tree) and canonical.phase != DRAFT
     shape = (NUM_ACTIONS, NUM_CARDS) if tree else (1, 1)
     tn, tw = np.zeros(shape), np.zeros(shape)  # the open-loop node's statistics, kept for the whole decision
     tr = np.empty((shape[0], 2))
